@@ -1,0 +1,32 @@
+// Regenerates the Prisma client and the GraphQL resolver types into src/__generated__ when their
+// inputs changed since the last run (a content hash is kept beside the output).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const stampFile = join(root, 'src/__generated__/.stamp');
+const inputs = [
+  'prisma/schema.prisma',
+  'prisma.config.ts',
+  'codegen.ts',
+  'package-lock.json',
+  ...readdirSync(join(root, 'schema')).filter((f) => f.endsWith('.graphql')).sort().map((f) => `schema/${f}`),
+];
+const hash = createHash('sha256');
+for (const file of inputs) hash.update(file).update(readFileSync(join(root, file)));
+const digest = hash.digest('hex');
+
+const outputs = ['src/__generated__/prisma/client.ts', 'src/__generated__/graphql.ts'];
+const fresh =
+  existsSync(stampFile) && readFileSync(stampFile, 'utf8') === digest && outputs.every((f) => existsSync(join(root, f)));
+if (!fresh) {
+  const bin = (name) => join(root, 'node_modules/.bin', name);
+  // `prisma generate` only checks that a schema engine file exists; it never runs it (the engine
+  // cannot be downloaded on machines without internet access), so any existing file will do.
+  const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' };
+  execFileSync(bin('prisma'), ['generate'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(bin('graphql-codegen'), ['--config', 'codegen.ts'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  writeFileSync(stampFile, digest);
+}

@@ -1,0 +1,89 @@
+/**
+ * The one registry of error codes: HTTP status, GraphQL `extensions.code` and the fixed message
+ * prefix from the specification. Services throw `AppError`; the REST and GraphQL layers map it.
+ */
+export const errorRegistry = {
+  BAD_REQUEST: {
+    status: 400,
+    graphqlCode: 'VALIDATION_ERROR',
+    message: 'Bad request: invalid filter, pagination or request body',
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    graphqlCode: 'UNAUTHORIZED',
+    message: 'Unauthorized: invalid or expired authorization header',
+  },
+  FORBIDDEN: {
+    status: 403,
+    graphqlCode: 'FORBIDDEN',
+    message: 'Forbidden: insufficient scopes for resource',
+  },
+  NOT_FOUND: {
+    status: 404,
+    graphqlCode: 'NOT_FOUND',
+    message: 'Not found: could not find requested entity',
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    graphqlCode: 'VALIDATION_ERROR',
+    message: 'Method not allowed: the path does not support this method',
+  },
+  CONFLICT: {
+    status: 409,
+    graphqlCode: 'CONFLICT',
+    message: 'Conflict: the resource already exists or was changed concurrently',
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    graphqlCode: 'VALIDATION_ERROR',
+    message: 'Payload too large: the request body exceeds 1 MiB',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    graphqlCode: 'VALIDATION_ERROR',
+    message: 'Unsupported media type: the request body must be application/json',
+  },
+  INTERNAL: {
+    status: 500,
+    graphqlCode: 'INTERNAL_SERVER_ERROR',
+    message: 'Internal server error: something went wrong on our side',
+  },
+} as const;
+
+export type ErrorKey = keyof typeof errorRegistry;
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly key: ErrorKey;
+  readonly status: number;
+  readonly details: FieldProblem[] | null;
+  /** Extra response headers, for example `Allow` on a 405. */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    key: ErrorKey,
+    reason?: string,
+    options: { details?: FieldProblem[]; headers?: Record<string, string> } = {},
+  ) {
+    const entry = errorRegistry[key];
+    super(reason ? `${entry.message}; ${reason}` : entry.message);
+    this.key = key;
+    this.status = entry.status;
+    this.details = options.details ?? null;
+    this.headers = options.headers ?? {};
+  }
+
+  /** The field a VALIDATION_ERROR is about, for GraphQL `extensions.field`. */
+  get field(): string | undefined {
+    return this.details?.[0]?.field;
+  }
+}
+
+export const badRequest = (reason: string, details?: FieldProblem[]) =>
+  new AppError('BAD_REQUEST', reason, { details });
+export const notFound = (reason?: string) => new AppError('NOT_FOUND', reason);
+export const conflict = (reason: string) => new AppError('CONFLICT', reason);

@@ -1,0 +1,120 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import type { ZodObject, ZodType } from 'zod';
+import { errorRegistry, type ErrorKey } from '../errors';
+import type { RestOperation } from './operation';
+import { ErrorEnvelopeSchema } from './schemas';
+
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+const responseName = (key: ErrorKey) =>
+  key
+    .toLowerCase()
+    .split('_')
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('');
+
+const requestIdHeader = {
+  'X-Request-Id': {
+    description: 'Identifier of the request, also written to the server log.',
+    required: true,
+    schema: { type: 'string' as const },
+  },
+};
+
+const securitySchemes = {
+  bearerAuth: {
+    type: 'http' as const,
+    scheme: 'bearer',
+    description: 'An API key (`cpk_...`) of a tenant. Operations list the scopes they need.',
+  },
+  masterKey: {
+    type: 'http' as const,
+    scheme: 'bearer',
+    description: 'The operator\'s `MASTER_KEY`; authorises the admin API only.',
+  },
+};
+
+/** Builds the OpenAPI 3.1 document of every REST operation: the contract `openapi.yaml` holds. */
+export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', securitySchemes.bearerAuth);
+  registry.registerComponent('securitySchemes', 'masterKey', securitySchemes.masterKey);
+  const errorSchemaRef = { $ref: '#/components/schemas/ErrorEnvelope' };
+  registry.register('ErrorEnvelope', ErrorEnvelopeSchema);
+  for (const [key, entry] of Object.entries(errorRegistry) as [ErrorKey, (typeof errorRegistry)[ErrorKey]][]) {
+    registry.registerComponent('responses', responseName(key), {
+      description: entry.message,
+      headers: requestIdHeader,
+      content: { 'application/json': { schema: errorSchemaRef } },
+    });
+  }
+
+  for (const operation of operations) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, spec] of Object.entries(operation.responses)) {
+      responses[status] = {
+        description: spec.description,
+        headers: {
+          ...requestIdHeader,
+          ...Object.fromEntries(
+            Object.entries(spec.headers ?? {}).map(([name, header]) => [
+              name,
+              { description: header.description, required: header.required ?? true, schema: { type: 'string' } },
+            ]),
+          ),
+        },
+        ...(spec.schema ? { content: { 'application/json': { schema: spec.schema } } } : {}),
+      };
+    }
+    const errorKeys = new Set<ErrorKey>([...operation.errors, 'METHOD_NOT_ALLOWED', 'INTERNAL']);
+    if (operation.security !== 'none') errorKeys.add('UNAUTHORIZED');
+    if (operation.body) {
+      errorKeys.add('BAD_REQUEST');
+      errorKeys.add('PAYLOAD_TOO_LARGE');
+      errorKeys.add('UNSUPPORTED_MEDIA_TYPE');
+    }
+    for (const key of [...errorKeys].sort((a, b) => errorRegistry[a].status - errorRegistry[b].status)) {
+      responses[String(errorRegistry[key].status)] = { $ref: `#/components/responses/${responseName(key)}` };
+    }
+    const scopes = operation.scopes ?? [];
+    registry.registerPath({
+      operationId: operation.operationId,
+      method: operation.method,
+      path: operation.path,
+      summary: operation.summary,
+      description:
+        (operation.description ?? '') +
+        (scopes.length > 0 ? `${operation.description ? '\n\n' : ''}Needs scope ${scopes.map((s) => `\`${s}\``).join(', ')}.` : ''),
+      tags: [operation.tag],
+      security:
+        operation.security === 'bearer'
+          ? [{ bearerAuth: scopes }]
+          : operation.security === 'master'
+            ? [{ masterKey: [] }]
+            : [],
+      request: {
+        ...(operation.params ? { params: operation.params as ZodObject } : {}),
+        ...(operation.query ? { query: operation.query as ZodObject } : {}),
+        ...(operation.body
+          ? { body: { required: true, content: { 'application/json': { schema: operation.body as ZodType } } } }
+          : {}),
+      },
+      responses: responses as never,
+    });
+  }
+
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Commerce Platform API',
+      version: '0.1.0',
+      description:
+        'REST interface of the commerce platform: edge proxies, search, authorization and inventory writes. ' +
+        'Every response carries the envelope `{data, page, meta}` or `{error: {code, message, details}, meta}`.',
+    },
+    servers: [{ url: '/' }],
+  });
+  // openapi-backend rejects the empty `webhooks` object that the 3.1 generator emits.
+  delete (document as { webhooks?: unknown }).webhooks;
+  return document;
+}

@@ -1,0 +1,52 @@
+import { buildApp } from './app';
+import { ConfigError, loadConfig } from './kernel/config';
+import { createDb } from './kernel/db';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './kernel/embedded-postgres';
+import { resolveMasterKey } from './kernel/master-key';
+import { applyMigrations } from './kernel/migrations';
+
+async function main() {
+  const config = loadConfig();
+  const masterKey = resolveMasterKey(config);
+  let embedded: EmbeddedDatabase | undefined;
+  const databaseUrl = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir)).url;
+  const migrations = await applyMigrations(databaseUrl);
+  const db = createDb(databaseUrl);
+  const { app } = await buildApp({ config, db, masterKey: masterKey.key });
+
+  for (const warning of migrations.warnings) app.log.warn(warning);
+  if (migrations.applied.length > 0) app.log.info({ migrations: migrations.applied }, 'applied migrations');
+  if (embedded) app.log.info(`embedded PostgreSQL with data in ${config.dataDir}`);
+  if (masterKey.generated) {
+    app.log.info(`generated the master key (stored in ${masterKey.file}): ${masterKey.key}`);
+  } else if (masterKey.file) {
+    app.log.info(`master key: stored in ${masterKey.file}`);
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info(`${signal}: finishing requests in flight and stopping`);
+    await app.close();
+    await db.$disconnect();
+    await embedded?.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    app.log.error(error);
+    await db.$disconnect();
+    await embedded?.stop();
+    process.exit(1);
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

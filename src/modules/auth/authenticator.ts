@@ -1,0 +1,61 @@
+import type { Db } from '../../kernel/db';
+import { AppError } from '../../kernel/errors';
+import { findApiKey } from './auth.repository';
+import { bearerToken, parseApiKey, secretMatchesHash, secretsEqual } from './credentials';
+import type { Principal } from './scopes';
+
+const unauthorized = (reason: string) => new AppError('UNAUTHORIZED', reason);
+
+/** A stored hash that no secret matches, compared against when the key id is unknown. */
+const UNKNOWN_KEY_HASH = new Uint8Array(32);
+
+export interface Authenticator {
+  /** Resolves the bearer credential of a request to its principal; throws UNAUTHORIZED otherwise. */
+  authenticate(authorizationHeader: string | undefined): Promise<Principal>;
+  /** Whether the header carries the operator's master key (admin API only). */
+  isMasterKey(authorizationHeader: string | undefined): boolean;
+  /** Forgets any cached verdict for a key, after it was revoked. */
+  forget(keyId: string): void;
+}
+
+/**
+ * Verified keys are remembered for `cacheTtlMs` so that a hot client costs one hash, not one query,
+ * per request. A revocation is seen at once by the process that revoked and within the TTL by the
+ * others.
+ */
+export function createAuthenticator(db: Db, masterKey: string, options: { cacheTtlMs?: number } = {}): Authenticator {
+  const ttl = options.cacheTtlMs ?? 5_000;
+  const cache = new Map<string, { principal: Principal; expiresAt: number; keyId: string }>();
+  const MAX_CACHED = 10_000;
+
+  return {
+    async authenticate(header) {
+      if (!header) throw unauthorized('the Authorization header is missing');
+      const token = bearerToken(header);
+      if (!token) throw unauthorized('expected "Authorization: Bearer <token>"');
+      const cached = cache.get(token);
+      if (cached && cached.expiresAt > Date.now()) return cached.principal;
+      const parsed = parseApiKey(token);
+      if (!parsed) throw unauthorized('the bearer token is not a valid credential');
+      const row = await findApiKey(db, parsed.id);
+      const matches = secretMatchesHash(parsed.secret, row?.secretHash ?? UNKNOWN_KEY_HASH);
+      if (!row || !matches) throw unauthorized('the bearer token is not a valid credential');
+      if (row.revokedAt) throw unauthorized('the API key has been revoked');
+      const principal: Principal = {
+        tenantId: row.tenantId,
+        scopes: new Set(row.scopes),
+        actor: { type: 'api_key', id: row.id },
+      };
+      if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+      cache.set(token, { principal, expiresAt: Date.now() + ttl, keyId: row.id });
+      return principal;
+    },
+    isMasterKey(header) {
+      const token = bearerToken(header);
+      return token !== null && secretsEqual(token, masterKey);
+    },
+    forget(keyId) {
+      for (const [token, entry] of cache) if (entry.keyId === keyId) cache.delete(token);
+    },
+  };
+}

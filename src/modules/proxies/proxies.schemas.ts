@@ -1,0 +1,158 @@
+import { z } from '../../kernel/rest/schemas';
+import { SCOPES } from '../auth/scopes';
+
+/** Lowercase letters, digits and hyphens, starting and ending with a letter or digit, at most 63 characters: a DNS label, so a key can also serve as a subdomain. */
+export const PROXY_KEY_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export const ProxyKey = z
+  .string()
+  .max(63)
+  .regex(PROXY_KEY_PATTERN, 'must be 1-63 lowercase letters, digits or hyphens, not starting or ending with a hyphen')
+  .openapi({ description: 'Unique URL identifier of the proxy (globally unique): 1-63 of `a-z`, `0-9` and `-`, not starting or ending with `-`.', example: 'my-shop' });
+
+const httpUrl = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL')
+  .openapi({ format: 'uri', pattern: '^https?://' });
+
+const nullableBoolean = z.boolean().nullable().optional();
+
+export const CacheSettings = z
+  .object({
+    age: z.int().min(0).max(31_536_000).nullable().optional().openapi({ description: 'Seconds to cache for (at most one year).' }),
+    is_as_origin: nullableBoolean.openapi({ description: 'Follow the origin\'s Cache-Control/Expires instead of `age`.' }),
+    is_public: nullableBoolean.openapi({ description: 'Send `Cache-Control: public` (true) or `private` to clients.' }),
+  })
+  .strict()
+  .openapi('ProxyCacheSettings');
+
+export const AuthSettings = z
+  .object({
+    is_required: nullableBoolean.openapi({ description: 'Whether requests need a bearer token of the proxy\'s tenant.' }),
+    scope: z.enum(SCOPES).nullable().optional().openapi({ description: 'Scope the bearer token must carry.' }),
+  })
+  .strict()
+  .openapi('ProxyAuthSettings');
+
+const RoutePath = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((path) => path === '*' || /^\/[^\s\u0000-\u001f\u007f]*$/.test(path), 'must be "*" or a path starting with "/" without whitespace')
+  .openapi({ description: 'Input path prefix, or `*` for the wildcard route.', example: '/images' });
+
+export const Route = z
+  .object({
+    path: RoutePath,
+    origin: z
+      .object({
+        uri: httpUrl.openapi({ description: 'Target URL the path maps onto.' }),
+        is_bucket: nullableBoolean.openapi({ description: 'Whether the origin is an object storage bucket.' }),
+      })
+      .strict(),
+    settings: z
+      .object({ cache: CacheSettings.nullable().optional(), auth: AuthSettings.nullable().optional() })
+      .strict()
+      .nullable()
+      .optional(),
+  })
+  .strict()
+  .openapi('ProxyRoute');
+
+export const MAX_ROUTES = 100;
+
+const Routes = z
+  .union([Route, z.array(Route).min(1).max(MAX_ROUTES)])
+  .superRefine((routes, ctx) => {
+    const paths = (Array.isArray(routes) ? routes : [routes]).map((route) => route.path);
+    const duplicate = paths.find((path, index) => paths.indexOf(path) !== index);
+    if (duplicate) ctx.addIssue({ code: 'custom', message: `route path "${duplicate}" appears twice` });
+  })
+  .openapi({ description: `One route object, or an array of 1 to ${MAX_ROUTES} routes with distinct paths. Responses return the form that was sent.` });
+
+const ProxyAuth = z
+  .object({
+    signature: z
+      .object({
+        secret: z.string().min(16).max(256).nullable().optional().openapi({ description: 'Secret that signs wildcard-route URLs (16-256 characters).' }),
+        cache: CacheSettings.nullable().optional(),
+        auth: AuthSettings.nullable().optional(),
+      })
+      .strict()
+      .nullable()
+      .optional(),
+  })
+  .strict()
+  .openapi('ProxyAuth');
+
+const ProxyOAuth = z
+  .object({
+    issuer: httpUrl.nullable().optional().openapi({ description: 'Issuer of the tokens the proxy accepts.' }),
+    client_id: z.string().min(1).max(200).nullable().optional(),
+    authorize_url: httpUrl.nullable().optional().openapi({ description: 'Where browsers without a token are sent to log in.' }),
+    return_url_key: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).nullable().optional().openapi({ description: 'Query parameter that carries the original URL to `authorize_url`.' }),
+  })
+  .strict()
+  .openapi('ProxyOAuth');
+
+const readOnlyFields = {
+  tenant_id: z.string().optional().openapi({ readOnly: true, description: 'Ignored on input: the tenant is the caller\'s.' }),
+  created_at: z.string().nullable().optional().openapi({ readOnly: true, description: 'Ignored on input.' }),
+  updated_at: z.string().nullable().optional().openapi({ readOnly: true, description: 'Ignored on input.' }),
+};
+
+const proxyFields = {
+  routes: Routes,
+  auth: ProxyAuth.nullable().optional(),
+  oauth: ProxyOAuth.nullable().optional(),
+  is_active: nullableBoolean.openapi({ description: 'Whether the proxy serves traffic; default true.' }),
+  is_suspended: nullableBoolean.openapi({ description: 'Whether the proxy is suspended (answers 403); default false.' }),
+  ...readOnlyFields,
+};
+
+export const ProxyCreateInput = z.object({ key: ProxyKey, ...proxyFields }).strict().openapi('ProxyInput');
+export const ProxyReplaceInput = z
+  .object({ key: ProxyKey.optional().openapi({ description: 'If sent, must equal the key in the path.' }), ...proxyFields })
+  .strict()
+  .openapi('ProxyReplaceInput');
+
+export type ProxyInput = z.output<typeof ProxyReplaceInput>;
+
+const CacheOut = z.object({ age: z.int().nullable(), is_as_origin: z.boolean().nullable(), is_public: z.boolean().nullable() });
+const AuthOut = z.object({ is_required: z.boolean().nullable(), scope: z.string().nullable() });
+const RouteOut = z
+  .object({
+    path: z.string(),
+    origin: z.object({ uri: z.string(), is_bucket: z.boolean().nullable() }),
+    settings: z.object({ cache: CacheOut, auth: AuthOut }),
+  })
+  .openapi('ProxyRouteOutput');
+
+export const ProxyOutput = z
+  .object({
+    key: z.string(),
+    routes: z.union([RouteOut, z.array(RouteOut)]),
+    auth: z.object({ signature: z.object({ secret: z.string().nullable(), cache: CacheOut, auth: AuthOut }) }),
+    oauth: z.object({
+      issuer: z.string().nullable(),
+      client_id: z.string().nullable(),
+      authorize_url: z.string().nullable(),
+      return_url_key: z.string().nullable(),
+    }),
+    is_active: z.boolean(),
+    is_suspended: z.boolean(),
+    tenant_id: z.uuid(),
+    created_at: z.iso.datetime().openapi({ description: 'ISO 8601 UTC timestamp.' }),
+    updated_at: z.iso.datetime().openapi({ description: 'ISO 8601 UTC timestamp.' }),
+  })
+  .openapi('Proxy');
+
+export type ProxyRecord = z.output<typeof ProxyOutput>;

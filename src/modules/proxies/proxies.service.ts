@@ -1,0 +1,119 @@
+import type { CursorCodec } from '../../kernel/cursor';
+import { isUniqueViolation, type Db } from '../../kernel/db';
+import { badRequest, conflict, notFound } from '../../kernel/errors';
+import { paginate, type PageArguments } from '../../kernel/pagination';
+import type { Proxy as ProxyRow } from '../../__generated__/prisma/client';
+import { requireScope, type Principal } from '../auth/scopes';
+import * as repository from './proxies.repository';
+import type { ProxyInput, ProxyRecord } from './proxies.schemas';
+
+type RouteInput = Exclude<ProxyInput['routes'], unknown[]>;
+type CacheInput = { age?: number | null; is_as_origin?: boolean | null; is_public?: boolean | null } | null | undefined;
+type AuthInput = { is_required?: boolean | null; scope?: string | null } | null | undefined;
+
+const cacheSettings = (cache: CacheInput) => ({
+  age: cache?.age ?? null,
+  is_as_origin: cache?.is_as_origin ?? null,
+  is_public: cache?.is_public ?? null,
+});
+const authSettings = (auth: AuthInput) => ({ is_required: auth?.is_required ?? null, scope: auth?.scope ?? null });
+
+const route = (input: RouteInput) => ({
+  path: input.path,
+  origin: { uri: input.origin.uri, is_bucket: input.origin.is_bucket ?? null },
+  settings: { cache: cacheSettings(input.settings?.cache), auth: authSettings(input.settings?.auth) },
+});
+
+/** Every optional field spelled out as null, so stored and returned proxies always have one shape. */
+function toStored(key: string, input: ProxyInput): repository.StoredProxy {
+  const signature = input.auth?.signature;
+  return {
+    key,
+    routes: Array.isArray(input.routes) ? input.routes.map(route) : route(input.routes),
+    auth: {
+      signature: {
+        secret: signature?.secret ?? null,
+        cache: cacheSettings(signature?.cache),
+        auth: authSettings(signature?.auth),
+      },
+    },
+    oauth: {
+      issuer: input.oauth?.issuer ?? null,
+      client_id: input.oauth?.client_id ?? null,
+      authorize_url: input.oauth?.authorize_url ?? null,
+      return_url_key: input.oauth?.return_url_key ?? null,
+    },
+    isActive: input.is_active ?? true,
+    isSuspended: input.is_suspended ?? false,
+  };
+}
+
+export function toRecord(row: ProxyRow): ProxyRecord {
+  return {
+    key: row.key,
+    routes: row.routes as ProxyRecord['routes'],
+    auth: row.auth as ProxyRecord['auth'],
+    oauth: row.oauth as ProxyRecord['oauth'],
+    is_active: row.isActive,
+    is_suspended: row.isSuspended,
+    tenant_id: row.tenantId,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/** Edge proxy configuration of a tenant. */
+export class ProxyService {
+  constructor(
+    private readonly db: Db,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  /** Lists the tenant's proxies ordered by key. */
+  async list(principal: Principal, page: PageArguments) {
+    requireScope(principal, 'proxies:read');
+    const { tenantId } = principal;
+    const result = await paginate<ProxyRow, string>(this.cursors, `proxies:${tenantId}`, page, {
+      fetch: (query) => repository.listProxies(this.db, tenantId, query),
+      exists: (direction, key) => repository.proxyExistsBeside(this.db, tenantId, direction, key),
+      keyOf: (row) => row.key,
+    });
+    return { ...result, items: result.items.map(toRecord) };
+  }
+
+  /** Fetches one proxy of the tenant; another tenant's proxy is not found. */
+  async get(principal: Principal, key: string): Promise<ProxyRecord> {
+    requireScope(principal, 'proxies:read');
+    const row = await repository.findProxy(this.db, principal.tenantId, key);
+    if (!row) throw notFound(`no proxy with key "${key}"`);
+    return toRecord(row);
+  }
+
+  /** Creates a proxy; keys are unique across all tenants because they appear in public URLs. */
+  async create(principal: Principal, input: ProxyInput & { key: string }): Promise<ProxyRecord> {
+    requireScope(principal, 'proxies:write');
+    try {
+      return toRecord(await repository.insertProxy(this.db, principal.tenantId, toStored(input.key, input)));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(`a proxy with key "${input.key}" already exists`);
+      throw error;
+    }
+  }
+
+  /** Replaces the whole proxy: fields left out return to their defaults. */
+  async replace(principal: Principal, key: string, input: ProxyInput): Promise<void> {
+    requireScope(principal, 'proxies:write');
+    if (input.key !== undefined && input.key !== key) {
+      throw badRequest('data.key must equal the key in the path', [{ field: 'body.data.key', message: 'must equal the key in the path' }]);
+    }
+    if (!(await repository.replaceProxy(this.db, principal.tenantId, toStored(key, input)))) {
+      throw notFound(`no proxy with key "${key}"`);
+    }
+  }
+
+  /** Deletes a proxy. */
+  async remove(principal: Principal, key: string): Promise<void> {
+    requireScope(principal, 'proxies:write');
+    if (!(await repository.deleteProxy(this.db, principal.tenantId, key))) throw notFound(`no proxy with key "${key}"`);
+  }
+}

@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+/** Creates a fresh database cloned from the migrated template; returns its URL. */
+export async function createTestDatabase(): Promise<string> {
+  const adminUrl = inject('adminDatabaseUrl');
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name} TEMPLATE template_commerce`);
+  } finally {
+    await client.end();
+  }
+  return adminUrl.replace(/\/[^/]+$/, `/${name}`);
+}
+
+/** Runs one SQL statement against a database, for assertions on stored state. */
+export async function sql<T extends pg.QueryResultRow = Record<string, unknown>>(url: string, text: string, values: unknown[] = []) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}

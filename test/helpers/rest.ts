@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { FastifyInstance } from 'fastify';
+import { OpenAPIBackend } from 'openapi-backend';
+import { parse } from 'yaml';
+import { OPENAPI_FILE } from '../../src/kernel/rest/openapi-yaml';
+
+export interface RestResponse<T = any> {
+  status: number;
+  headers: Record<string, string>;
+  body: T;
+  rawBody: string;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+
+export interface RestClient {
+  request(method: Method, url: string, options?: RequestOptions): Promise<RestResponse>;
+  get(url: string, options?: RequestOptions): Promise<RestResponse>;
+  post(url: string, options?: RequestOptions): Promise<RestResponse>;
+  put(url: string, options?: RequestOptions): Promise<RestResponse>;
+  delete(url: string, options?: RequestOptions): Promise<RestResponse>;
+}
+
+const document = parse(readFileSync(OPENAPI_FILE, 'utf8'));
+const contract = new OpenAPIBackend({
+  definition: document,
+  quick: true,
+  validate: true,
+  ajvOpts: { strict: false },
+  customizeAjv: (instance) => {
+    addFormats(instance as never);
+    return instance;
+  },
+});
+const ready = contract.init();
+const ajv = new Ajv2020({ strict: false });
+addFormats(ajv);
+ajv.addSchema(document, 'openapi.yaml');
+const validateErrorEnvelope = ajv.compile({ $ref: 'openapi.yaml#/components/schemas/ErrorEnvelope' });
+
+/**
+ * Checks one response against openapi.yaml: the status is documented for the operation, the body
+ * matches its schema (an empty body where none is documented), and documented headers are present.
+ * Responses of paths or methods that the contract does not have must be error envelopes.
+ */
+async function assertMatchesContract(method: string, url: string, response: RestResponse) {
+  await ready;
+  const path = url.split('?')[0]!;
+  const where = `${method} ${url} → ${response.status}`;
+  if (!response.headers['x-request-id']) throw new Error(`${where}: no X-Request-Id header`);
+  const operation = contract.matchOperation({ method, path, headers: {} });
+  if (!operation) {
+    if (!validateErrorEnvelope(response.body)) {
+      throw new Error(`${where}: not an error envelope: ${ajv.errorsText(validateErrorEnvelope.errors)}`);
+    }
+    return;
+  }
+  const documented = operation.responses?.[String(response.status)] as { content?: unknown } | undefined;
+  if (!documented) throw new Error(`${where}: status not documented for ${operation.operationId}`);
+  const resolved = contract.definition.paths[operation.path]![operation.method as 'get']!.responses![String(response.status)] as {
+    content?: Record<string, unknown>;
+  };
+  if (resolved.content) {
+    if (!response.headers['content-type']?.startsWith('application/json')) {
+      throw new Error(`${where}: content-type ${response.headers['content-type']} is not application/json`);
+    }
+    const result = contract.validateResponse(response.body, operation, response.status);
+    if (result.errors?.length) throw new Error(`${where}: body does not match the contract: ${JSON.stringify(result.errors)}`);
+  } else if (response.rawBody !== '') {
+    throw new Error(`${where}: expected an empty body, got ${response.rawBody.slice(0, 200)}`);
+  }
+  const headers = contract.validateResponseHeaders(response.headers, operation, { statusCode: response.status, setMatchType: 'superset' as never });
+  if (headers.errors?.length) throw new Error(`${where}: headers do not match the contract: ${JSON.stringify(headers.errors)}`);
+}
+
+export function createRestClient(app: FastifyInstance): RestClient {
+  const request = async (method: Method, url: string, options: RequestOptions = {}): Promise<RestResponse> => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let payload: string | Buffer | undefined = options.rawBody;
+    if (payload === undefined && options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await app.inject({ method, url, headers, payload });
+    const rawBody = response.body;
+    let body: unknown = rawBody;
+    if (response.headers['content-type']?.toString().includes('json') && rawBody !== '') body = JSON.parse(rawBody);
+    const result: RestResponse = {
+      status: response.statusCode,
+      headers: Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, String(v)])),
+      body,
+      rawBody,
+    };
+    await assertMatchesContract(method, url, result);
+    return result;
+  };
+  return {
+    request,
+    get: (url, options) => request('GET', url, options),
+    post: (url, options) => request('POST', url, options),
+    put: (url, options) => request('PUT', url, options),
+    delete: (url, options) => request('DELETE', url, options),
+  };
+}
