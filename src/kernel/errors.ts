@@ -74,7 +74,8 @@ export class AppError extends Error {
     this.key = key;
     this.status = entry.status;
     this.details = options.details ?? null;
-    this.headers = options.headers ?? {};
+    // RFC 6750: a 401 tells the client which scheme to use.
+    this.headers = key === 'UNAUTHORIZED' ? { 'WWW-Authenticate': 'Bearer', ...options.headers } : (options.headers ?? {});
   }
 
   /** The field a VALIDATION_ERROR is about, for GraphQL `extensions.field`. */

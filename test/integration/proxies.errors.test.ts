@@ -8,7 +8,7 @@ import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../hel
 import { sql } from '../helpers/db';
 import type { RestResponse } from '../helpers/rest';
 
-const { rest, databaseUrl } = await startTestApp();
+const { rest, databaseUrl, app } = await startTestApp();
 
 const PROXIES = '/api/storage/edge/proxies';
 const MESSAGES = {
@@ -426,7 +426,7 @@ describe('methods and paths', () => {
     const response = await rest.request('PATCH', `${PROXIES}/${EXISTING}`, { token: owner.key, body: { data: { is_active: true } } });
 
     expectError(response, 405);
-    expect(response.headers.allow?.split(/,\s*/).sort()).toEqual(['DELETE', 'GET', 'PUT']);
+    expect(response.headers.allow?.split(/,\s*/).sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PUT']);
     await expectNothingChanged();
   });
 
@@ -434,12 +434,27 @@ describe('methods and paths', () => {
     for (const method of ['PATCH', 'PUT', 'DELETE'] as const) {
       const response = await rest.request(method, PROXIES, { token: owner.key, body: { data: validProxy() } });
       expectError(response, 405);
-      expect(response.headers.allow?.split(/,\s*/).sort()).toEqual(['GET', 'POST']);
+      expect(response.headers.allow?.split(/,\s*/).sort()).toEqual(['GET', 'HEAD', 'POST']);
     }
     const post = await rest.post(`${PROXIES}/${EXISTING}`, { token: owner.key, body: { data: validProxy() } });
     expectError(post, 405);
-    expect(post.headers.allow?.split(/,\s*/).sort()).toEqual(['DELETE', 'GET', 'PUT']);
+    expect(post.headers.allow?.split(/,\s*/).sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PUT']);
     await expectNothingChanged();
+  });
+
+  it('HEAD answers like GET without a body', async () => {
+    const head = await app.inject({ method: 'HEAD', url: `${PROXIES}/${EXISTING}`, headers: { authorization: `Bearer ${owner.key}` } });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe('');
+    expect(head.headers['content-type']).toMatch(/^application\/json/);
+    const missing = await app.inject({ method: 'HEAD', url: `${PROXIES}/nope`, headers: { authorization: `Bearer ${owner.key}` } });
+    expect(missing.statusCode).toBe(404);
+  });
+
+  it('a 401 names the Bearer scheme in WWW-Authenticate', async () => {
+    const response = await rest.get(PROXIES);
+    expectError(response, 401);
+    expect(response.headers['www-authenticate']).toBe('Bearer');
   });
 
   it.each(['/api/does-not-exist', '/api/storage/edge/proxy', `${PROXIES}/${EXISTING}/routes`, '/api/storage/edge'])(

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -80,6 +80,25 @@ describe('the service process', () => {
     const tenant = await createTenant(first, masterKey, 'Kept');
     expect(tenant.status).toBe(201);
     const tenantId = ((await tenant.json()) as { data: { id: string } }).data.id;
+
+    // The admin command wraps the same API for a person at a terminal.
+    const admin = (...args: string[]) =>
+      JSON.parse(
+        execFileSync(tsx, ['scripts/admin.ts', ...args], {
+          cwd: root,
+          env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(first.port), DATA_DIR: dataDir },
+          encoding: 'utf8',
+        }),
+      );
+    const cliTenant = admin('tenant:create', '--name', 'From the terminal');
+    expect(cliTenant.data.name).toBe('From the terminal');
+    const cliKey = admin('key:create', '--tenant', cliTenant.data.id, '--scopes', 'proxies:read,proxies:write');
+    expect(cliKey.data.scopes).toEqual(['proxies:read', 'proxies:write']);
+    const listed = await fetch(url(first, '/api/storage/edge/proxies'), { headers: { authorization: `Bearer ${cliKey.data.key}` } });
+    expect(listed.status).toBe(200);
+    expect(admin('key:revoke', '--tenant', cliTenant.data.id, '--key', cliKey.data.id)).toEqual({ status: 204 });
+    const revoked = await fetch(url(first, '/api/storage/edge/proxies'), { headers: { authorization: `Bearer ${cliKey.data.key}` } });
+    expect(revoked.status).toBe(401);
 
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);

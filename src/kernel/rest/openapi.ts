@@ -21,6 +21,15 @@ const requestIdHeader = {
   },
 };
 
+const extraErrorHeaders: Partial<Record<ErrorKey, Record<string, unknown>>> = {
+  UNAUTHORIZED: {
+    'WWW-Authenticate': { description: 'The authentication scheme to use: `Bearer`.', required: true, schema: { type: 'string' } },
+  },
+  METHOD_NOT_ALLOWED: {
+    Allow: { description: 'The methods the path supports.', required: true, schema: { type: 'string' } },
+  },
+};
+
 const securitySchemes = {
   bearerAuth: {
     type: 'http' as const,
@@ -44,7 +53,7 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
   for (const [key, entry] of Object.entries(errorRegistry) as [ErrorKey, (typeof errorRegistry)[ErrorKey]][]) {
     registry.registerComponent('responses', responseName(key), {
       description: entry.message,
-      headers: requestIdHeader,
+      headers: { ...requestIdHeader, ...(extraErrorHeaders[key] ?? {}) },
       content: { 'application/json': { schema: errorSchemaRef } },
     });
   }

@@ -37,10 +37,10 @@ export async function mountRestApi(app: FastifyInstance, operations: RestOperati
     },
   });
 
-  const allowedMethods = (path: string) =>
-    METHODS.filter((method) => api.matchOperation({ method, path, headers: {} }))
-      .map((m) => m.toUpperCase())
-      .join(', ');
+  const allowedMethods = (path: string) => {
+    const methods = METHODS.filter((method) => api.matchOperation({ method, path, headers: {} })).map((m) => m.toUpperCase());
+    return (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
+  };
 
   api.register({
     notFound: () => {
@@ -86,7 +86,8 @@ export async function mountRestApi(app: FastifyInstance, operations: RestOperati
     const queryStart = request.url.indexOf('?');
     const result: HttpResult = await api.handleRequest(
       {
-        method: request.method,
+        // HEAD is GET without the body (Node drops it), as HTTP requires wherever GET works.
+        method: request.method === 'HEAD' ? 'GET' : request.method,
         path: queryStart === -1 ? request.url : request.url.slice(0, queryStart),
         query: request.query as Record<string, string | string[]>,
         headers: request.headers as Record<string, string | string[]>,
