@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { errorRegistry } from '../../src/kernel/errors';
-import { GRAPHQL_LIMITS } from '../../src/kernel/graphql/endpoint';
+import { GRAPHQL_LIMITS } from '../../src/kernel/graphql/yoga';
 import { uuidv7 } from '../../src/kernel/ids';
 import { createKey, createTenant, startTestApp, TEST_MASTER_KEY, type Tenant, type TestApp } from '../helpers/app';
 import { sql } from '../helpers/db';
