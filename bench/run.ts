@@ -11,9 +11,13 @@ import { renderTable, type Measurement } from './lib/report';
 import type { Suite } from './lib/suite';
 import { Teardown } from './lib/teardown';
 import { httpOverheadSuite } from './suites/http-overhead';
+import { edgeSuite } from './suites/edge';
+import { searchSuite } from './suites/search';
+import { reservationsSuite } from './suites/reservations';
+import { stockSuite } from './suites/stock';
 
 /** Every suite, in the order its rows appear; later benchmarks add theirs here. */
-const suites: Suite[] = [httpOverheadSuite];
+const suites: Suite[] = [httpOverheadSuite, edgeSuite, searchSuite, stockSuite, reservationsSuite];
 
 // Progress goes to stderr so that stdout carries only the report.
 const log = (line: string) => console.error(`bench: ${line}`);

@@ -13,9 +13,16 @@ Commands:
   key:create --tenant <tenant id> --scopes <a,b,...> [--name <name>]
                                                                issue an API key (printed once)
   key:revoke --tenant <tenant id> --key <key id>               revoke an API key
+  client:create --tenant <tenant id> --name <name> --redirect-uris <uri,uri,...> --scopes <a,b,...> [--public]
+                                                               register an OAuth client (secret printed once;
+                                                               --public: no secret, PKCE required)
+  user:create --tenant <tenant id> --email <email> [--password <password>]
+                                                               create a user for the OAuth login page; without
+                                                               --password the password is read from stdin
 
 Scopes: proxies:read proxies:write indexes:read indexes:write search inventory:read
-        inventory:write catalog:read catalog:write orders:read orders:write, or * for all.`;
+        inventory:write catalog:read catalog:write orders:read orders:write, or * for all.
+        OAuth clients may also have openid (ID tokens).`;
 
 function fail(message: string): never {
   console.error(`${message}\n\n${usage}`);
@@ -30,6 +37,10 @@ const { values } = parseArgs({
     tenant: { type: 'string' },
     scopes: { type: 'string' },
     key: { type: 'string' },
+    'redirect-uris': { type: 'string' },
+    public: { type: 'boolean' },
+    email: { type: 'string' },
+    password: { type: 'string' },
   },
   strict: true,
 });
@@ -40,7 +51,18 @@ const keyFile = masterKeyFile(config.dataDir);
 const masterKey = config.masterKey ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined);
 if (!masterKey) fail(`No master key: set MASTER_KEY, or start the service once so that ${keyFile} exists.`);
 
-const required = (name: keyof typeof values) => values[name] ?? fail(`${command} needs --${name}`);
+const required = (name: Exclude<keyof typeof values, 'public'>) => values[name] ?? fail(`${command} needs --${name}`);
+const list = (value: string) => value.split(/[,\s]+/).filter(Boolean);
+
+/** The password from --password, or the first line of stdin (so it stays out of the process list and shell history). */
+async function password(): Promise<string> {
+  if (values.password !== undefined) return values.password;
+  if (process.stdin.isTTY) process.stderr.write('Password: ');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const line = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  return line || fail('user:create needs a password: --password, or one line on stdin');
+}
 
 async function call(method: string, path: string, body?: unknown) {
   let response: Response;
@@ -78,6 +100,21 @@ switch (command) {
       'DELETE',
       `/api/admin/tenants/${encodeURIComponent(required('tenant'))}/api-keys/${encodeURIComponent(required('key'))}`,
     );
+    break;
+  case 'client:create':
+    await call('POST', `/api/admin/tenants/${encodeURIComponent(required('tenant'))}/oauth-clients`, {
+      data: {
+        name: required('name'),
+        redirect_uris: list(required('redirect-uris')),
+        scopes: list(required('scopes')),
+        is_confidential: !values.public,
+      },
+    });
+    break;
+  case 'user:create':
+    await call('POST', `/api/admin/tenants/${encodeURIComponent(required('tenant'))}/users`, {
+      data: { email: required('email'), password: await password() },
+    });
     break;
   default:
     fail(command ? `Unknown command ${command}` : 'No command given');

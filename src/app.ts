@@ -5,6 +5,10 @@ import { mountGraphQL } from './kernel/graphql/endpoint';
 import { installErrorHandling } from './kernel/http-errors';
 import { uuidv7 } from './kernel/ids';
 import { mountRestApi } from './kernel/rest/router';
+import { mountEdgeDataPlane, rewriteEdgeHost } from './modules/edge/edge.http';
+import { mountOAuthHttp } from './modules/oauth/oauth.http';
+import { startBroadcastWorker } from './modules/broadcasts/broadcast-worker';
+import { startReservationSweeper } from './modules/reservations/reservation-sweeper';
 import { restOperations } from './rest-operations';
 import { createServices, type Services } from './services';
 
@@ -41,6 +45,7 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    rewriteUrl: rewriteEdgeHost(deps.config.edge.domain),
   });
   const services = createServices(deps);
 
@@ -78,7 +83,25 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
       return reply.status(503).send({ status: 'unavailable', database: 'down' });
     }
   });
+  // Searches waiting for their batch are written before the database closes, once the requests
+  // still in flight (which may record searches) are done.
+  app.addHook('onClose', async () => {
+    await whenIdle(5_000);
+    await services.search.close();
+  });
+  // Expired reservations are released in the ledger, and stock broadcasts delivered, by every
+  // process: each exactly once overall.
+  let workers: { stop(): Promise<void> }[] = [];
+  app.addHook('onReady', async () => {
+    const logError = (error: unknown) => app.log.error(error);
+    workers = [startReservationSweeper(services.reservations, logError), startBroadcastWorker(services.broadcasts, logError)];
+  });
+  app.addHook('onClose', async () => {
+    await Promise.all(workers.map((worker) => worker.stop()));
+  });
   await mountRestApi(app, restOperations, services);
   mountGraphQL(app, services);
+  mountEdgeDataPlane(app, services);
+  mountOAuthHttp(app, services);
   return { app, services, whenIdle };
 }

@@ -8,6 +8,8 @@ export interface LoadRequest {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   body?: string;
+  /** Concurrent connections for this request; default the run's `connections`. */
+  connections?: number;
 }
 
 export interface LoadSettings {
@@ -129,7 +131,7 @@ const median = (values: number[]) => {
  */
 export async function measureAll(generator: LoadGenerator, requests: LoadRequest[], settings: LoadSettings): Promise<LoadResult[]> {
   if (settings.warmupSeconds > 0) {
-    for (const request of requests) await generator.run(request, settings.connections, settings.warmupSeconds);
+    for (const request of requests) await generator.run(request, request.connections ?? settings.connections, settings.warmupSeconds);
   }
   const roundSeconds = settings.durationSeconds / settings.rounds;
   const rounds = requests.map(() => [] as { run: RunnerResult; cpuMicros: number }[]);
@@ -137,7 +139,7 @@ export async function measureAll(generator: LoadGenerator, requests: LoadRequest
     for (let offset = 0; offset < requests.length; offset++) {
       const index = (round + offset) % requests.length;
       const cpuBefore = process.cpuUsage();
-      const run = await generator.run(requests[index]!, settings.connections, roundSeconds);
+      const run = await generator.run(requests[index]!, requests[index]!.connections ?? settings.connections, roundSeconds);
       const cpu = process.cpuUsage(cpuBefore);
       rounds[index]!.push({ run, cpuMicros: cpu.user + cpu.system });
     }

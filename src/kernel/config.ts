@@ -16,6 +16,19 @@ const configSchema = z.object({
   TYPESENSE_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(logLevels).default('info'),
   PUBLIC_BASE_URL: z.url().optional(),
+  EDGE_DOMAIN: z
+    .string()
+    .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, 'must be a lowercase domain name such as edge.example.com')
+    .optional(),
+  EDGE_ORIGIN_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(30_000),
+  EDGE_CACHE_MAX_BYTES: z.coerce.number().int().min(0).default(256 * 1024 * 1024),
+  EDGE_STALE_IF_ERROR_SECONDS: z.coerce.number().int().min(0).max(31_536_000).default(300),
+  EDGE_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(1024 * 1024 * 1024),
+  EDGE_ALLOW_PRIVATE_ORIGINS: z.enum(['true', 'false', '1', '0']).default('false'),
+  BROADCAST_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
+  BROADCAST_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  BROADCAST_BACKOFF_MS: z.coerce.number().int().min(1).max(3_600_000).default(1_000),
+  BROADCAST_ALLOW_PRIVATE_WEBHOOKS: z.enum(['true', 'false', '1', '0']).default('false'),
 });
 
 export interface Config {
@@ -28,6 +41,36 @@ export interface Config {
   typesenseApiKey: string | undefined;
   logLevel: (typeof logLevels)[number];
   publicBaseUrl: string | undefined;
+  edge: EdgeConfig;
+  broadcasts: BroadcastConfig;
+}
+
+/** Delivery of stock quantities to sales channel webhooks. */
+export interface BroadcastConfig {
+  /** How long a channel may take to answer one delivery. */
+  timeoutMs: number;
+  /** Deliveries tried before the broadcast is FAILING. */
+  maxAttempts: number;
+  /** Wait before the first retry; doubled after each failed attempt. */
+  backoffMs: number;
+  /** Whether webhooks on loopback, private, link-local and metadata addresses are allowed. */
+  allowPrivateWebhooks: boolean;
+}
+
+/** The edge proxy data plane. */
+export interface EdgeConfig {
+  /** Requests for host `{key}.{domain}` are served by proxy `key`; undefined: only `/edge/{key}/...`. */
+  domain: string | undefined;
+  /** How long an origin may take to answer (connect and headers), and stay silent while sending the body. */
+  originTimeoutMs: number;
+  /** Upper bound of the response cache of one process, in bytes of stored bodies and headers. */
+  cacheMaxBytes: number;
+  /** How long after expiry a cached response may still be served when the origin fails. */
+  staleIfErrorSeconds: number;
+  /** Largest origin response body passed on; larger ones are refused (502) or cut off. */
+  maxResponseBytes: number;
+  /** Whether origins on loopback, private, link-local and metadata addresses are allowed. */
+  allowPrivateOrigins: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -55,5 +98,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     typesenseApiKey: values.TYPESENSE_API_KEY,
     logLevel: values.LOG_LEVEL,
     publicBaseUrl: values.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    edge: {
+      domain: values.EDGE_DOMAIN,
+      originTimeoutMs: values.EDGE_ORIGIN_TIMEOUT_MS,
+      cacheMaxBytes: values.EDGE_CACHE_MAX_BYTES,
+      staleIfErrorSeconds: values.EDGE_STALE_IF_ERROR_SECONDS,
+      maxResponseBytes: values.EDGE_MAX_RESPONSE_BYTES,
+      allowPrivateOrigins: values.EDGE_ALLOW_PRIVATE_ORIGINS === 'true' || values.EDGE_ALLOW_PRIVATE_ORIGINS === '1',
+    },
+    broadcasts: {
+      timeoutMs: values.BROADCAST_TIMEOUT_MS,
+      maxAttempts: values.BROADCAST_MAX_ATTEMPTS,
+      backoffMs: values.BROADCAST_BACKOFF_MS,
+      allowPrivateWebhooks: values.BROADCAST_ALLOW_PRIVATE_WEBHOOKS === 'true' || values.BROADCAST_ALLOW_PRIVATE_WEBHOOKS === '1',
+    },
   };
 }

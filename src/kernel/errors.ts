@@ -43,14 +43,37 @@ export const errorRegistry = {
     graphqlCode: 'VALIDATION_ERROR',
     message: 'Unsupported media type: the request body must be application/json',
   },
+  UNPROCESSABLE_ENTITY: {
+    status: 422,
+    graphqlCode: 'CONFLICT',
+    message: 'Unprocessable entity: the request cannot be applied as sent',
+  },
+  TOO_MANY_REQUESTS: {
+    status: 429,
+    graphqlCode: 'RATE_LIMITED',
+    message: 'Too many requests: slow down and retry after the time given in Retry-After',
+  },
   INTERNAL: {
     status: 500,
     graphqlCode: 'INTERNAL_SERVER_ERROR',
     message: 'Internal server error: something went wrong on our side',
   },
+  BAD_GATEWAY: {
+    status: 502,
+    graphqlCode: 'INTERNAL_SERVER_ERROR',
+    message: 'Bad gateway: the origin could not be reached or its answer could not be passed on',
+  },
+  GATEWAY_TIMEOUT: {
+    status: 504,
+    graphqlCode: 'INTERNAL_SERVER_ERROR',
+    message: 'Gateway timeout: the origin did not answer in time',
+  },
 } as const;
 
 export type ErrorKey = keyof typeof errorRegistry;
+
+/** Errors that only the edge data plane (`/edge/...`) answers: no REST operation returns them. */
+export const DATA_PLANE_ONLY_ERRORS: readonly ErrorKey[] = ['BAD_GATEWAY', 'GATEWAY_TIMEOUT'];
 
 export interface FieldProblem {
   field: string;

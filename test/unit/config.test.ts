@@ -30,6 +30,35 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '' }).port).toBe(3000);
   });
 
+  it('reads the edge data plane variables, with safe defaults', () => {
+    expect(loadConfig({}).edge).toEqual({
+      domain: undefined,
+      originTimeoutMs: 30_000,
+      cacheMaxBytes: 256 * 1024 * 1024,
+      staleIfErrorSeconds: 300,
+      maxResponseBytes: 1024 * 1024 * 1024,
+      allowPrivateOrigins: false,
+    });
+    expect(
+      loadConfig({
+        EDGE_DOMAIN: 'edge.example.com',
+        EDGE_ORIGIN_TIMEOUT_MS: '5000',
+        EDGE_CACHE_MAX_BYTES: '0',
+        EDGE_STALE_IF_ERROR_SECONDS: '60',
+        EDGE_MAX_RESPONSE_BYTES: '1048576',
+        EDGE_ALLOW_PRIVATE_ORIGINS: 'true',
+      }).edge,
+    ).toEqual({
+      domain: 'edge.example.com',
+      originTimeoutMs: 5000,
+      cacheMaxBytes: 0,
+      staleIfErrorSeconds: 60,
+      maxResponseBytes: 1048576,
+      allowPrivateOrigins: true,
+    });
+    expect(loadConfig({ EDGE_ALLOW_PRIVATE_ORIGINS: '1' }).edge.allowPrivateOrigins).toBe(true);
+  });
+
   it.each([
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
@@ -37,6 +66,13 @@ describe('loadConfig', () => {
     [{ MASTER_KEY: 'short' }, 'MASTER_KEY'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ PUBLIC_BASE_URL: 'not a url' }, 'PUBLIC_BASE_URL'],
+    [{ EDGE_DOMAIN: 'Edge.Example.com' }, 'EDGE_DOMAIN'],
+    [{ EDGE_DOMAIN: 'https://edge.example.com' }, 'EDGE_DOMAIN'],
+    [{ EDGE_ORIGIN_TIMEOUT_MS: '0' }, 'EDGE_ORIGIN_TIMEOUT_MS'],
+    [{ EDGE_CACHE_MAX_BYTES: '-1' }, 'EDGE_CACHE_MAX_BYTES'],
+    [{ EDGE_STALE_IF_ERROR_SECONDS: 'soon' }, 'EDGE_STALE_IF_ERROR_SECONDS'],
+    [{ EDGE_MAX_RESPONSE_BYTES: '1.5' }, 'EDGE_MAX_RESPONSE_BYTES'],
+    [{ EDGE_ALLOW_PRIVATE_ORIGINS: 'yes' }, 'EDGE_ALLOW_PRIVATE_ORIGINS'],
   ])('refuses %o naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${name}`));

@@ -28,6 +28,9 @@ const extraErrorHeaders: Partial<Record<ErrorKey, Record<string, unknown>>> = {
   METHOD_NOT_ALLOWED: {
     Allow: { description: 'The methods the path supports.', required: true, schema: { type: 'string' } },
   },
+  TOO_MANY_REQUESTS: {
+    'Retry-After': { description: 'Seconds to wait before trying again.', required: true, schema: { type: 'string' } },
+  },
 };
 
 const securitySchemes = {
@@ -72,7 +75,14 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
             ]),
           ),
         },
-        ...(spec.schema ? { content: { 'application/json': { schema: spec.schema } } } : {}),
+        ...(spec.schema
+          ? {
+              content: {
+                'application/json': { schema: spec.schema },
+                ...Object.fromEntries(Object.entries(spec.otherMediaTypes ?? {}).map(([type, schema]) => [type, { schema }])),
+              },
+            }
+          : {}),
       };
     }
     const errorKeys = new Set<ErrorKey>([...operation.errors, 'METHOD_NOT_ALLOWED', 'INTERNAL']);
@@ -98,14 +108,36 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
       security:
         operation.security === 'bearer'
           ? [{ bearerAuth: scopes }]
-          : operation.security === 'master'
+          : operation.security === 'bearer-optional'
+            ? [{ bearerAuth: scopes }, {}]
+            : operation.security === 'master'
             ? [{ masterKey: [] }]
             : [],
       request: {
         ...(operation.params ? { params: operation.params as ZodObject } : {}),
         ...(operation.query ? { query: operation.query as ZodObject } : {}),
+        ...(operation.headers ? { headers: operation.headers } : {}),
         ...(operation.body
-          ? { body: { required: true, content: { 'application/json': { schema: operation.body as ZodType } } } }
+          ? {
+              body: {
+                // A body in a text media type reaches the handler unvalidated, so only zod can require the JSON one.
+                required: !Object.values(operation.bodyMediaTypes ?? {}).some((media) => media.kind === 'text'),
+                content: {
+                  'application/json': { schema: operation.body as ZodType },
+                  ...(operation.acceptsForm
+                    ? { 'application/x-www-form-urlencoded': { schema: (operation.body as ZodObject).shape.data as ZodType } }
+                    : {}),
+                  ...Object.fromEntries(
+                    Object.entries(operation.bodyMediaTypes ?? {}).map(([type, media]) => [
+                      type,
+                      media.kind === 'json'
+                        ? { schema: operation.body as ZodType }
+                        : { schema: { type: 'string' as const, description: media.description } },
+                    ]),
+                  ),
+                },
+              },
+            }
           : {}),
       },
       responses: responses as never,

@@ -6,8 +6,12 @@ import type { ErrorKey } from '../errors';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** How a caller authenticates: a tenant credential, the operator's master key, or not at all. */
-export type Security = 'bearer' | 'master' | 'none';
+/**
+ * How a caller authenticates: a tenant credential, the operator's master key, or not at all.
+ * `bearer-optional`: a tenant credential when an Authorization header is sent (an invalid one is a
+ * 401), none otherwise; the handler decides what an anonymous caller may do.
+ */
+export type Security = 'bearer' | 'master' | 'none' | 'bearer-optional';
 
 export interface HttpResult {
   status: number;
@@ -20,6 +24,18 @@ export interface ResponseSpec {
   /** Omitted for responses without a body (204, 307). */
   schema?: z.ZodType;
   headers?: Record<string, { description: string; required?: boolean }>;
+  /** Bodies in other media types than application/json, chosen by the request's Accept header. */
+  otherMediaTypes?: Record<string, z.ZodType>;
+}
+
+/**
+ * A request media type besides application/json. `json`: JSON sent under another type (browsers
+ * send text/plain to avoid a CORS preflight), parsed and validated like application/json.
+ * `text`: the handler receives the body as a string in `textBody`.
+ */
+export interface BodyMediaType {
+  kind: 'json' | 'text';
+  description: string;
 }
 
 export interface OperationInput<P, Q, B> {
@@ -28,6 +44,10 @@ export interface OperationInput<P, Q, B> {
   body: B;
   /** Present for `bearer` operations. */
   principal: Principal;
+  /** For `bearer-optional` operations: the caller's principal, or null without an Authorization header. */
+  optionalPrincipal: Principal | null;
+  /** The body of a request sent in a `text` media type of `bodyMediaTypes`. */
+  textBody?: { mediaType: string; text: string };
   request: FastifyRequest;
   services: Services;
 }
@@ -54,7 +74,19 @@ export interface RestOperation<
   scopes?: Scope[];
   params?: P;
   query?: Q;
+  /** Request headers the operation reads (documented as header parameters); the handler reads them from `request`. */
+  headers?: z.ZodObject;
   body?: B;
+  bodyMediaTypes?: Record<string, BodyMediaType>;
+  /** Callable from browsers on any origin: CORS preflight answered, `Access-Control-Allow-Origin: *` on every response. */
+  cors?: boolean;
+  /**
+   * Also accept the members of `body.data` as an `application/x-www-form-urlencoded` body (what
+   * OAuth 2.0 clients send); the handler receives them wrapped as `{data: {...}}` either way.
+   */
+  acceptsForm?: boolean;
+  /** A code put before the reason of every validation 400, e.g. OAuth's `invalid_request`. */
+  validationErrorCode?: string;
   responses: Record<number, ResponseSpec>;
   errors: ErrorKey[];
   handler(input: OperationInput<Out<P>, Out<Q>, Out<B>>): Promise<HttpResult>;

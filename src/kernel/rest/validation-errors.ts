@@ -30,8 +30,10 @@ function describe(error: AjvError): FieldProblem {
   return { field: fieldOf(error.instancePath), message: error.message ?? 'is invalid' };
 }
 
+const withCode = (code: string | undefined, reason: string) => (code ? `${code}: ${reason}` : reason);
+
 /** Turns openapi-backend's (ajv) request validation errors into one 400 naming every field. */
-export function requestValidationError(errors: AjvError[] | null | undefined): AppError {
+export function requestValidationError(errors: AjvError[] | null | undefined, code?: string): AppError {
   const problems: FieldProblem[] = [];
   for (const error of errors ?? []) {
     // `oneOf`/`anyOf` failures repeat their branches' errors; the branches are more precise.
@@ -40,11 +42,11 @@ export function requestValidationError(errors: AjvError[] | null | undefined): A
     if (!problems.some((p) => p.field === problem.field && p.message === problem.message)) problems.push(problem);
   }
   if (problems.length === 0) problems.push({ field: 'request', message: 'does not match the operation' });
-  return badRequest(problems.map((p) => `${p.field} ${p.message}`).join(', '), problems);
+  return badRequest(withCode(code, problems.map((p) => `${p.field} ${p.message}`).join(', ')), problems);
 }
 
 /** Turns a zod error from a rule the OpenAPI schema cannot express into a 400. */
-export function zodValidationError(error: ZodError, section: string): AppError {
+export function zodValidationError(error: ZodError, section: string, code?: string): AppError {
   const problems = error.issues.map((issue) => ({
     field: [section, ...issue.path].reduce<string>(
       (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
@@ -52,5 +54,5 @@ export function zodValidationError(error: ZodError, section: string): AppError {
     ),
     message: issue.message,
   }));
-  return badRequest(problems.map((p) => `${p.field} ${p.message}`).join(', '), problems);
+  return badRequest(withCode(code, problems.map((p) => `${p.field} ${p.message}`).join(', ')), problems);
 }

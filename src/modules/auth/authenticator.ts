@@ -9,12 +9,22 @@ const unauthorized = (reason: string) => new AppError('UNAUTHORIZED', reason);
 /** A stored hash that no secret matches, compared against when the key id is unknown. */
 const UNKNOWN_KEY_HASH = new Uint8Array(32);
 
+/**
+ * Verifies OAuth access tokens (JWTs) locally; provided by the OAuth module. `expiresAt` is in
+ * milliseconds; `grantId` identifies what revoking forgets.
+ */
+export interface AccessTokenVerifier {
+  verify(token: string): Promise<{ principal: Principal; grantId: string; expiresAt: number }>;
+}
+
+const jwtPattern = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
 export interface Authenticator {
   /** Resolves the bearer credential of a request to its principal; throws UNAUTHORIZED otherwise. */
   authenticate(authorizationHeader: string | undefined): Promise<Principal>;
   /** Whether the header carries the operator's master key (admin API only). */
   isMasterKey(authorizationHeader: string | undefined): boolean;
-  /** Forgets any cached verdict for a key, after it was revoked. */
+  /** Forgets any cached verdict for a key (or an OAuth grant's tokens), after it was revoked. */
   forget(keyId: string): void;
 }
 
@@ -23,7 +33,11 @@ export interface Authenticator {
  * per request. A revocation is seen at once by the process that revoked and within the TTL by the
  * others.
  */
-export function createAuthenticator(db: Db, masterKey: string, options: { cacheTtlMs?: number } = {}): Authenticator {
+export function createAuthenticator(
+  db: Db,
+  masterKey: string,
+  options: { cacheTtlMs?: number; accessTokens?: AccessTokenVerifier } = {},
+): Authenticator {
   const ttl = options.cacheTtlMs ?? 5_000;
   const cache = new Map<string, { principal: Principal; expiresAt: number; keyId: string }>();
   const MAX_CACHED = 10_000;
@@ -35,6 +49,12 @@ export function createAuthenticator(db: Db, masterKey: string, options: { cacheT
       if (!token) throw unauthorized('expected "Authorization: Bearer <token>"');
       const cached = cache.get(token);
       if (cached && cached.expiresAt > Date.now()) return cached.principal;
+      if (options.accessTokens && jwtPattern.test(token)) {
+        const verified = await options.accessTokens.verify(token);
+        if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+        cache.set(token, { principal: verified.principal, expiresAt: Math.min(Date.now() + ttl, verified.expiresAt), keyId: verified.grantId });
+        return verified.principal;
+      }
       const parsed = parseApiKey(token);
       if (!parsed) throw unauthorized('the bearer token is not a valid credential');
       const row = await findApiKey(db, parsed.id);

@@ -1,12 +1,89 @@
 import type { Resolvers } from '../../__generated__/graphql';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
+import { businessLoader, warehouseLoader } from './catalog.loaders';
+
+const timestamps = {
+  created_at: (row: { createdAt: Date }) => row.createdAt.getTime(),
+  updated_at: (row: { updatedAt: Date }) => row.updatedAt.getTime(),
+};
 
 export const catalogResolvers: Resolvers = {
   Query: {
     products: async (_parent, args, { principal, services }) =>
       toConnection(await services.catalog.listProducts(principal, connectionArguments(args))),
+    product: (_parent, { id }, { principal, services }) => services.catalog.getProduct(principal, id),
+    businesses: async (_parent, args, { principal, services }) =>
+      toConnection(await services.catalog.listBusinesses(principal, connectionArguments(args))),
+    business: (_parent, { id }, { principal, services }) => services.catalog.getBusiness(principal, id),
+    warehouses: async (_parent, args, { principal, services }) =>
+      toConnection(await services.catalog.listWarehouses(principal, args.business_id, connectionArguments(args))),
+    warehouse: (_parent, { id }, { principal, services }) => services.catalog.getWarehouse(principal, id),
+    positions: async (_parent, args, { principal, services }) =>
+      toConnection(await services.catalog.listPositions(principal, args.warehouse_id, connectionArguments(args))),
+    position: (_parent, { id }, { principal, services }) => services.catalog.getPosition(principal, id),
+    salesChannels: async (_parent, args, { principal, services }) =>
+      toConnection(await services.catalog.listSalesChannels(principal, connectionArguments(args))),
+    salesChannel: (_parent, { id }, { principal, services }) => services.catalog.getSalesChannel(principal, id),
+  },
+  Mutation: {
+    createProduct: async (_parent, { input }, { principal, services }) => ({
+      product: await services.catalog.createProduct(principal, input),
+    }),
+    updateProduct: async (_parent, { input }, { principal, services }) => ({
+      product: await services.catalog.updateProduct(principal, input),
+    }),
+    deleteProduct: async (_parent, { input }, { principal, services }) => ({
+      id: await services.catalog.deleteProduct(principal, input.id),
+    }),
+    createBusiness: async (_parent, { input }, { principal, services }) => ({
+      business: await services.catalog.createBusiness(principal, input),
+    }),
+    updateBusiness: async (_parent, { input }, { principal, services }) => ({
+      business: await services.catalog.updateBusiness(principal, input),
+    }),
+    deleteBusiness: async (_parent, { input }, { principal, services }) => ({
+      id: await services.catalog.deleteBusiness(principal, input.id),
+    }),
+    createWarehouse: async (_parent, { input }, { principal, services }) => ({
+      warehouse: await services.catalog.createWarehouse(principal, input),
+    }),
+    updateWarehouse: async (_parent, { input }, { principal, services }) => ({
+      warehouse: await services.catalog.updateWarehouse(principal, input),
+    }),
+    deleteWarehouse: async (_parent, { input }, { principal, services }) => ({
+      id: await services.catalog.deleteWarehouse(principal, input.id),
+    }),
+    createPosition: async (_parent, { input }, { principal, services }) => ({
+      position: await services.catalog.createPosition(principal, input),
+    }),
+    updatePosition: async (_parent, { input }, { principal, services }) => ({
+      position: await services.catalog.updatePosition(principal, input),
+    }),
+    deletePosition: async (_parent, { input }, { principal, services }) => ({
+      id: await services.catalog.deletePosition(principal, input.id),
+    }),
+    createSalesChannel: async (_parent, { input }, { principal, services }) => ({
+      sales_channel: await services.catalog.createSalesChannel(principal, input),
+    }),
+    updateSalesChannel: async (_parent, { input }, { principal, services }) => ({
+      sales_channel: await services.catalog.updateSalesChannel(principal, input),
+    }),
+    deleteSalesChannel: async (_parent, { input }, { principal, services }) => ({
+      id: await services.catalog.deleteSalesChannel(principal, input.id),
+    }),
   },
   Product: {
     gtin: (product) => product.gtin ?? [],
+    ...timestamps,
   },
+  Business: timestamps,
+  Warehouse: {
+    business: async (warehouse, _args, context) => (await businessLoader(context).load(warehouse.businessId))!,
+    ...timestamps,
+  },
+  Position: {
+    warehouse: async (position, _args, context) => (await warehouseLoader(context).load(position.warehouseId))!,
+    ...timestamps,
+  },
+  SalesChannel: timestamps,
 };

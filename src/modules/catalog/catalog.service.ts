@@ -1,33 +1,379 @@
 import type { CursorCodec } from '../../kernel/cursor';
-import type { Db } from '../../kernel/db';
+import { isUniqueViolation, type Db } from '../../kernel/db';
+import { badRequest, conflict, notFound } from '../../kernel/errors';
+import { isUuid, uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
+import type {
+  Business as BusinessRow,
+  Position as PositionRow,
+  Product as ProductRow,
+  SalesChannel as SalesChannelRow,
+  Warehouse as WarehouseRow,
+} from '../../__generated__/prisma/client';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as repository from './catalog.repository';
-import type { Product as ProductRow } from '../../__generated__/prisma/client';
 
 const connectionParameters = { after: 'after', before: 'before' };
 
-/** The tenant's catalog. */
+/** Whether a thrown error is PostgreSQL's foreign key violation (directly or through Prisma). */
+function isForeignKeyViolation(error: unknown): boolean {
+  const e = error as { code?: string; meta?: { driverAdapterError?: { cause?: { code?: string; kind?: string } } } };
+  if (e?.code === 'P2003' || e?.code === '23503') return true;
+  const cause = e?.meta?.driverAdapterError?.cause;
+  return cause?.code === '23503' || cause?.kind === 'ForeignKeyConstraintViolation';
+}
+
+const invalid = (field: string, message: string) => badRequest(`${field} ${message}`, [{ field, message }]);
+
+/** A display name: 1 to 255 characters, not only spaces. */
+function checkName(field: string, value: string): string {
+  if (value.trim() === '' || value.length > 255) throw invalid(field, 'must be 1 to 255 characters, not only spaces');
+  return value;
+}
+
+/** A code (SKU, position code): `max` characters at most, no surrounding spaces, no control characters. */
+function checkCode(field: string, value: string, max: number): string {
+  // eslint-disable-next-line no-control-regex
+  if (value === '' || value.length > max || value.trim() !== value || /[\x00-\x1f\x7f]/.test(value)) {
+    throw invalid(field, `must be 1 to ${max} characters without surrounding spaces or control characters`);
+  }
+  return value;
+}
+
+function checkGtins(field: string, values: string[]): string[] {
+  if (values.length > 20) throw invalid(field, 'may hold at most 20 barcodes');
+  values.forEach((value, index) => checkCode(`${field}[${index}]`, value, 64));
+  return values;
+}
+
+/** An id argument that cannot name an entity of the tenant is simply not found. */
+function checkId(kind: string, id: string) {
+  if (!isUuid(id)) throw notFound(`no ${kind} with id "${id}"`);
+  return id;
+}
+
+type Page = PageArguments;
+
+/** The tenant's catalog: products, businesses, warehouses, positions and sales channels. */
 export class CatalogService {
   constructor(
     private readonly db: Db,
     private readonly cursors: CursorCodec,
   ) {}
 
-  /** A page of the tenant's products in creation order. */
-  async listProducts(principal: Principal, page: PageArguments) {
-    requireScope(principal, 'catalog:read');
-    const { tenantId } = principal;
-    return paginate<ProductRow, string>(
+  private page<Row extends { id: string }>(
+    scope: string,
+    model: Parameters<typeof repository.listById>[1],
+    where: Record<string, unknown>,
+    page: Page,
+  ) {
+    return paginate<Row, string>(
       this.cursors,
-      `products:${tenantId}`,
+      scope,
       page,
       {
-        fetch: (query) => repository.listProducts(this.db, tenantId, query),
-        exists: (direction, id) => repository.productExistsBeside(this.db, tenantId, direction, id),
+        fetch: (query) => repository.listById<Row>(this.db, model, where, query),
+        exists: (direction, id) => repository.existsBesideId(this.db, model, where, direction, id),
         keyOf: (row) => row.id,
       },
       connectionParameters,
     );
+  }
+
+  // Products
+
+  /** A page of the tenant's products in creation order. */
+  async listProducts(principal: Principal, page: Page) {
+    requireScope(principal, 'catalog:read');
+    const { tenantId } = principal;
+    return this.page<ProductRow>(`products:${tenantId}`, 'product', { tenantId }, page);
+  }
+
+  /** One product of the tenant. */
+  async getProduct(principal: Principal, id: string): Promise<ProductRow> {
+    requireScope(principal, 'catalog:read');
+    const row = await repository.findProduct(this.db, principal.tenantId, checkId('product', id));
+    if (!row) throw notFound(`no product with id "${id}"`);
+    return row;
+  }
+
+  /** Creates a product; its SKU must be new to the tenant. */
+  async createProduct(principal: Principal, input: { sku: string; name: string; gtin?: string[] | null }): Promise<ProductRow> {
+    requireScope(principal, 'catalog:write');
+    const data = {
+      id: uuidv7(),
+      tenantId: principal.tenantId,
+      sku: checkCode('input.sku', input.sku, 100),
+      name: checkName('input.name', input.name),
+      gtin: checkGtins('input.gtin', input.gtin ?? []),
+    };
+    try {
+      return await repository.insertProduct(this.db, data);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(`a product with sku "${input.sku}" already exists`);
+      throw error;
+    }
+  }
+
+  /** Changes the given fields of a product. */
+  async updateProduct(
+    principal: Principal,
+    input: { id: string; sku?: string | null; name?: string | null; gtin?: string[] | null },
+  ): Promise<ProductRow> {
+    requireScope(principal, 'catalog:write');
+    const data: Record<string, unknown> = {};
+    if (input.sku != null) data.sku = checkCode('input.sku', input.sku, 100);
+    if (input.name != null) data.name = checkName('input.name', input.name);
+    if (input.gtin != null) data.gtin = checkGtins('input.gtin', input.gtin);
+    try {
+      const row = await repository.updateRow<ProductRow>(this.db, 'product', principal.tenantId, checkId('product', input.id), data);
+      if (!row) throw notFound(`no product with id "${input.id}"`);
+      return row;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(`a product with sku "${input.sku}" already exists`);
+      throw error;
+    }
+  }
+
+  /** Deletes a product that no stock refers to. */
+  async deleteProduct(principal: Principal, id: string): Promise<string> {
+    requireScope(principal, 'catalog:write');
+    await this.deleteStockHolder(principal.tenantId, 'product', 'product_id', checkId('product', id));
+    return id;
+  }
+
+  // Businesses
+
+  /** A page of the tenant's businesses in creation order. */
+  async listBusinesses(principal: Principal, page: Page) {
+    requireScope(principal, 'catalog:read');
+    const { tenantId } = principal;
+    return this.page<BusinessRow>(`businesses:${tenantId}`, 'business', { tenantId }, page);
+  }
+
+  /** One business of the tenant. */
+  async getBusiness(principal: Principal, id: string): Promise<BusinessRow> {
+    requireScope(principal, 'catalog:read');
+    const row = await repository.findBusiness(this.db, principal.tenantId, checkId('business', id));
+    if (!row) throw notFound(`no business with id "${id}"`);
+    return row;
+  }
+
+  /** Creates a business. */
+  async createBusiness(principal: Principal, input: { name: string }): Promise<BusinessRow> {
+    requireScope(principal, 'catalog:write');
+    return repository.insertBusiness(this.db, { id: uuidv7(), tenantId: principal.tenantId, name: checkName('input.name', input.name) });
+  }
+
+  /** Changes the given fields of a business. */
+  async updateBusiness(principal: Principal, input: { id: string; name?: string | null }): Promise<BusinessRow> {
+    requireScope(principal, 'catalog:write');
+    const data = input.name != null ? { name: checkName('input.name', input.name) } : {};
+    const row = await repository.updateRow<BusinessRow>(this.db, 'business', principal.tenantId, checkId('business', input.id), data);
+    if (!row) throw notFound(`no business with id "${input.id}"`);
+    return row;
+  }
+
+  /** Deletes a business that owns no warehouse. */
+  async deleteBusiness(principal: Principal, id: string): Promise<string> {
+    requireScope(principal, 'catalog:write');
+    const refused = () => conflict(`business "${id}" still owns warehouses; delete them first`);
+    checkId('business', id);
+    if (!(await repository.findBusiness(this.db, principal.tenantId, id))) throw notFound(`no business with id "${id}"`);
+    if (await repository.businessHasWarehouses(this.db, id)) throw refused();
+    try {
+      if (!(await repository.deleteRow(this.db, 'business', principal.tenantId, id))) throw notFound(`no business with id "${id}"`);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw refused();
+      throw error;
+    }
+    return id;
+  }
+
+  // Warehouses
+
+  /** A page of the tenant's warehouses (of one business, if given) in creation order. */
+  async listWarehouses(principal: Principal, businessId: string | null | undefined, page: Page) {
+    requireScope(principal, 'catalog:read');
+    const { tenantId } = principal;
+    if (businessId != null && !isUuid(businessId)) throw invalid('business_id', 'is not a valid id');
+    const where = businessId != null ? { tenantId, businessId } : { tenantId };
+    return this.page<WarehouseRow>(`warehouses:${tenantId}:${businessId ?? ''}`, 'warehouse', where, page);
+  }
+
+  /** One warehouse of the tenant. */
+  async getWarehouse(principal: Principal, id: string): Promise<WarehouseRow> {
+    requireScope(principal, 'catalog:read');
+    const row = await repository.findWarehouse(this.db, principal.tenantId, checkId('warehouse', id));
+    if (!row) throw notFound(`no warehouse with id "${id}"`);
+    return row;
+  }
+
+  /** Creates a warehouse of one of the tenant's businesses. */
+  async createWarehouse(principal: Principal, input: { business_id: string; name: string }): Promise<WarehouseRow> {
+    requireScope(principal, 'catalog:write');
+    const name = checkName('input.name', input.name);
+    const business = await repository.findBusiness(this.db, principal.tenantId, checkId('business', input.business_id));
+    if (!business) throw notFound(`no business with id "${input.business_id}"`);
+    try {
+      return await repository.insertWarehouse(this.db, { id: uuidv7(), tenantId: principal.tenantId, businessId: business.id, name });
+    } catch (error) {
+      // The business was deleted in between.
+      if (isForeignKeyViolation(error)) throw notFound(`no business with id "${input.business_id}"`);
+      throw error;
+    }
+  }
+
+  /** Changes the given fields of a warehouse. */
+  async updateWarehouse(principal: Principal, input: { id: string; name?: string | null }): Promise<WarehouseRow> {
+    requireScope(principal, 'catalog:write');
+    const data = input.name != null ? { name: checkName('input.name', input.name) } : {};
+    const row = await repository.updateRow<WarehouseRow>(this.db, 'warehouse', principal.tenantId, checkId('warehouse', input.id), data);
+    if (!row) throw notFound(`no warehouse with id "${input.id}"`);
+    return row;
+  }
+
+  /** Deletes a warehouse, with its positions, that no stock refers to. */
+  async deleteWarehouse(principal: Principal, id: string): Promise<string> {
+    requireScope(principal, 'catalog:write');
+    await this.deleteStockHolder(principal.tenantId, 'warehouse', 'warehouse_id', checkId('warehouse', id));
+    return id;
+  }
+
+  // Positions
+
+  /** A page of the positions of one of the tenant's warehouses, in creation order. */
+  async listPositions(principal: Principal, warehouseId: string, page: Page) {
+    requireScope(principal, 'catalog:read');
+    const { tenantId } = principal;
+    if (!(await repository.findWarehouse(this.db, tenantId, checkId('warehouse', warehouseId)))) {
+      throw notFound(`no warehouse with id "${warehouseId}"`);
+    }
+    return this.page<PositionRow>(`positions:${tenantId}:${warehouseId}`, 'position', { tenantId, warehouseId }, page);
+  }
+
+  /** One position of the tenant. */
+  async getPosition(principal: Principal, id: string): Promise<PositionRow> {
+    requireScope(principal, 'catalog:read');
+    const row = await repository.findPosition(this.db, principal.tenantId, checkId('position', id));
+    if (!row) throw notFound(`no position with id "${id}"`);
+    return row;
+  }
+
+  /** Creates a position in one of the tenant's warehouses; its code must be new to the warehouse. */
+  async createPosition(principal: Principal, input: { warehouse_id: string; code: string }): Promise<PositionRow> {
+    requireScope(principal, 'catalog:write');
+    const code = checkCode('input.code', input.code, 64);
+    const warehouse = await repository.findWarehouse(this.db, principal.tenantId, checkId('warehouse', input.warehouse_id));
+    if (!warehouse) throw notFound(`no warehouse with id "${input.warehouse_id}"`);
+    try {
+      return await repository.insertPosition(this.db, { id: uuidv7(), tenantId: principal.tenantId, warehouseId: warehouse.id, code });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(`warehouse "${warehouse.id}" already has a position "${code}"`);
+      if (isForeignKeyViolation(error)) throw notFound(`no warehouse with id "${input.warehouse_id}"`);
+      throw error;
+    }
+  }
+
+  /** Changes the given fields of a position. */
+  async updatePosition(principal: Principal, input: { id: string; code?: string | null }): Promise<PositionRow> {
+    requireScope(principal, 'catalog:write');
+    const data = input.code != null ? { code: checkCode('input.code', input.code, 64) } : {};
+    try {
+      const row = await repository.updateRow<PositionRow>(this.db, 'position', principal.tenantId, checkId('position', input.id), data);
+      if (!row) throw notFound(`no position with id "${input.id}"`);
+      return row;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(`the warehouse already has a position "${input.code}"`);
+      throw error;
+    }
+  }
+
+  /** Deletes a position that no stock refers to. */
+  async deletePosition(principal: Principal, id: string): Promise<string> {
+    requireScope(principal, 'catalog:write');
+    await this.deleteStockHolder(principal.tenantId, 'position', 'position_id', checkId('position', id));
+    return id;
+  }
+
+  // Sales channels
+
+  /** A page of the tenant's sales channels in creation order. */
+  async listSalesChannels(principal: Principal, page: Page) {
+    requireScope(principal, 'catalog:read');
+    const { tenantId } = principal;
+    return this.page<SalesChannelRow>(`sales-channels:${tenantId}`, 'salesChannel', { tenantId }, page);
+  }
+
+  /** One sales channel of the tenant. */
+  async getSalesChannel(principal: Principal, id: string): Promise<SalesChannelRow> {
+    requireScope(principal, 'catalog:read');
+    const row = await repository.findSalesChannel(this.db, principal.tenantId, checkId('sales channel', id));
+    if (!row) throw notFound(`no sales channel with id "${id}"`);
+    return row;
+  }
+
+  /** Creates a sales channel. */
+  async createSalesChannel(principal: Principal, input: { name: string }): Promise<SalesChannelRow> {
+    requireScope(principal, 'catalog:write');
+    return repository.insertSalesChannel(this.db, { id: uuidv7(), tenantId: principal.tenantId, name: checkName('input.name', input.name) });
+  }
+
+  /** Changes the given fields of a sales channel. */
+  async updateSalesChannel(principal: Principal, input: { id: string; name?: string | null }): Promise<SalesChannelRow> {
+    requireScope(principal, 'catalog:write');
+    const data = input.name != null ? { name: checkName('input.name', input.name) } : {};
+    const row = await repository.updateRow<SalesChannelRow>(
+      this.db,
+      'salesChannel',
+      principal.tenantId,
+      checkId('sales channel', input.id),
+      data,
+    );
+    if (!row) throw notFound(`no sales channel with id "${input.id}"`);
+    return row;
+  }
+
+  /** Deletes a sales channel. */
+  async deleteSalesChannel(principal: Principal, id: string): Promise<string> {
+    requireScope(principal, 'catalog:write');
+    if (!(await repository.deleteRow(this.db, 'salesChannel', principal.tenantId, checkId('sales channel', id)))) {
+      throw notFound(`no sales channel with id "${id}"`);
+    }
+    return id;
+  }
+
+  // Batched reads for nested fields (the parent's scope was checked where the parent was read).
+
+  productsByIds = (tenantId: string, ids: readonly string[]) => repository.productsByIds(this.db, tenantId, ids);
+  businessesByIds = (tenantId: string, ids: readonly string[]) => repository.businessesByIds(this.db, tenantId, ids);
+  warehousesByIds = (tenantId: string, ids: readonly string[]) => repository.warehousesByIds(this.db, tenantId, ids);
+  positionsByIds = (tenantId: string, ids: readonly string[]) => repository.positionsByIds(this.db, tenantId, ids);
+
+  /**
+   * Deletes a product, warehouse or position unless stock lines, ledger entries or announced stock
+   * refer to it. The check gives the clear message; the foreign keys close the race with a
+   * concurrent stock write.
+   */
+  private async deleteStockHolder(
+    tenantId: string,
+    model: 'product' | 'warehouse' | 'position',
+    column: 'product_id' | 'warehouse_id' | 'position_id',
+    id: string,
+  ) {
+    const missing = () => notFound(`no ${model} with id "${id}"`);
+    const refused = (what: string) => conflict(`${model} "${id}" is referred to by ${what}; it cannot be deleted`);
+    const finders = { product: repository.findProduct, warehouse: repository.findWarehouse, position: repository.findPosition };
+    if (!(await finders[model](this.db, tenantId, id))) throw missing();
+    const references = await repository.stockReferences(this.db, column, id);
+    if (references.lines) throw refused('inventory lines');
+    if (references.ledger) throw refused('stock mutations (the ledger keeps its history)');
+    if (references.incoming) throw refused('announced incoming stock');
+    try {
+      if (!(await repository.deleteRow(this.db, model, tenantId, id))) throw missing();
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw refused('stock');
+      throw error;
+    }
   }
 }

@@ -67,6 +67,8 @@ export class ProxyService {
   constructor(
     private readonly db: Db,
     private readonly cursors: CursorCodec,
+    /** Called with the key of a proxy that was created, replaced or deleted, for caches of proxies to drop it. */
+    private readonly onChange: (key: string) => void = () => {},
   ) {}
 
   /** Lists the tenant's proxies ordered by key. */
@@ -93,7 +95,9 @@ export class ProxyService {
   async create(principal: Principal, input: ProxyInput & { key: string }): Promise<ProxyRecord> {
     requireScope(principal, 'proxies:write');
     try {
-      return toRecord(await repository.insertProxy(this.db, principal.tenantId, toStored(input.key, input)));
+      const created = toRecord(await repository.insertProxy(this.db, principal.tenantId, toStored(input.key, input)));
+      this.onChange(input.key);
+      return created;
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`a proxy with key "${input.key}" already exists`);
       throw error;
@@ -109,11 +113,13 @@ export class ProxyService {
     if (!(await repository.replaceProxy(this.db, principal.tenantId, toStored(key, input)))) {
       throw notFound(`no proxy with key "${key}"`);
     }
+    this.onChange(key);
   }
 
   /** Deletes a proxy. */
   async remove(principal: Principal, key: string): Promise<void> {
     requireScope(principal, 'proxies:write');
     if (!(await repository.deleteProxy(this.db, principal.tenantId, key))) throw notFound(`no proxy with key "${key}"`);
+    this.onChange(key);
   }
 }

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { Db } from './db';
+import { AppError, badRequest } from './errors';
+
+/** A transaction client (what `db.$transaction(async (tx) => ...)` hands over). */
+export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+/** How long a key is remembered; a key older than this is treated as new. */
+export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** JSON with object keys sorted, so that two equal bodies hash alike whatever their key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The fingerprint a repeated request must match: what it does (e.g. `POST /api/inventory/items`) and its body. */
+export function requestFingerprint(operation: string, body: unknown): string {
+  return createHash('sha256').update(`${operation}\n${canonicalJson(body)}`).digest('hex');
+}
+
+/** Reads an `Idempotency-Key` header value: undefined when absent, 400 when malformed. */
+export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+    throw badRequest('the Idempotency-Key header must be 1 to 255 visible ASCII characters', [
+      { field: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
+    ]);
+  }
+  return header;
+}
+
+export interface Idempotency {
+  key: string;
+  fingerprint: string;
+}
+
+/**
+ * Runs `work` once per (tenant, key) within the caller's transaction and returns its result, or
+ * the stored result of the first request with that key. The key is claimed first: a concurrent
+ * request with the same key waits on the claim's row lock until the first commits (then replays
+ * its result) or rolls back (then runs itself). Only successful results are stored, so a rejected
+ * request leaves nothing behind and can be corrected and resent with the same key. A key reused
+ * with another request is a 422.
+ */
+export async function runIdempotent<T>(tx: Tx, tenantId: string, idempotency: Idempotency | undefined, work: () => Promise<T>): Promise<T> {
+  if (idempotency === undefined) return work();
+  const { key, fingerprint } = idempotency;
+  const claimed = await tx.$queryRaw<{ claimed: boolean }[]>`
+    INSERT INTO idempotency_keys (tenant_id, key, request_hash)
+    VALUES (${tenantId}::uuid, ${key}, ${fingerprint})
+    ON CONFLICT (tenant_id, key) DO UPDATE
+       SET request_hash = EXCLUDED.request_hash, response = NULL, created_at = now()
+     WHERE idempotency_keys.created_at < now() - make_interval(hours => ${IDEMPOTENCY_KEY_TTL_HOURS})
+    RETURNING true AS claimed`;
+  if (claimed.length === 0) {
+    const [stored] = await tx.$queryRaw<{ request_hash: string; response: T | null }[]>`
+      SELECT request_hash, response FROM idempotency_keys WHERE tenant_id = ${tenantId}::uuid AND key = ${key}`;
+    if (!stored || stored.response === null) throw new Error('an idempotency key was committed without its response');
+    if (stored.request_hash !== fingerprint) {
+      throw new AppError('UNPROCESSABLE_ENTITY', `the Idempotency-Key "${key}" was already used with a different request`, {
+        details: [{ field: 'header.Idempotency-Key', message: 'was already used with a different request' }],
+      });
+    }
+    return stored.response;
+  }
+  const result = await work();
+  await tx.$executeRaw`
+    UPDATE idempotency_keys SET response = ${JSON.stringify(result)}::jsonb WHERE tenant_id = ${tenantId}::uuid AND key = ${key}`;
+  // Forget a few expired keys of any tenant on the way, so the table does not grow without bound.
+  await tx.$executeRaw`
+    DELETE FROM idempotency_keys WHERE ctid IN (
+      SELECT ctid FROM idempotency_keys
+       WHERE created_at < now() - make_interval(hours => ${IDEMPOTENCY_KEY_TTL_HOURS}) LIMIT 100)`;
+  return result;
+}

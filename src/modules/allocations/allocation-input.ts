@@ -1,0 +1,112 @@
+import { badRequest, conflict, type FieldProblem } from '../../kernel/errors';
+import type { Db } from '../../kernel/db';
+import type { Tx } from '../../kernel/idempotency';
+import { isUuid } from '../../kernel/ids';
+import * as catalog from '../catalog/catalog.repository';
+
+/** Most items one order or reservation may hold. */
+export const MAX_ITEMS = 100;
+/** Most units one item may ask for. */
+export const MAX_ITEM_QUANTITY = 1_000_000;
+
+/** One 400 (VALIDATION_ERROR) naming every problem, the first one in `extensions.field`. */
+export function rejected(problems: FieldProblem[]) {
+  const shown = problems.slice(0, 5).map((p) => `${p.field} ${p.message}`);
+  if (problems.length > 5) shown.push(`and ${problems.length - 5} more`);
+  return badRequest(shown.join(', '), problems);
+}
+
+export const invalid = (field: string, message: string) => rejected([{ field, message }]);
+
+/** An optional client-chosen id: a UUID not yet used (CONFLICT otherwise is the caller's check). */
+export function checkNewId(field: string, id: string | null | undefined): string | undefined {
+  if (id == null) return undefined;
+  if (!isUuid(id)) throw invalid(field, 'is not a valid id');
+  return id.toLowerCase();
+}
+
+export interface ItemInput {
+  sku: string;
+  quantity: number;
+}
+
+export interface ResolvedItem {
+  productId: string;
+  sku: string;
+  quantity: number;
+  field: string;
+}
+
+export interface AllocationTarget {
+  businessId: string;
+  warehouseId: string;
+  channelId: string;
+  items: ResolvedItem[];
+}
+
+/**
+ * Checks the business, warehouse, sales channel and items an order or reservation names against
+ * the tenant's catalog: every problem is reported at once, as a VALIDATION_ERROR per field.
+ */
+export async function resolveAllocationTarget(
+  tx: Tx | Db,
+  tenantId: string,
+  input: { business_id: string; warehouse_id: string; channel_id: string; items: ItemInput[] },
+): Promise<AllocationTarget> {
+  const problems: FieldProblem[] = [];
+  const at = (field: string, message: string) => problems.push({ field: `input.${field}`, message });
+  const id = (field: 'business_id' | 'warehouse_id' | 'channel_id') => {
+    const value = input[field];
+    if (!isUuid(value)) at(field, 'is not a valid id');
+    return value.toLowerCase();
+  };
+  const [businessId, warehouseId, channelId] = [id('business_id'), id('warehouse_id'), id('channel_id')];
+  if (input.items.length === 0) at('items', 'must hold at least one item');
+  if (input.items.length > MAX_ITEMS) at('items', `may hold at most ${MAX_ITEMS} items`);
+  input.items.forEach((item, index) => {
+    if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > MAX_ITEM_QUANTITY) {
+      at(`items[${index}].quantity`, `must be a whole number from 1 to ${MAX_ITEM_QUANTITY}`);
+    }
+  });
+  if (problems.length > 0) throw rejected(problems);
+
+  const [business, warehouse, channel, products] = await Promise.all([
+    catalog.findBusiness(tx, tenantId, businessId),
+    catalog.findWarehouse(tx, tenantId, warehouseId),
+    catalog.findSalesChannel(tx, tenantId, channelId),
+    catalog.productsBySkus(tx, tenantId, [...new Set(input.items.map((item) => item.sku))]),
+  ]);
+  if (!business) at('business_id', `"${input.business_id}" is not a business of the tenant`);
+  if (!warehouse) at('warehouse_id', `"${input.warehouse_id}" is not a warehouse of the tenant`);
+  else if (business && warehouse.businessId !== businessId) at('warehouse_id', `belongs to business "${warehouse.businessId}", not "${businessId}"`);
+  if (!channel) at('channel_id', `"${input.channel_id}" is not a sales channel of the tenant`);
+  const productBySku = new Map(products.map((product) => [product.sku, product]));
+  const items = input.items.map((item, index) => {
+    const product = productBySku.get(item.sku);
+    if (!product) at(`items[${index}].sku`, `"${item.sku}" is not a product of the tenant`);
+    return { productId: product?.id ?? '', sku: item.sku, quantity: item.quantity, field: `input.items[${index}].quantity` };
+  });
+  if (problems.length > 0) throw rejected(problems);
+  return { businessId, warehouseId, channelId, items };
+}
+
+/** The CONFLICT of a client-chosen id that is taken. */
+export const idTaken = (kind: string, id: string) => conflict(`a ${kind} with id "${id}" already exists`);
+
+const RETRYABLE_CODES = new Set(['40001', '40P01', '57P01', '57P02', '57P03', 'P2028', 'P1017', 'P1001']);
+const RETRYABLE_MESSAGE = /connection terminated|terminating connection|server closed the connection|connection (was )?closed|transaction already closed|transaction not found/i;
+
+/** Whether an error means the transaction was cut off (connection killed, deadlock, serialization) and nothing was committed. */
+export function isInterruption(error: unknown): boolean {
+  for (let current = error as { code?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } } | undefined, depth = 0;
+    current && depth < 6; depth += 1) {
+    if (typeof current.code === 'string' && (RETRYABLE_CODES.has(current.code) || current.code.startsWith('08'))) return true;
+    if (typeof current.message === 'string' && RETRYABLE_MESSAGE.test(current.message)) return true;
+    current = (current.meta?.driverAdapterError ?? current.cause) as typeof current;
+  }
+  return false;
+}
+
+/** What a client sees when its transaction was cut off: nothing was applied, and sending it again is safe. */
+export const interrupted = () =>
+  conflict('the write was interrupted before it committed and changed nothing; send it again (with the same idempotency_key)');

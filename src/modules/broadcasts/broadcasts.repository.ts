@@ -1,0 +1,117 @@
+import type { Db } from '../../kernel/db';
+import type { Tx } from '../../kernel/idempotency';
+
+type Client = Db | Tx;
+
+/**
+ * Queues one delivery per new stock mutation and channel with a webhook, in the transaction that
+ * wrote the mutations, and marks those mutations PENDING until every channel accepted.
+ */
+export async function enqueueBroadcasts(tx: Tx, tenantId: string, mutationIds: string[]) {
+  if (mutationIds.length === 0) return;
+  await tx.$executeRaw`
+    WITH queued AS (
+      INSERT INTO stock_broadcasts (id, tenant_id, mutation_id, channel_id)
+      SELECT gen_random_uuid(), ${tenantId}::uuid, m.id, w.channel_id
+        FROM unnest(${mutationIds}::uuid[]) AS m(id)
+        CROSS JOIN channel_webhooks w JOIN sales_channels c ON c.id = w.channel_id
+       WHERE w.tenant_id = ${tenantId}::uuid
+      RETURNING mutation_id)
+    UPDATE stock_mutations SET status = 'PENDING' WHERE id IN (SELECT mutation_id FROM queued)`;
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  tenantId: string;
+  mutationId: string;
+  channelId: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  sku: string;
+  productId: string;
+  warehouseId: string;
+  positionId: string | null;
+  source: string;
+  delta: string;
+  newQuantity: string;
+  createdAt: Date;
+}
+
+/**
+ * Claims due deliveries for `claimMs` (rows other workers hold are skipped, so several processes
+ * can deliver at once without sending one delivery twice at the same time).
+ */
+export async function claimDue(db: Db, limit: number, claimMs: number) {
+  return db.$queryRaw<ClaimedDelivery[]>`
+    WITH due AS (
+      SELECT id FROM stock_broadcasts
+       WHERE status = 'PENDING' AND next_attempt_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
+       ORDER BY next_attempt_at LIMIT ${limit}
+         FOR UPDATE SKIP LOCKED),
+    claimed AS (
+      UPDATE stock_broadcasts b SET claimed_until = now() + make_interval(secs => ${claimMs / 1000}), attempts = attempts + 1
+        FROM due WHERE b.id = due.id
+      RETURNING b.id, b.tenant_id, b.mutation_id, b.channel_id, b.attempts)
+    SELECT c.id, c.tenant_id AS "tenantId", c.mutation_id AS "mutationId", c.channel_id AS "channelId", c.attempts,
+           w.url, w.secret, p.sku, m.product_id AS "productId", m.warehouse_id AS "warehouseId", m.position_id AS "positionId",
+           m.source::text AS source, m.delta::text AS delta, m.new_quantity::text AS "newQuantity", m.created_at AS "createdAt"
+      FROM claimed c
+      JOIN stock_mutations m ON m.id = c.mutation_id
+      JOIN products p ON p.id = m.product_id
+      JOIN channel_webhooks w ON w.channel_id = c.channel_id`;
+}
+
+/** Records the outcome of one attempt and brings the mutation's status and messages up to date. */
+export async function recordAttempt(db: Db, delivery: { id: string; mutationId: string }, outcome: { status: 'PENDING' | 'PROCESSED' | 'FAILING'; message: string; retryInMs: number }) {
+  await db.$transaction(async (tx) => {
+    await tx.$executeRaw`
+      UPDATE stock_broadcasts SET status = ${outcome.status}::broadcast_status, last_message = ${outcome.message}, claimed_until = NULL,
+             next_attempt_at = now() + make_interval(secs => ${outcome.retryInMs / 1000}), updated_at = now()
+       WHERE id = ${delivery.id}::uuid`;
+    await refreshMutation(tx, delivery.mutationId);
+  });
+}
+
+/** A mutation's `messages` (one per channel) and status from its deliveries: PENDING while any is, then FAILING if any failed. */
+export async function refreshMutation(tx: Client, mutationId: string) {
+  await tx.$executeRaw`
+    UPDATE stock_mutations m
+       SET messages = d.messages, status = d.status::stock_mutation_status
+      FROM (SELECT coalesce(json_agg(json_build_object('channel_id', channel_id, 'status', status, 'message', last_message,
+                                              'delivery_id', id, 'attempts', attempts,
+                                              'created_at', (extract(epoch FROM updated_at) * 1000)::bigint) ORDER BY channel_id), '[]')::jsonb AS messages,
+                   CASE WHEN bool_or(status = 'PENDING') THEN 'PENDING' WHEN bool_or(status = 'FAILING') THEN 'FAILING' ELSE 'PROCESSED' END AS status
+              FROM stock_broadcasts WHERE mutation_id = ${mutationId}::uuid) d
+     WHERE m.id = ${mutationId}::uuid`;
+}
+
+/** Sends the FAILING deliveries of a mutation again from the first attempt. Returns how many. */
+export async function retryFailing(tx: Tx, tenantId: string, mutationId: string) {
+  const count = await tx.$executeRaw`
+    UPDATE stock_broadcasts SET status = 'PENDING', attempts = 0, next_attempt_at = now(), claimed_until = NULL, updated_at = now()
+     WHERE tenant_id = ${tenantId}::uuid AND mutation_id = ${mutationId}::uuid AND status = 'FAILING'`;
+  if (count > 0) await refreshMutation(tx, mutationId);
+  return count;
+}
+
+export async function setWebhook(db: Client, tenantId: string, channelId: string, url: string, secret: string) {
+  await db.$executeRaw`
+    INSERT INTO channel_webhooks (channel_id, tenant_id, url, secret) VALUES (${channelId}::uuid, ${tenantId}::uuid, ${url}, ${secret})
+    ON CONFLICT (channel_id) DO UPDATE SET url = EXCLUDED.url, secret = EXCLUDED.secret, updated_at = now()`;
+}
+
+/** Removes a webhook and the deliveries to it that never landed (they cannot be delivered any more). */
+export async function removeWebhook(tx: Tx, tenantId: string, channelId: string) {
+  const removed = (await tx.$executeRaw`DELETE FROM channel_webhooks WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid`) > 0;
+  const dropped = await tx.$queryRaw<{ mutationId: string }[]>`
+    DELETE FROM stock_broadcasts WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid AND status <> 'PROCESSED'
+    RETURNING mutation_id AS "mutationId"`;
+  for (const mutationId of new Set(dropped.map((row) => row.mutationId))) await refreshMutation(tx, mutationId);
+  return removed;
+}
+
+export async function mutationStatus(db: Client, tenantId: string, id: string) {
+  const [row] = await db.$queryRaw<{ status: string }[]>`SELECT status::text FROM stock_mutations WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid`;
+  return row?.status;
+}

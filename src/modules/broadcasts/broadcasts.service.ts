@@ -1,0 +1,118 @@
+import { createHmac } from 'node:crypto';
+import type { BroadcastConfig } from '../../kernel/config';
+import type { Db } from '../../kernel/db';
+import { AppError, notFound } from '../../kernel/errors';
+import { isUuid } from '../../kernel/ids';
+import { requireScope, type Principal } from '../auth/scopes';
+import * as catalog from '../catalog/catalog.repository';
+import { invalid } from '../allocations/allocation-input';
+import * as repository from './broadcasts.repository';
+import { OriginAddressError } from '../edge/origin-address';
+import { postWebhook, WebhookTimeoutError } from './webhook-post';
+import type { ClaimedDelivery } from './broadcasts.repository';
+
+/** Deliveries one worker pass claims. */
+const BATCH = 50;
+
+/** The body posted to a channel: the new quantity of a SKU at a warehouse. */
+export function broadcastBody(delivery: ClaimedDelivery) {
+  return JSON.stringify({
+    delivery_id: delivery.id,
+    stock_mutation_id: delivery.mutationId,
+    channel_id: delivery.channelId,
+    sku: delivery.sku,
+    product_id: delivery.productId,
+    warehouse_id: delivery.warehouseId,
+    position_id: delivery.positionId,
+    source: delivery.source,
+    delta: Number(delivery.delta),
+    new_quantity: Number(delivery.newQuantity),
+    created_at: delivery.createdAt.getTime(),
+  });
+}
+
+/** `sha256=<hex>`: HMAC-SHA256 of the raw body with the channel's secret. */
+export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/** Channel broadcasts: webhooks of sales channels and the delivery of new stock quantities to them. */
+export class BroadcastService {
+  constructor(
+    private readonly db: Db,
+    private readonly config: BroadcastConfig,
+  ) {}
+
+  /** Sets (or replaces) the webhook a sales channel receives new stock quantities on. */
+  async setSalesChannelWebhook(principal: Principal, input: { channel_id: string; url: string; secret: string }) {
+    requireScope(principal, 'catalog:write');
+    const channel = isUuid(input.channel_id) ? await catalog.findSalesChannel(this.db, principal.tenantId, input.channel_id.toLowerCase()) : null;
+    if (!channel) throw notFound(`no sales channel with id "${input.channel_id}"`);
+    let url: URL | undefined;
+    try {
+      url = new URL(input.url);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol) || input.url.length > 2048) throw invalid('input.url', 'must be an http or https URL of at most 2048 characters');
+    if (input.secret.length < 16 || input.secret.length > 255) throw invalid('input.secret', 'must be 16 to 255 characters');
+    await repository.setWebhook(this.db, principal.tenantId, channel.id, url.toString(), input.secret);
+    return { channelId: channel.id, url: url.toString() };
+  }
+
+  /** Stops broadcasting to a sales channel; its deliveries that have not landed are dropped from their mutations. */
+  async removeSalesChannelWebhook(principal: Principal, channelId: string) {
+    requireScope(principal, 'catalog:write');
+    if (!isUuid(channelId) || !(await this.db.$transaction((tx) => repository.removeWebhook(tx, principal.tenantId, channelId.toLowerCase())))) {
+      throw notFound(`sales channel "${channelId}" has no webhook`);
+    }
+    return channelId.toLowerCase();
+  }
+
+  /** Sends the FAILING deliveries of a stock mutation again; it is PENDING until they land or fail again. */
+  async retryStockMutation(principal: Principal, id: string) {
+    requireScope(principal, 'inventory:write');
+    const { tenantId } = principal;
+    const status = isUuid(id) ? await repository.mutationStatus(this.db, tenantId, id.toLowerCase()) : undefined;
+    if (status === undefined) throw notFound(`no stock mutation with id "${id}"`);
+    const retried = await this.db.$transaction((tx) => repository.retryFailing(tx, tenantId, id.toLowerCase()));
+    if (retried === 0) throw new AppError('CONFLICT', `stock mutation "${id}" is ${status}; only a FAILING one can be retried`);
+    return id.toLowerCase();
+  }
+
+  /**
+   * Delivers what is due, one pass: claims deliveries (skipping those other processes hold),
+   * posts each, and records the outcome. A 2xx answer is PROCESSED; anything else is retried
+   * after `backoffMs`, doubled per attempt, until `maxAttempts`, then FAILING. Returns how many
+   * deliveries it attempted.
+   */
+  async deliverDue(): Promise<number> {
+    const { timeoutMs, maxAttempts, backoffMs } = this.config;
+    const claimed = await repository.claimDue(this.db, BATCH, timeoutMs + 30_000);
+    await Promise.all(
+      claimed.map(async (delivery) => {
+        const body = broadcastBody(delivery);
+        let accepted = false;
+        let message: string;
+        try {
+          const headers = {
+            'content-type': 'application/json',
+            'x-delivery-id': delivery.id,
+            'x-delivery-attempt': String(delivery.attempts),
+            'x-signature-256': signature(delivery.secret, body),
+          };
+          const response = await postWebhook(delivery.url, headers, body, { timeoutMs, allowPrivate: this.config.allowPrivateWebhooks });
+          accepted = response.status >= 200 && response.status < 300;
+          message = `HTTP ${response.status}${accepted ? '' : `: ${response.text.slice(0, 200)}`}`;
+        } catch (error) {
+          const e = error as { code?: string; message?: string };
+          message =
+            error instanceof WebhookTimeoutError ? (e.message ?? 'timed out')
+            : error instanceof OriginAddressError ? `refused: ${e.message}`
+            : `not reachable: ${e.code ?? e.message}`;
+        }
+        const status = accepted ? 'PROCESSED' : delivery.attempts >= maxAttempts ? 'FAILING' : 'PENDING';
+        await repository.recordAttempt(this.db, delivery, { status, message, retryInMs: backoffMs * 2 ** (delivery.attempts - 1) });
+      }),
+    );
+    return claimed.length;
+  }
+}

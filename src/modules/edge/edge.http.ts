@@ -1,0 +1,65 @@
+/**
+ * Mounts the data plane on the HTTP server: `GET`/`HEAD /edge/{key}/{path}` and, with
+ * EDGE_DOMAIN, any path on host `{key}.{EDGE_DOMAIN}`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../../kernel/errors';
+import type { Services } from '../../services';
+import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
+
+export const EDGE_PATH_PREFIX = '/edge/';
+
+/**
+ * Fastify's `rewriteUrl`: a request for host `{key}.{domain}` becomes `/edge/{key}{url}`, so that
+ * every path on a proxy's own host name reaches the proxy (the API's paths included). Other hosts
+ * are left alone.
+ */
+export function rewriteEdgeHost(domain: string | undefined): (request: IncomingMessage) => string {
+  const suffix = domain === undefined ? undefined : `.${domain}`;
+  return (request) => {
+    const url = request.url ?? '/';
+    if (suffix === undefined) return url;
+    const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
+    if (!host.endsWith(suffix)) return url;
+    const key = host.slice(0, -suffix.length);
+    return PROXY_KEY_PATTERN.test(key) ? `${EDGE_PATH_PREFIX}${key}${url.startsWith('/') ? url : `/${url}`}` : url;
+  };
+}
+
+/** The proxy-relative path and the raw query of a data-plane URL (`/edge/{key}/{path}?{query}`). */
+export function splitEdgeUrl(url: string): { path: string; query: string } {
+  const queryStart = url.indexOf('?');
+  const pathPart = queryStart === -1 ? url : url.slice(0, queryStart);
+  const slash = pathPart.indexOf('/', EDGE_PATH_PREFIX.length);
+  return { path: slash === -1 ? '/' : pathPart.slice(slash), query: queryStart === -1 ? '' : url.slice(queryStart + 1) };
+}
+
+export function mountEdgeDataPlane(app: FastifyInstance, services: Services) {
+  const serve = async (request: FastifyRequest<{ Params: { key: string } }>, reply: FastifyReply) => {
+    // Every data-plane answer says how the cache took part, errors included.
+    reply.header('x-cache', 'MISS');
+    const { path, query } = splitEdgeUrl(request.url);
+    const result = await services.edge.serve({
+      key: request.params.key,
+      method: request.method === 'HEAD' ? 'HEAD' : 'GET',
+      path,
+      query,
+      headers: request.headers,
+      originalUrl: request.originalUrl,
+      clientAddress: request.socket.remoteAddress ?? '',
+      protocol: request.protocol === 'https' ? 'https' : 'http',
+      host: request.headers.host ?? '',
+      requestId: request.id,
+    });
+    reply.status(result.status).headers(result.headers);
+    return result.body === undefined ? reply.send() : reply.send(result.body);
+  };
+  const refuseMethod = async () => {
+    throw new AppError('METHOD_NOT_ALLOWED', 'the edge serves GET and HEAD', { headers: { Allow: 'GET, HEAD' } });
+  };
+  for (const url of ['/edge/:key', '/edge/:key/*']) {
+    app.route({ method: ['GET', 'HEAD'], url, handler: serve });
+    app.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url, handler: refuseMethod });
+  }
+}

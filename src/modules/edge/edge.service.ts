@@ -1,0 +1,449 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import type { EdgeConfig } from '../../kernel/config';
+import type { Db } from '../../kernel/db';
+import { AppError, notFound } from '../../kernel/errors';
+import type { Proxy as ProxyRow } from '../../__generated__/prisma/client';
+import type { Authenticator } from '../auth/authenticator';
+import { hasScope, requireScope, type Principal, type Scope } from '../auth/scopes';
+import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
+import {
+  ageSeconds,
+  FAILURE_STATUSES,
+  freshnessSeconds,
+  isNotModified,
+  NOT_MODIFIED_HEADERS,
+  usesCache,
+} from './cache-policy';
+import * as repository from './edge.repository';
+import {
+  CONDITIONAL_HEADERS,
+  endToEndHeaders,
+  headerTokens,
+  headerValue,
+  originRequestHeaders,
+  type ClientView,
+  type HeaderMap,
+} from './headers';
+import { requestOrigin } from './origin-client';
+import { ResponseCache, type CachedResponse } from './response-cache';
+import { matchRoute, normalizePath, originUrl, withoutQueryParameters, type EdgeAuthSettings, type EdgeCacheSettings, type EdgeRoute } from './routing';
+import { EXPIRES_PARAMETER, SIGNATURE_PARAMETER, signatureParameters, verifySignature } from './signature';
+
+/** A proxy as the data plane reads it. */
+export interface EdgeProxy {
+  key: string;
+  tenantId: string;
+  routes: EdgeRoute[];
+  signature: { secret: string | null; cache: EdgeCacheSettings; auth: EdgeAuthSettings };
+  oauth: { issuer: string | null; client_id: string | null; authorize_url: string | null; return_url_key: string | null };
+  isActive: boolean;
+  isSuspended: boolean;
+}
+
+/** A GET or HEAD for a proxy, as the HTTP layer hands it over. */
+export interface EdgeRequest extends ClientView {
+  key: string;
+  method: 'GET' | 'HEAD';
+  /** The proxy-relative path as sent (percent-encoded), starting with '/'. */
+  path: string;
+  /** The raw query string without '?', possibly ''. */
+  query: string;
+  headers: IncomingHttpHeaders;
+  /** The URL the client asked for, for sending browsers back to it after login. */
+  originalUrl: string;
+}
+
+export type CacheStatus = 'HIT' | 'MISS' | 'STALE';
+
+export interface EdgeResponse {
+  status: number;
+  headers: HeaderMap;
+  /** A cached body, or the origin's body streaming through; absent for 304 and redirects. */
+  body?: Buffer | Readable;
+}
+
+/** How long a proxy's configuration is used without reading it again (in processes that did not change it). */
+export const PROXY_CONFIG_TTL_MS = 5_000;
+const MAX_CONFIGS_CACHED = 10_000;
+
+/** What concurrent requests for one uncached URL get from the one request that went to the origin. */
+type FillOutcome = { kind: 'entry'; entry: CachedResponse; stale: boolean } | { kind: 'pass' } | { kind: 'error'; error: unknown };
+
+interface Resolved {
+  request: EdgeRequest;
+  target: URL;
+  cache: EdgeCacheSettings;
+  authRequired: boolean;
+  visibility: 'public' | 'private';
+  cacheKey: string;
+}
+
+const nullCache: EdgeCacheSettings = { age: null, is_as_origin: null, is_public: null };
+const nullAuth: EdgeAuthSettings = { is_required: null, scope: null };
+
+/** Settings for signed requests: the signature block's, falling back field by field to the route's. */
+const overlay = <T extends object>(over: T, under: T): T =>
+  Object.fromEntries(Object.entries(under).map(([name, value]) => [name, over[name as keyof T] ?? value])) as T;
+
+function toEdgeProxy(row: ProxyRow): EdgeProxy {
+  const routes = (Array.isArray(row.routes) ? row.routes : [row.routes]) as unknown as EdgeRoute[];
+  const auth = row.auth as { signature?: Partial<EdgeProxy['signature']> } | null;
+  const oauth = (row.oauth ?? {}) as Partial<EdgeProxy['oauth']>;
+  return {
+    key: row.key,
+    tenantId: row.tenantId,
+    routes,
+    signature: {
+      secret: auth?.signature?.secret ?? null,
+      cache: auth?.signature?.cache ?? nullCache,
+      auth: auth?.signature?.auth ?? nullAuth,
+    },
+    oauth: {
+      issuer: oauth.issuer ?? null,
+      client_id: oauth.client_id ?? null,
+      authorize_url: oauth.authorize_url ?? null,
+      return_url_key: oauth.return_url_key ?? null,
+    },
+    isActive: row.isActive,
+    isSuspended: row.isSuspended,
+  };
+}
+
+/** The cache key prefix of a proxy's entries; a path prefix narrows it. */
+const cacheKeyPrefix = (proxyKey: string, pathPrefix = '') => `${proxyKey}\n${pathPrefix}`;
+
+const varyMatches = (entry: CachedResponse, headers: IncomingHttpHeaders) =>
+  Object.entries(entry.varyOn).every(([name, value]) => (headerValue(headers[name]) ?? '') === value);
+
+/**
+ * The edge data plane: answers GET and HEAD for a proxy key from its routes, through a response
+ * cache in front of the origins, with signed wildcard URLs and bearer authentication.
+ */
+export class EdgeService {
+  private readonly configs = new Map<string, { proxy: Promise<EdgeProxy | null>; expiresAt: number }>();
+  private readonly cache: ResponseCache;
+  private readonly fills = new Map<string, Promise<FillOutcome>>();
+  /** Bumped by every purge, so that a fill that started before a purge does not store its result. */
+  private purges = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly authenticator: Authenticator,
+    private readonly config: EdgeConfig,
+  ) {
+    this.cache = new ResponseCache(config.cacheMaxBytes);
+  }
+
+  /** Bytes this process's response cache holds. */
+  get cachedBytes(): number {
+    return this.cache.size;
+  }
+
+  /** Drops this process's copy of a proxy's configuration and cached responses, after it changed. */
+  forgetProxy(key: string): void {
+    this.configs.delete(key);
+    this.purges += 1;
+    this.cache.deleteByPrefix(cacheKeyPrefix(key));
+  }
+
+  /** Purges this process's cached responses of a tenant's proxy, optionally only paths starting with `pathPrefix`. */
+  async purgeCache(principal: Principal, key: string, pathPrefix: string | undefined): Promise<void> {
+    requireScope(principal, 'proxies:write');
+    if (!(await repository.tenantHoldsProxy(this.db, principal.tenantId, key))) throw notFound(`no proxy with key "${key}"`);
+    this.purges += 1;
+    // Cache keys hold normalised paths (dot segments resolved, characters percent-encoded).
+    const prefix = pathPrefix === undefined ? undefined : (normalizePath(pathPrefix) ?? pathPrefix);
+    this.cache.deleteByPrefix(cacheKeyPrefix(key, prefix));
+  }
+
+  /** Answers a request for a proxy. Expected failures are AppErrors (404, 403, 401, 502, 504). */
+  async serve(request: EdgeRequest): Promise<EdgeResponse> {
+    const proxy = await this.proxy(request.key);
+    if (!proxy || !proxy.isActive) throw notFound(`no active proxy with key "${request.key}"`);
+    if (proxy.isSuspended) throw new AppError('FORBIDDEN', `the proxy "${proxy.key}" is suspended`);
+    const path = normalizePath(request.path);
+    if (path === null) throw notFound('the path is not a valid path');
+    const match = matchRoute(proxy.routes, path);
+    if (!match) throw notFound(`no route of proxy "${proxy.key}" matches ${path}`);
+
+    let cache = match.route.settings.cache;
+    let auth = match.route.settings.auth;
+    let query = request.query;
+    if (match.isWildcard && proxy.signature.secret !== null) {
+      const { expires, signature } = signatureParameters(query);
+      const verdict = verifySignature(proxy.signature.secret, path, expires, signature, Math.floor(Date.now() / 1000));
+      if (!verdict.ok) throw new AppError('FORBIDDEN', verdict.reason);
+      cache = overlay(proxy.signature.cache, cache);
+      auth = overlay(proxy.signature.auth, auth);
+      // The signature authorises the request; the origin and the cache key do without it.
+      query = withoutQueryParameters(query, [EXPIRES_PARAMETER, SIGNATURE_PARAMETER]);
+    }
+    const authRequired = auth.is_required === true;
+    if (authRequired) {
+      const redirect = await this.authorize(proxy, auth, request);
+      if (redirect) return redirect;
+    }
+
+    const resolved: Resolved = {
+      request,
+      target: originUrl(match.route.origin.uri, match.rest, query),
+      cache,
+      authRequired,
+      visibility: cache.is_public === true && !authRequired ? 'public' : 'private',
+      cacheKey: `${cacheKeyPrefix(proxy.key, path)}?${query}`,
+    };
+    if (!usesCache(cache) || this.config.cacheMaxBytes === 0) return this.pass(resolved);
+    const now = Date.now();
+    const cached = this.cache.get(resolved.cacheKey, now);
+    const entry = cached && varyMatches(cached, request.headers) ? cached : undefined;
+    if (entry && entry.freshUntil > now) return this.fromCache(entry, request, 'HIT');
+    // HEAD has no body to store, and a range is a part of one: both go to the origin as they are.
+    if (request.method === 'HEAD' || request.headers.range !== undefined) return this.pass(resolved, entry);
+    return this.fill(resolved, entry);
+  }
+
+  /** The proxy's configuration, read at most once per PROXY_CONFIG_TTL_MS however many requests ask at once. */
+  private proxy(key: string): Promise<EdgeProxy | null> {
+    if (!PROXY_KEY_PATTERN.test(key)) return Promise.resolve(null);
+    const now = Date.now();
+    const known = this.configs.get(key);
+    if (known && known.expiresAt > now) return known.proxy;
+    const proxy = repository.findProxyByKey(this.db, key).then((row) => (row ? toEdgeProxy(row) : null));
+    if (this.configs.size >= MAX_CONFIGS_CACHED) this.configs.delete(this.configs.keys().next().value!);
+    const slot = { proxy, expiresAt: now + PROXY_CONFIG_TTL_MS };
+    this.configs.set(key, slot);
+    proxy.catch(() => {
+      if (this.configs.get(key) === slot) this.configs.delete(key);
+    });
+    return proxy;
+  }
+
+  /**
+   * Checks the bearer token of a route that needs one: a credential of the proxy's tenant with the
+   * route's scope. A browser without a token is sent to the proxy's login page when it has one.
+   */
+  private async authorize(proxy: EdgeProxy, auth: EdgeAuthSettings, request: EdgeRequest): Promise<EdgeResponse | null> {
+    const header = headerValue(request.headers.authorization);
+    if (header === undefined) {
+      const login = proxy.oauth.authorize_url;
+      if (login !== null && headerTokens(request.headers.accept).some((type) => type.startsWith('text/html'))) {
+        const location = new URL(login);
+        location.searchParams.set(proxy.oauth.return_url_key ?? 'return_url', `${request.protocol}://${request.host}${request.originalUrl}`);
+        return { status: 302, headers: { location: location.href, 'cache-control': 'no-store', 'x-cache': 'MISS' } };
+      }
+      throw new AppError('UNAUTHORIZED', 'this route needs a bearer token');
+    }
+    const principal = await this.authenticator.authenticate(header);
+    if (principal.tenantId !== proxy.tenantId) throw new AppError('FORBIDDEN', 'the token belongs to another tenant than the proxy');
+    if (auth.scope !== null && !hasScope(principal, auth.scope as Scope)) {
+      throw new AppError('FORBIDDEN', `this route needs scope ${auth.scope}`);
+    }
+    return null;
+  }
+
+  private fromCache(entry: CachedResponse, request: EdgeRequest, status: CacheStatus): EdgeResponse {
+    const now = Date.now();
+    const maxAge = status === 'STALE' ? 0 : Math.max(0, Math.ceil((entry.freshUntil - now) / 1000));
+    const headers: HeaderMap = {
+      ...entry.headers,
+      age: String(Math.floor((now - entry.storedAt) / 1000) + entry.initialAgeSeconds),
+      'cache-control': `${entry.visibility}, max-age=${maxAge}`,
+      'x-cache': status,
+    };
+    if (entry.status === 200 && isNotModified(request.headers, validators(entry.headers))) {
+      return { status: 304, headers: notModifiedHeaders(headers) };
+    }
+    return { status: entry.status, headers, body: entry.body };
+  }
+
+  /** Sends the request to the origin without storing the answer; a failure falls back to `stale`. */
+  private async pass(resolved: Resolved, stale?: CachedResponse): Promise<EdgeResponse> {
+    let response: IncomingMessage;
+    try {
+      response = await this.requestOrigin(resolved, []);
+    } catch (error) {
+      if (stale) return this.fromCache(stale, resolved.request, 'STALE');
+      throw error;
+    }
+    if (stale && FAILURE_STATUSES.has(response.statusCode ?? 0)) {
+      response.destroy();
+      return this.fromCache(stale, resolved.request, 'STALE');
+    }
+    return this.relay(resolved, response, 0, false, () => {});
+  }
+
+  /**
+   * Fetches a cacheable URL once however many requests ask for it at the same time: the first
+   * goes to the origin and stores the answer, the others wait for it and are served from the
+   * cache (or go to the origin themselves when the answer could not be stored).
+   */
+  private async fill(resolved: Resolved, stale: CachedResponse | undefined): Promise<EdgeResponse> {
+    const { cacheKey, request } = resolved;
+    const running = this.fills.get(cacheKey);
+    if (running) {
+      const outcome = await running;
+      if (outcome.kind === 'error') throw outcome.error;
+      if (outcome.kind === 'entry' && varyMatches(outcome.entry, request.headers)) {
+        return this.fromCache(outcome.entry, request, outcome.stale ? 'STALE' : 'HIT');
+      }
+      return this.pass(resolved, stale);
+    }
+
+    let settle!: (outcome: FillOutcome) => void;
+    const fill = new Promise<FillOutcome>((resolve) => (settle = resolve));
+    this.fills.set(cacheKey, fill);
+    let settled = false;
+    const finish = (outcome: FillOutcome) => {
+      if (settled) return;
+      settled = true;
+      if (this.fills.get(cacheKey) === fill) this.fills.delete(cacheKey);
+      settle(outcome);
+    };
+    const serveStale = (entry: CachedResponse) => {
+      finish({ kind: 'entry', entry, stale: true });
+      return this.fromCache(entry, request, 'STALE');
+    };
+
+    // Whatever goes wrong, the requests waiting on this one must not wait forever (finish is idempotent).
+    try {
+      const purgesBefore = this.purges;
+      let response: IncomingMessage;
+      try {
+        // The cache needs the full response, whatever validators this client holds.
+        response = await this.requestOrigin(resolved, CONDITIONAL_HEADERS);
+      } catch (error) {
+        if (stale) return serveStale(stale);
+        throw error;
+      }
+      const status = response.statusCode ?? 502;
+      if (stale && FAILURE_STATUSES.has(status)) {
+        response.destroy();
+        return serveStale(stale);
+      }
+      const now = Date.now();
+      const ttl = freshnessSeconds(resolved.cache, status, response.headers, now);
+      const length = contentLength(response.headers);
+      if (ttl <= 0 || (length !== undefined && !this.cache.accepts(length))) {
+        finish({ kind: 'pass' });
+        return this.relay(resolved, response, 0, true, () => {});
+      }
+      return this.relay(resolved, response, ttl, true, (body) => {
+        if (body === null || this.purges !== purgesBefore) return finish({ kind: 'pass' });
+        const entry: CachedResponse = {
+          status,
+          headers: storedHeaders(response.headers),
+          body,
+          storedAt: now,
+          initialAgeSeconds: ageSeconds(response.headers),
+          freshUntil: now + ttl * 1000,
+          staleUntil: now + (ttl + this.config.staleIfErrorSeconds) * 1000,
+          visibility: resolved.visibility,
+          varyOn: Object.fromEntries(headerTokens(response.headers.vary).map((name) => [name, headerValue(request.headers[name]) ?? ''])),
+        };
+        this.cache.set(cacheKey, entry);
+        finish({ kind: 'entry', entry, stale: false });
+      });
+    } catch (error) {
+      finish({ kind: 'error', error });
+      throw error;
+    }
+  }
+
+  private requestOrigin(resolved: Resolved, omit: readonly string[]): Promise<IncomingMessage> {
+    return requestOrigin({
+      url: resolved.target,
+      method: resolved.request.method,
+      headers: originRequestHeaders(resolved.request.headers, resolved.request, omit),
+      timeoutMs: this.config.originTimeoutMs,
+      allowPrivateOrigins: this.config.allowPrivateOrigins,
+    });
+  }
+
+  /**
+   * Streams the origin's response to the client. With `ttl` > 0 the body is also collected and
+   * handed to `onBody` at its end (null when it could not be collected whole), and the client is
+   * told how long it may keep the response. With `answerConditional`, the request's validators
+   * were not sent to the origin, so a match is answered with 304 here.
+   */
+  private relay(
+    resolved: Resolved,
+    response: IncomingMessage,
+    ttl: number,
+    answerConditional: boolean,
+    onBody: (body: Buffer | null) => void,
+  ): EdgeResponse {
+    const limit = this.config.maxResponseBytes;
+    const length = contentLength(response.headers);
+    if (length !== undefined && length > limit) {
+      response.destroy();
+      onBody(null);
+      throw new AppError('BAD_GATEWAY', `the origin's response of ${length} bytes exceeds the limit of ${limit} bytes`);
+    }
+    const status = response.statusCode ?? 502;
+    const headers: HeaderMap = { ...endToEndHeaders(response.headers), age: String(ageSeconds(response.headers)), 'x-cache': 'MISS' };
+    if (ttl > 0) {
+      headers['cache-control'] = `${resolved.visibility}, max-age=${ttl}`;
+    } else if (resolved.authRequired && !headerTokens(response.headers['cache-control']).includes('no-store')) {
+      // An authenticated answer must not be kept by shared caches in front of this service.
+      headers['cache-control'] = 'private, no-cache';
+    }
+
+    let collected: Buffer[] | null = ttl > 0 ? [] : null;
+    let seen = 0;
+    const cache = this.cache;
+    const body = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        seen += chunk.length;
+        if (seen > limit) return callback(new Error(`the origin's response exceeds the limit of ${limit} bytes`));
+        if (collected !== null) {
+          if (cache.accepts(seen)) collected.push(chunk);
+          else {
+            collected = null;
+            onBody(null);
+          }
+        }
+        callback(null, chunk);
+      },
+      flush(callback) {
+        if (collected !== null) onBody(Buffer.concat(collected));
+        collected = null;
+        callback();
+      },
+    });
+    pipeline(response, body, (error) => {
+      if (error && collected !== null) {
+        collected = null;
+        onBody(null);
+      }
+    });
+
+    if (answerConditional && status === 200 && isNotModified(resolved.request.headers, validators(response.headers))) {
+      if (ttl > 0) body.resume(); // keep filling the cache without a reader
+      else body.destroy();
+      return { status: 304, headers: notModifiedHeaders(headers) };
+    }
+    return { status, headers, body };
+  }
+}
+
+const contentLength = (headers: IncomingHttpHeaders): number | undefined => {
+  const value = headers['content-length'];
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+};
+
+const validators = (headers: IncomingHttpHeaders | HeaderMap) => ({
+  etag: headerValue(headers.etag),
+  lastModified: headerValue(headers['last-modified']),
+});
+
+/** The origin's headers as stored: recomputed ones (length, age, cache-control) are set when serving. */
+function storedHeaders(headers: IncomingHttpHeaders): HeaderMap {
+  return endToEndHeaders(headers, new Set(['content-length', 'age', 'cache-control', 'set-cookie', 'x-cache']));
+}
+
+function notModifiedHeaders(headers: HeaderMap): HeaderMap {
+  const kept: HeaderMap = {};
+  for (const name of [...NOT_MODIFIED_HEADERS, 'age', 'x-cache']) if (headers[name] !== undefined) kept[name] = headers[name]!;
+  return kept;
+}

@@ -1,0 +1,103 @@
+/**
+ * One request to an origin over node:http(s), connecting to an address checked by
+ * origin-address.ts. Redirects are not followed: they are the origin's answer to pass on.
+ */
+import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { AppError } from '../../kernel/errors';
+import { OriginAddressError, resolveOrigin } from './origin-address';
+
+export interface OriginRequest {
+  url: URL;
+  method: 'GET' | 'HEAD';
+  headers: OutgoingHttpHeaders;
+  /** For connecting and for the headers; then for each silence while the body streams. */
+  timeoutMs: number;
+  allowPrivateOrigins: boolean;
+}
+
+// Connections to origins are reused across requests, as a reverse proxy should.
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
+};
+
+const timeoutError = (url: URL, timeoutMs: number) =>
+  new AppError('GATEWAY_TIMEOUT', `the origin ${url.host} did not answer within ${timeoutMs} ms`);
+
+const connectionError = (url: URL, error: NodeJS.ErrnoException) => {
+  const what =
+    error.code === 'ECONNREFUSED'
+      ? 'refused the connection'
+      : error.code === 'ECONNRESET' || error.code === 'EPIPE'
+        ? 'reset the connection'
+        : error.code === 'EHOSTUNREACH' || error.code === 'ENETUNREACH'
+          ? 'is unreachable'
+          : `failed (${error.code ?? error.message})`;
+  return new AppError('BAD_GATEWAY', `the origin ${url.host} ${what}`);
+};
+
+/**
+ * Sends the request and resolves with the origin's response once its headers have arrived.
+ * Failures are AppErrors: 502 (address refused, connection refused or reset, invalid answer) or
+ * 504 (timeout). A body that stalls for `timeoutMs` afterwards is destroyed with an error.
+ */
+export async function requestOrigin(request: OriginRequest): Promise<IncomingMessage> {
+  const { url, timeoutMs } = request;
+  const deadline = Date.now() + timeoutMs;
+  let resolved;
+  try {
+    resolved = await withTimeout(resolveOrigin(url.hostname, request.allowPrivateOrigins), timeoutMs, () => timeoutError(url, timeoutMs));
+  } catch (error) {
+    if (error instanceof OriginAddressError) throw new AppError('BAD_GATEWAY', error.message);
+    throw error;
+  }
+  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const secure = url.protocol === 'https:';
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    let settled = false;
+    const fail = (error: AppError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(headerTimer);
+      outgoing.destroy();
+      reject(error);
+    };
+    const outgoing = (secure ? https : http).request({
+      agent: agents[secure ? 'https:' : 'http:'],
+      host: resolved.address,
+      family: resolved.family,
+      port: url.port || (secure ? 443 : 80),
+      method: request.method,
+      path: `${url.pathname}${url.search}`,
+      headers: { ...request.headers, host: url.host },
+      // TLS names and checks the origin's host name, not the address connected to.
+      ...(secure && isIP(hostname) === 0 ? { servername: hostname } : {}),
+      timeout: timeoutMs,
+    });
+    const headerTimer = setTimeout(() => fail(timeoutError(url, timeoutMs)), Math.max(0, deadline - Date.now()));
+    outgoing.on('timeout', () => {
+      if (!settled) return fail(timeoutError(url, timeoutMs));
+      outgoing.destroy(timeoutError(url, timeoutMs));
+    });
+    outgoing.on('error', (error: NodeJS.ErrnoException) => fail(connectionError(url, error)));
+    outgoing.on('response', (response) => {
+      if (settled) return void response.destroy();
+      settled = true;
+      clearTimeout(headerTimer);
+      resolve(response);
+    });
+    outgoing.end();
+  });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(onTimeout()), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

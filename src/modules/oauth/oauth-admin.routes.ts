@@ -1,0 +1,43 @@
+import { single } from '../../kernel/envelope';
+import { defineOperation } from '../../kernel/rest/operation';
+import { singleEnvelope, z } from '../../kernel/rest/schemas';
+import { OAuthClientCreated, OAuthClientInput, UserCreated, UserInput } from './oauth.schemas';
+
+const TenantIdParams = z.object({ tenant_id: z.uuid().openapi({ description: 'ID of the tenant.' }) });
+
+export const createOAuthClient = defineOperation({
+  operationId: 'createOAuthClient',
+  method: 'post',
+  path: '/api/admin/tenants/{tenant_id}/oauth-clients',
+  summary: 'Register an OAuth client for a tenant',
+  description:
+    'A confidential client gets a secret, shown only in this response and stored as a hash. A public client (browser or native app) gets none and must use PKCE.',
+  tag: 'Admin',
+  security: 'master',
+  params: TenantIdParams,
+  body: z.object({ data: OAuthClientInput }).strict(),
+  responses: { 201: { description: 'The client, with its secret shown once.', schema: singleEnvelope(OAuthClientCreated) } },
+  errors: ['BAD_REQUEST', 'NOT_FOUND'],
+  async handler({ params, body, services }) {
+    return { status: 201, body: single(await services.oauth.admin.createClient(params.tenant_id, body.data)) };
+  },
+});
+
+export const createUser = defineOperation({
+  operationId: 'createUser',
+  method: 'post',
+  path: '/api/admin/tenants/{tenant_id}/users',
+  summary: 'Create a user of a tenant',
+  description: 'A person who signs in on the OAuth login page. The password is stored only as a salted scrypt hash.',
+  tag: 'Admin',
+  security: 'master',
+  params: TenantIdParams,
+  body: z.object({ data: UserInput }).strict(),
+  responses: { 201: { description: 'The user.', schema: singleEnvelope(UserCreated) } },
+  errors: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT'],
+  async handler({ params, body, services }) {
+    return { status: 201, body: single(await services.oauth.admin.createUser(params.tenant_id, body.data)) };
+  },
+});
+
+export const oauthAdminOperations = [createOAuthClient, createUser];

@@ -1,0 +1,35 @@
+import type { Db } from '../../kernel/db';
+import type { AccessTokenVerifier } from '../auth/authenticator';
+import { AuthorizationService } from './authorization.service';
+import { BrowserSessions } from './browser-session';
+import { OAuthAdminService } from './oauth-admin.service';
+import { OAuthService } from './oauth.service';
+import { SigningKeys } from './signing-keys';
+import { TokenIssuer } from './tokens';
+
+/** The OAuth authorization server's parts, as the service container holds them. */
+export interface OAuthServices {
+  /** The issuer identifier: the service's public origin. */
+  issuer: string;
+  keys: SigningKeys;
+  tokens: OAuthService;
+  authorization: AuthorizationService;
+  admin: OAuthAdminService;
+  browser: BrowserSessions;
+  /** What the authenticator uses to accept access tokens on every request. */
+  accessTokens: AccessTokenVerifier;
+}
+
+export function createOAuthServices(deps: { db: Db; masterKey: string; baseUrl: string; forgetGrant: (grantId: string) => void }): OAuthServices {
+  const keys = new SigningKeys(deps.db, deps.masterKey);
+  const tokens = new OAuthService(deps.db, new TokenIssuer(keys, deps.baseUrl), deps.forgetGrant);
+  return {
+    issuer: deps.baseUrl,
+    keys,
+    tokens,
+    authorization: new AuthorizationService(deps.db, deps.baseUrl),
+    admin: new OAuthAdminService(deps.db),
+    browser: new BrowserSessions(deps.masterKey, deps.baseUrl.startsWith('https:')),
+    accessTokens: { verify: (token) => tokens.verifyBearer(token) },
+  };
+}

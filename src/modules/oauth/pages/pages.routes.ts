@@ -1,0 +1,124 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../../kernel/errors';
+import { parseFormBody } from '../../../kernel/rest/form-body';
+import type { Services } from '../../../services';
+import { SessionUnusable, type OpenSession } from '../authorization.service';
+import { consentPage, errorPage, loginPage } from './templates';
+
+type SessionRequest = FastifyRequest<{ Params: { id: string }; Body: Record<string, unknown> | undefined }>;
+
+const field = (body: Record<string, unknown> | undefined, name: string) => {
+  const value = body?.[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/**
+ * Headers of every page: never cached, never framed (clickjacking on the consent button), no
+ * scripts at all. Forms may post to this service, and the consent form's redirect may go to the
+ * client's redirect URI.
+ */
+function sendPage(reply: FastifyReply, status: number, html: string, redirectUri?: string) {
+  const formTargets = ["'self'", ...(redirectUri ? [new URL(redirectUri).origin] : [])].join(' ');
+  return reply
+    .status(status)
+    .headers({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
+      'X-Frame-Options': 'DENY',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    })
+    .send(html);
+}
+
+/**
+ * The login and consent page behind an authorization session's `forward_uri`, plus
+ * `GET /oauth/authorize`, the browser-facing authorization endpoint that standard OAuth clients
+ * send users to (it starts a session and redirects to its page). Server-rendered HTML, no scripts;
+ * every form carries a CSRF token bound to the session and to a per-browser cookie.
+ */
+export function mountOAuthPages(app: FastifyInstance, services: Services) {
+  const { authorization, browser } = services.oauth;
+
+  const openSession = async (request: SessionRequest, reply: FastifyReply): Promise<OpenSession | null> => {
+    try {
+      return await authorization.openSession(request.params.id);
+    } catch (error) {
+      if (!(error instanceof SessionUnusable)) throw error;
+      sendPage(reply, 400, errorPage('Cannot continue signing in', error.message));
+      return null;
+    }
+  };
+
+  const csrfRefused = (reply: FastifyReply) =>
+    sendPage(reply, 403, errorPage('Cannot continue signing in', 'The form has expired or was not sent from this page. Go back, reload and try again.'));
+
+  const alreadyUsed = (reply: FastifyReply) =>
+    sendPage(reply, 400, errorPage('Cannot continue signing in', 'This sign-in request has already been used.'));
+
+  app.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, parseFormBody);
+
+    scope.get('/oauth/authorize', async (request, reply) => {
+      const query = request.query as Record<string, string | string[]>;
+      const repeated = Object.keys(query).find((name) => typeof query[name] !== 'string');
+      if (repeated) return sendPage(reply, 400, errorPage('Invalid sign-in request', `invalid_request: ${repeated} appears more than once`));
+      try {
+        const outcome = await authorization.authorize(query as Record<string, string>, browser.signedInUser(request.headers.cookie));
+        return reply.redirect(outcome.kind === 'redirect' ? outcome.location : outcome.session.forward_uri, 302);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        return sendPage(reply, 400, errorPage('Invalid sign-in request', error.message.replace(/^[^;]*; /, '')));
+      }
+    });
+
+    scope.get('/oauth/sessions/:id', async (request: SessionRequest, reply) => {
+      const session = await openSession(request, reply);
+      if (!session) return reply;
+      const browserId = browser.browserId(request.headers.cookie);
+      if (browserId.setCookie) reply.header('Set-Cookie', browserId.setCookie);
+      const csrf = browser.csrfToken(session.id, browserId.id);
+      const user = await authorization.userOf(browser.signedInUser(request.headers.cookie), session.client);
+      if (!user) return sendPage(reply, 200, loginPage({ sessionId: session.id, csrf, clientName: session.client.name }));
+      if (await authorization.hasConsent(user.id, session.clientId, session.scopes)) {
+        const location = await authorization.approve(session, user);
+        return location ? reply.redirect(location, 303) : alreadyUsed(reply);
+      }
+      return sendPage(
+        reply,
+        200,
+        consentPage({ sessionId: session.id, csrf, clientName: session.client.name, email: user.email, scopes: session.scopes }),
+        session.redirectUri,
+      );
+    });
+
+    scope.post('/oauth/sessions/:id/login', async (request: SessionRequest, reply) => {
+      const session = await openSession(request, reply);
+      if (!session) return reply;
+      if (!browser.checkCsrf(session.id, request.headers.cookie, field(request.body, 'csrf_token'))) return csrfRefused(reply);
+      const email = field(request.body, 'email') ?? '';
+      const user = await authorization.signIn(session, email, field(request.body, 'password') ?? '');
+      if (!user) {
+        const csrf = browser.csrfToken(session.id, browser.browserId(request.headers.cookie).id);
+        return sendPage(reply, 401, loginPage({ sessionId: session.id, csrf, clientName: session.client.name, email, error: 'Wrong e-mail address or password.' }));
+      }
+      reply.header('Set-Cookie', browser.loginCookie({ userId: user.id, tenantId: user.tenantId }));
+      return reply.redirect(`/oauth/sessions/${encodeURIComponent(session.id)}`, 303);
+    });
+
+    scope.post('/oauth/sessions/:id/consent', async (request: SessionRequest, reply) => {
+      const session = await openSession(request, reply);
+      if (!session) return reply;
+      if (!browser.checkCsrf(session.id, request.headers.cookie, field(request.body, 'csrf_token'))) return csrfRefused(reply);
+      const user = await authorization.userOf(browser.signedInUser(request.headers.cookie), session.client);
+      if (!user) return reply.redirect(`/oauth/sessions/${encodeURIComponent(session.id)}`, 303);
+      const decision = field(request.body, 'decision');
+      if (decision !== 'approve' && decision !== 'deny') {
+        return sendPage(reply, 400, errorPage('Cannot continue signing in', 'Choose Allow or Deny.'));
+      }
+      const location = decision === 'approve' ? await authorization.approve(session, user) : await authorization.deny(session);
+      return location ? reply.redirect(location, 303) : alreadyUsed(reply);
+    });
+  });
+}

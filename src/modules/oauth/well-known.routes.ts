@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../services';
+import { CLIENT_SCOPES } from './oauth.scopes';
+import { SIGNING_ALGORITHM } from './signing-keys';
+
+/** RFC 8414 metadata of the authorization server. */
+export function authorizationServerMetadata(issuer: string) {
+  const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'none'];
+  return {
+    issuer,
+    // The browser-facing endpoint: it redirects to the login page. GET /api/oauth/session/authorize
+    // is the same request answered as JSON, for clients that render their own redirect.
+    authorization_endpoint: `${issuer}/oauth/authorize`,
+    token_endpoint: `${issuer}/api/oauth/authorize`,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    revocation_endpoint: `${issuer}/api/oauth/revoke`,
+    introspection_endpoint: `${issuer}/api/oauth/introspect`,
+    scopes_supported: [...CLIENT_SCOPES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
+    token_endpoint_auth_methods_supported: clientAuthMethods,
+    revocation_endpoint_auth_methods_supported: clientAuthMethods,
+    introspection_endpoint_auth_methods_supported: clientAuthMethods,
+    code_challenge_methods_supported: ['S256'],
+    id_token_signing_alg_values_supported: [SIGNING_ALGORITHM],
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+/** `GET /.well-known/jwks.json` and `GET /.well-known/oauth-authorization-server`, public. */
+export function mountWellKnown(app: FastifyInstance, services: Services) {
+  app.get('/.well-known/jwks.json', async (_request, reply) =>
+    reply.header('Cache-Control', 'public, max-age=300').send(await services.oauth.keys.jwks()),
+  );
+  app.get('/.well-known/oauth-authorization-server', async (_request, reply) =>
+    reply.header('Cache-Control', 'public, max-age=3600').send(authorizationServerMetadata(services.oauth.issuer)),
+  );
+}

@@ -1,0 +1,76 @@
+import type { Resolvers } from '../../__generated__/graphql';
+import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
+import { idempotencyOf } from '../allocations/graphql-idempotency';
+import { businessLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import type { OrderRecord } from './orders.repository';
+
+const orderLoader = (context: GraphQLContext) =>
+  requestLoader(context, 'order', () => byIdLoader((ids) => context.services.orders.ordersByIds(context.principal.tenantId, ids)));
+
+const salesChannelLoader = (context: GraphQLContext) =>
+  requestLoader(context, 'order-sales-channel', () =>
+    byIdLoader((ids) => context.services.orders.salesChannelsByIds(context.principal.tenantId, ids)),
+  );
+
+/** An order named by a stock mutation's references arrives as `{type, id}`: load the rest. */
+async function full(parent: OrderRecord | { id: string }, context: GraphQLContext): Promise<OrderRecord> {
+  if ('items' in parent) return parent;
+  return (await orderLoader(context).load(parent.id))!;
+}
+
+export const orderResolvers: Resolvers = {
+  Query: {
+    order: (_parent, args, { principal, services }) => services.orders.order(principal, args.id),
+    orders: async (_parent, args, { principal, services }) =>
+      toConnection(await services.orders.orders(principal, args.status, connectionArguments(args))),
+  },
+  Mutation: {
+    createOrder: async (_parent, { input }, { principal, services }) => ({
+      order: await services.orders.createOrder(principal, input, idempotencyOf('createOrder', input)),
+    }),
+    shipOrder: async (_parent, { input }, { principal, services }) => ({
+      order: await services.orders.shipOrder(principal, input.id, idempotencyOf('shipOrder', input)),
+    }),
+    cancelOrder: async (_parent, { input }, { principal, services }) => ({
+      order: await services.orders.cancelOrder(principal, input.id, idempotencyOf('cancelOrder', input)),
+    }),
+    returnOrderItems: async (_parent, { input }, { principal, services }) => ({
+      order: await services.orders.returnOrderItems(principal, input.order_id, input.items, idempotencyOf('returnOrderItems', input)),
+    }),
+    deallocateOrderItems: async (_parent, { input }, { principal, services }) => ({
+      order: await services.orders.deallocateOrderItems(principal, input.order_id, input.items, idempotencyOf('deallocateOrderItems', input)),
+    }),
+    restockOrderItems: async (_parent, { input }, { principal, services }) => ({
+      order: await services.orders.restockOrderItems(principal, input.order_id, input.items, idempotencyOf('restockOrderItems', input)),
+    }),
+    markItemsAsMissing: async (_parent, { input }, { principal, services }) => ({
+      order: await services.orders.markItemsAsMissing(principal, input.order_id, input.items, idempotencyOf('markItemsAsMissing', input)),
+    }),
+    markItemsAsUnavailable: async (_parent, { input }, { principal, services }) => ({
+      order: await services.orders.markItemsAsUnavailable(principal, input.order_id, input.items, idempotencyOf('markItemsAsUnavailable', input)),
+    }),
+    markItemsAsAvailable: async (_parent, { input }, { principal, services }) => ({
+      order: await services.orders.markItemsAsAvailable(principal, input.order_id, input.items, idempotencyOf('markItemsAsAvailable', input)),
+    }),
+  },
+  Order: {
+    id: (parent) => parent.id,
+    business: async (parent, _args, context) => (await businessLoader(context).load((await full(parent, context)).businessId))!,
+    warehouse: async (parent, _args, context) => (await warehouseLoader(context).load((await full(parent, context)).warehouseId))!,
+    channel: async (parent, _args, context) => (await salesChannelLoader(context).load((await full(parent, context)).channelId))!,
+    status: async (parent, _args, context) => (await full(parent, context)).status,
+    items: async (parent, _args, context) => (await full(parent, context)).items,
+    created_at: async (parent, _args, context) => (await full(parent, context)).createdAt.getTime(),
+    updated_at: async (parent, _args, context) => (await full(parent, context)).updatedAt.getTime(),
+  },
+  StockMutation: {
+    // The order arrives as a `{type, id}` reference; the Order resolvers load the rest.
+    order: (entry) => (entry.references.find((reference) => reference.type === 'Order') as unknown as OrderRecord | undefined) ?? null,
+  },
+  OrderItem: {
+    product: async (item, _args, context) => (await productLoader(context).load(item.productId))!,
+    shipped_at: (item) => item.shippedAt,
+  },
+};

@@ -1,0 +1,383 @@
+import type { CursorCodec } from '../../kernel/cursor';
+import type { Db } from '../../kernel/db';
+import { AppError, notFound, type FieldProblem } from '../../kernel/errors';
+import { runIdempotent, type Idempotency, type Tx } from '../../kernel/idempotency';
+import { isUuid, uuidv7 } from '../../kernel/ids';
+import { paginate, type PageArguments } from '../../kernel/pagination';
+import { requireScope, type Principal } from '../auth/scopes';
+import * as catalog from '../catalog/catalog.repository';
+import * as stock from '../stock/stock.repository';
+import type { LineChangeRecord } from '../stock/stock.repository';
+import type { StockMutationSource } from '../stock/stock.types';
+import { checkNewId, idTaken, interrupted, isInterruption, rejected, resolveAllocationTarget, type ItemInput } from '../allocations/allocation-input';
+import * as allocations from '../allocations/allocations';
+import * as allocationRepository from '../allocations/allocations.repository';
+import * as preferenceRepository from '../preferences/preferences.repository';
+import { allowsBackorder, checkSinglePosition } from '../preferences/preferences.service';
+import * as repository from './orders.repository';
+import type { OrderItemRecord, OrderItemState, OrderRecord, OrderStatus } from './orders.repository';
+
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
+
+export interface CreateOrderInput {
+  business_id: string;
+  warehouse_id: string;
+  channel_id: string;
+  items: ItemInput[];
+  id?: string | null;
+}
+
+/** An order item named by an operation, with where its units go when the operation places them. */
+export interface OrderItemReference {
+  item_id: string;
+  location_id?: string | null;
+}
+
+/** What one order-item operation does to each item it names. */
+interface ItemOperation {
+  /** Mutation name, for messages. */
+  name: string;
+  source: StockMutationSource;
+  /** States an item must be in; others are a CONFLICT naming the item. */
+  from: OrderItemState[];
+  /** Order statuses the operation accepts. */
+  orderStatuses: OrderStatus[];
+  to: OrderItemState;
+  /** Whether each item needs a `location_id`. */
+  needsLocation?: boolean;
+  /** Moves the item's units; returns the ledger changes. */
+  apply(tx: Tx, tenantId: string, item: OrderItemRecord, held: allocations.Allocation[], location: Location | null): Promise<LineChangeRecord[]>;
+}
+
+interface Location {
+  warehouseId: string;
+  positionId: string | null;
+}
+
+/** Whether an item may be backordered: its SKU's preference at the warehouse allows it now. */
+const backorderPolicy = (preferences: preferenceRepository.ItemPreferenceRecord[]) => (request: allocations.Pair) =>
+  allowsBackorder(preferences.find((p) => p.productId === request.productId && p.warehouseId === request.warehouseId));
+
+const conflictAt = (field: string, message: string) => new AppError('CONFLICT', `${field} ${message}`, { details: [{ field, message }] });
+
+/** Orders, minimal: allocation on creation, shipping, cancelling, returns, restock and picking corrections. */
+export class OrderService {
+  constructor(
+    private readonly db: Db,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  private async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.$transaction(work, TRANSACTION_OPTIONS);
+    } catch (error) {
+      if (!(error instanceof AppError) && isInterruption(error)) throw interrupted();
+      throw error;
+    }
+  }
+
+  /**
+   * Commits the items' units to a new order (COMMITTED, source ALLOCATION), all or none; CONFLICT
+   * when a SKU is short, unless its item preference allows backorders: then the items that do not
+   * fit wait as BACKORDERED.
+   */
+  async createOrder(principal: Principal, input: CreateOrderInput, idempotency?: Idempotency): Promise<OrderRecord> {
+    requireScope(principal, 'orders:write');
+    const { tenantId } = principal;
+    const chosenId = checkNewId('input.id', input.id);
+    const orderId = chosenId ?? uuidv7();
+    const target = await resolveAllocationTarget(this.db, tenantId, input);
+    const itemIds = target.items.map(() => uuidv7()).sort();
+    const items = target.items.map((item, index) => ({ ...item, id: itemIds[index]! }));
+    const requests = items.map((item) => ({ ...item, warehouseId: target.warehouseId, holder: { orderItemId: item.id } }));
+    if (!idempotency) {
+      const preferences = await preferenceRepository.preferencesOfPairs(this.db, tenantId, requests);
+      await allocations.refuseWhenShort(this.db, tenantId, requests, backorderPolicy(preferences));
+    }
+    const id = await allocations.withBoundedContention(tenantId, requests, () => this.transaction((tx) =>
+      runIdempotent(tx, tenantId, idempotency, async () => {
+        if (chosenId && (await repository.orderExists(tx, orderId))) throw idTaken('order', orderId);
+        // Rows nobody else can see yet go in before the stock locks: the locked part stays short.
+        await repository.insertOrder(tx, tenantId, { id: orderId, businessId: target.businessId, warehouseId: target.warehouseId, channelId: target.channelId, items });
+        const preferences = await preferenceRepository.preferencesOfPairs(tx, tenantId, requests);
+        await allocations.lockForAllocation(tx, tenantId, requests);
+        const { changes, backordered } = await allocations.allocate(tx, tenantId, requests, 'COMMITTED', backorderPolicy(preferences));
+        await repository.setItemStates(tx, [...backordered].map((request) => request.holder.orderItemId!), 'BACKORDERED');
+        await stock.recordMutations(tx, tenantId, this.context(principal, 'ALLOCATION', orderId), changes);
+        return orderId;
+      }),
+    ));
+    return this.load(tenantId, id);
+  }
+
+  /** Ships every ALLOCATED item: its units leave the warehouse (`quantity` and `quantity_committed` drop). */
+  async shipOrder(principal: Principal, id: string, idempotency?: Idempotency) {
+    requireScope(principal, 'orders:write');
+    return this.changeOrder(principal, id, idempotency, ['OPEN'], async (tx, order) => {
+      const shipped = order.items.filter((item) => item.state === 'ALLOCATED');
+      if (order.items.some((item) => item.state === 'BACKORDERED')) {
+        throw new AppError('CONFLICT', `order "${order.id}" has BACKORDERED items: wait for their supply, or deallocate or cancel them`);
+      }
+      if (shipped.length === 0) throw new AppError('CONFLICT', `order "${order.id}" has no allocated items to ship`);
+      const held = await allocationRepository.allocationsOf(tx, principal.tenantId, { orderItemIds: shipped.map((item) => item.id) });
+      const changes: LineChangeRecord[] = [];
+      for (const allocation of held) changes.push(await allocations.moveAllocation(tx, principal.tenantId, allocation, null));
+      await repository.setItemStates(tx, shipped.map((item) => item.id), 'SHIPPED', { shipped: true });
+      await repository.setOrderStatus(tx, order.id, 'SHIPPED');
+      await stock.recordMutations(tx, principal.tenantId, this.context(principal, 'ALLOCATION', order.id), changes);
+    });
+  }
+
+  /**
+   * Cancels an order. Unshipped items release what they hold (committed units become available;
+   * units marked unavailable stay unavailable) and are not restockable, since they never left;
+   * shipped items of a shipped order become restockable.
+   */
+  async cancelOrder(principal: Principal, id: string, idempotency?: Idempotency) {
+    requireScope(principal, 'orders:write');
+    return this.changeOrder(principal, id, idempotency, ['OPEN', 'SHIPPED'], async (tx, order) => {
+      const open = order.items.filter((item) => ['ALLOCATED', 'BACKORDERED', 'DEALLOCATED', 'MISSING', 'UNAVAILABLE'].includes(item.state));
+      const shipped = order.items.filter((item) => item.state === 'SHIPPED');
+      const held = await allocationRepository.allocationsOf(tx, principal.tenantId, { orderItemIds: open.map((item) => item.id) });
+      const changes: LineChangeRecord[] = [];
+      for (const allocation of held) {
+        if (allocation.state === 'COMMITTED') {
+          changes.push(await allocations.moveAllocation(tx, principal.tenantId, allocation, { state: 'AVAILABLE', positionId: allocation.positionId }));
+        } else {
+          await allocationRepository.deleteAllocation(tx, allocation.id);
+        }
+      }
+      await repository.setItemStates(tx, [...open, ...shipped].map((item) => item.id), 'CANCELLED');
+      await repository.setOrderStatus(tx, order.id, 'CANCELLED');
+      await stock.recordMutations(tx, principal.tenantId, this.context(principal, 'ALLOCATION', order.id), changes);
+    });
+  }
+
+  /** Records shipped items as returned: they become restockable. */
+  returnOrderItems(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
+    return this.itemOperation(principal, orderId, items, idempotency, {
+      name: 'returnOrderItems', source: 'RESTOCK', from: ['SHIPPED'], orderStatuses: ['SHIPPED'], to: 'RETURNED',
+      apply: async () => [],
+    });
+  }
+
+  /** Releases the commitment of items on an open, unshipped order: their units become available where they are. */
+  deallocateOrderItems(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
+    return this.itemOperation(principal, orderId, items, idempotency, {
+      name: 'deallocateOrderItems', source: 'ALLOCATION', from: ['ALLOCATED', 'BACKORDERED'], orderStatuses: ['OPEN'], to: 'DEALLOCATED',
+      apply: (tx, tenantId, _item, held) => this.moveAll(tx, tenantId, held, (a) => ({ state: 'AVAILABLE', positionId: a.positionId })),
+    });
+  }
+
+  /** Puts returned or cancelled-after-shipping items back on stock at a chosen location (RESTOCK). */
+  restockOrderItems(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
+    return this.itemOperation(principal, orderId, items, idempotency, {
+      name: 'restockOrderItems', source: 'RESTOCK', from: ['RETURNED', 'CANCELLED'], orderStatuses: ['SHIPPED', 'CANCELLED'], to: 'RESTOCKED',
+      needsLocation: true,
+      apply: async (tx, tenantId, item, _held, location) => {
+        if (item.shippedAt === null) {
+          throw conflictAt('input.items', `item "${item.id}" was cancelled before it shipped: its units never left stock`);
+        }
+        const identity = { productId: item.productId, warehouseId: location!.warehouseId, positionId: location!.positionId, batchNumber: null,
+          serialNumber: null, expiresAt: null, state: 'AVAILABLE' as const, reason: 'NONE' as const };
+        const [lineId] = await stock.addToLines(tx, tenantId, [{ ...identity, id: uuidv7(), quantity: item.quantity, attributes: {} }]);
+        return [{ id: uuidv7(), lineId: lineId!, productId: item.productId, warehouseId: location!.warehouseId, positionId: location!.positionId, delta: item.quantity }];
+      },
+    });
+  }
+
+  /** The picker cannot find the items: they leave the order and their units leave the inventory (CORRECTION). */
+  markItemsAsMissing(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
+    return this.itemOperation(principal, orderId, items, idempotency, {
+      name: 'markItemsAsMissing', source: 'CORRECTION', from: ['ALLOCATED'], orderStatuses: ['OPEN'], to: 'MISSING',
+      apply: (tx, tenantId, _item, held) => this.moveAll(tx, tenantId, held, () => null),
+    });
+  }
+
+  /** The items' units exist but cannot be sold: they stay on hand as UNAVAILABLE, still tied to the item (CORRECTION). */
+  markItemsAsUnavailable(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
+    return this.itemOperation(principal, orderId, items, idempotency, {
+      name: 'markItemsAsUnavailable', source: 'CORRECTION', from: ['ALLOCATED'], orderStatuses: ['OPEN'], to: 'UNAVAILABLE',
+      apply: (tx, tenantId, _item, held) => this.moveAll(tx, tenantId, held, (a) => ({ state: 'UNAVAILABLE', positionId: a.positionId }), true),
+    });
+  }
+
+  /** Unavailable items turned up at `location_id` (of the order's warehouse): their units become available there (CORRECTION). */
+  markItemsAsAvailable(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
+    return this.itemOperation(principal, orderId, items, idempotency, {
+      name: 'markItemsAsAvailable', source: 'CORRECTION', from: ['UNAVAILABLE'], orderStatuses: ['OPEN'], to: 'DEALLOCATED',
+      needsLocation: true,
+      apply: (tx, tenantId, _item, held, location) => this.moveAll(tx, tenantId, held, () => ({ state: 'AVAILABLE', positionId: location!.positionId })),
+    });
+  }
+
+  private async moveAll(
+    tx: Tx,
+    tenantId: string,
+    held: allocations.Allocation[],
+    target: (allocation: allocations.Allocation) => { state: 'AVAILABLE' | 'UNAVAILABLE'; positionId: string | null } | null,
+    keep = false,
+  ) {
+    const changes: LineChangeRecord[] = [];
+    for (const allocation of held) changes.push(await allocations.moveAllocation(tx, tenantId, allocation, target(allocation), { keep }));
+    return changes;
+  }
+
+  /**
+   * Runs an operation on some items of one order: checks the input (VALIDATION_ERROR naming the
+   * field), takes the stock locks of the items' SKUs, then the order's row lock, checks the states
+   * (CONFLICT naming the item) and applies the operation to every item, all or none.
+   */
+  private async itemOperation(principal: Principal, orderId: string, references: OrderItemReference[], idempotency: Idempotency | undefined, operation: ItemOperation) {
+    requireScope(principal, 'orders:write');
+    const { tenantId } = principal;
+    const order = await this.load(tenantId, orderId);
+    const itemById = new Map(order.items.map((item) => [item.id, item]));
+    const problems: FieldProblem[] = [];
+    if (references.length === 0) problems.push({ field: 'input.items', message: 'must name at least one item' });
+    const seen = new Set<string>();
+    references.forEach((reference, index) => {
+      const itemId = reference.item_id.toLowerCase();
+      if (!itemById.has(itemId)) problems.push({ field: `input.items[${index}].item_id`, message: `"${reference.item_id}" is not an item of order "${order.id}"` });
+      else if (seen.has(itemId)) problems.push({ field: `input.items[${index}].item_id`, message: 'names an item named before' });
+      seen.add(itemId);
+      if (operation.needsLocation && reference.location_id == null) problems.push({ field: `input.items[${index}].location_id`, message: 'is required' });
+    });
+    if (problems.length > 0) throw rejected(problems);
+    const locations = operation.needsLocation ? await this.resolveLocations(tenantId, order, references, operation.name === 'markItemsAsAvailable') : [];
+
+    const pairs = [...references.map((r) => ({ productId: itemById.get(r.item_id.toLowerCase())!.productId, warehouseId: order.warehouseId })),
+      ...locations.map((location, index) => ({ productId: itemById.get(references[index]!.item_id.toLowerCase())!.productId, warehouseId: location.warehouseId }))];
+    await this.transaction((tx) =>
+      runIdempotent(tx, tenantId, idempotency, async () => {
+        await stock.lockStockLevels(tx, tenantId, pairs);
+        await repository.lockOrder(tx, order.id);
+        const [current] = await repository.findOrders(tx, tenantId, [order.id]);
+        if (!operation.orderStatuses.includes(current!.status)) {
+          const rule = operation.name === 'restockOrderItems' && current!.status === 'OPEN' ? ': items on an open, unshipped order cannot be restocked' : '';
+          throw new AppError('CONFLICT', `${operation.name} needs an order that is ${operation.orderStatuses.join(' or ')}; order "${order.id}" is ${current!.status}${rule}`, {
+            details: [{ field: 'input.order_id', message: `order is ${current!.status}` }],
+          });
+        }
+        const currentItems = new Map(current!.items.map((item) => [item.id, item]));
+        const items = references.map((reference, index) => {
+          const item = currentItems.get(reference.item_id.toLowerCase())!;
+          if (!operation.from.includes(item.state)) {
+            throw conflictAt(`input.items[${index}].item_id`, `is ${item.state}; ${operation.name} needs an item that is ${operation.from.join(' or ')}`);
+          }
+          return item;
+        });
+        const held = await allocationRepository.allocationsOf(tx, tenantId, { orderItemIds: items.map((item) => item.id) });
+        const changes: LineChangeRecord[] = [];
+        for (const [index, item] of items.entries()) {
+          changes.push(...(await operation.apply(tx, tenantId, item, held.filter((a) => a.orderItemId === item.id), locations[index] ?? null)));
+        }
+        if (locations.length > 0) {
+          await checkSinglePosition(tx, tenantId, items.map((item, index) => ({ productId: item.productId, warehouseId: locations[index]!.warehouseId, field: `input.items[${index}].location_id` })));
+        }
+        await repository.setItemStates(tx, items.map((item) => item.id), operation.to);
+        await stock.recordMutations(tx, tenantId, this.context(principal, operation.source, order.id), changes);
+        return order.id;
+      }),
+    );
+    return this.load(tenantId, order.id);
+  }
+
+  /** `location_id`s → warehouse and position: a warehouse of the order's business (the order's own one when `sameWarehouse`) or a position in it. */
+  private async resolveLocations(tenantId: string, order: OrderRecord, references: OrderItemReference[], sameWarehouse: boolean): Promise<Location[]> {
+    const ids = [...new Set(references.map((r) => r.location_id!).filter(isUuid).map((id) => id.toLowerCase()))];
+    const [warehouses, positions] = await Promise.all([catalog.warehousesByIds(this.db, tenantId, ids), catalog.positionsByIds(this.db, tenantId, ids)]);
+    const positionWarehouses = await catalog.warehousesByIds(this.db, tenantId, positions.map((p) => p.warehouseId));
+    const problems: FieldProblem[] = [];
+    const result = references.map((reference, index) => {
+      const id = reference.location_id!.toLowerCase();
+      const warehouse = warehouses.find((w) => w.id === id);
+      const position = positions.find((p) => p.id === id);
+      const owner = warehouse ?? positionWarehouses.find((w) => w.id === position?.warehouseId);
+      const field = `input.items[${index}].location_id`;
+      if (!owner) problems.push({ field, message: `"${reference.location_id}" is neither a warehouse nor a position of the tenant` });
+      else if (sameWarehouse && owner.id !== order.warehouseId) problems.push({ field, message: `must be in the order's warehouse "${order.warehouseId}"` });
+      else if (owner.businessId !== order.businessId) problems.push({ field, message: `must be in a warehouse of business "${order.businessId}"` });
+      return { warehouseId: owner?.id ?? '', positionId: position?.id ?? null };
+    });
+    if (problems.length > 0) throw rejected(problems);
+    return result;
+  }
+
+  /** Runs a change of a whole order under its stock locks and row lock, refusing orders not in `statuses`. */
+  private async changeOrder(
+    principal: Principal,
+    id: string,
+    idempotency: Idempotency | undefined,
+    statuses: OrderStatus[],
+    work: (tx: Tx, order: OrderRecord) => Promise<void>,
+  ) {
+    const { tenantId } = principal;
+    const order = await this.load(tenantId, id);
+    await this.transaction((tx) =>
+      runIdempotent(tx, tenantId, idempotency, async () => {
+        await stock.lockStockLevels(tx, tenantId, order.items.map((item) => ({ productId: item.productId, warehouseId: order.warehouseId })));
+        await repository.lockOrder(tx, order.id);
+        const [current] = await repository.findOrders(tx, tenantId, [order.id]);
+        if (!statuses.includes(current!.status)) {
+          throw new AppError('CONFLICT', `order "${order.id}" is ${current!.status}; this needs an order that is ${statuses.join(' or ')}`, {
+            details: [{ field: 'input.id', message: `order is ${current!.status}` }],
+          });
+        }
+        await work(tx, normalise(current!));
+        return order.id;
+      }),
+    );
+    return this.load(tenantId, order.id);
+  }
+
+  async order(principal: Principal, id: string) {
+    requireScope(principal, 'orders:read');
+    return this.load(principal.tenantId, id);
+  }
+
+  async orders(principal: Principal, status: OrderStatus | null | undefined, page: PageArguments) {
+    requireScope(principal, 'orders:read');
+    const { tenantId } = principal;
+    const result = await paginate<OrderRecord, string>(
+      this.cursors,
+      `orders:${tenantId}:${status ?? ''}`,
+      page,
+      {
+        fetch: (query) => repository.listOrders(this.db, tenantId, status ?? undefined, query),
+        exists: (direction, key) => repository.orderExistsBeside(this.db, tenantId, status ?? undefined, direction, key),
+        keyOf: (record) => record.id,
+      },
+      { after: 'after', before: 'before' },
+    );
+    return { ...result, items: result.items.map(normalise) };
+  }
+
+  /** Orders by id for the GraphQL loaders (references of stock mutations). */
+  async ordersByIds(tenantId: string, ids: readonly string[]) {
+    return (await repository.findOrders(this.db, tenantId, ids)).map(normalise);
+  }
+
+  /** Sales channels by id, for the `channel` of orders. */
+  salesChannelsByIds(tenantId: string, ids: readonly string[]) {
+    return catalog.salesChannelsByIds(this.db, tenantId, ids);
+  }
+
+  private async load(tenantId: string, id: string) {
+    const [record] = isUuid(id) ? await repository.findOrders(this.db, tenantId, [id.toLowerCase()]) : [];
+    if (!record) throw notFound(`no order with id "${id}"`);
+    return normalise(record);
+  }
+
+  private context(principal: Principal, source: StockMutationSource, orderId: string): stock.MutationContext {
+    return { source, actor: principal.actor, references: [{ type: 'Order', id: orderId }] };
+  }
+}
+
+/** JSON aggregates hand numbers over as they come; make the item quantities plain numbers. */
+function normalise(record: OrderRecord): OrderRecord {
+  return {
+    ...record,
+    items: record.items.map((item) => ({ ...item, quantity: Number(item.quantity), shippedAt: item.shippedAt === null ? null : Number(item.shippedAt) })),
+  };
+}

@@ -1,0 +1,112 @@
+import type { Db } from '../../kernel/db';
+import type { Tx } from '../../kernel/idempotency';
+import type { KeysetQuery } from '../../kernel/pagination';
+import { Prisma } from '../../__generated__/prisma/client';
+
+type Client = Db | Tx;
+
+export interface ItemPreferenceRecord {
+  id: string;
+  productId: string;
+  sku: string;
+  warehouseId: string;
+  businessId: string;
+  minimumQuantity: number;
+  optimalQuantity: number;
+  maximumQuantity: number;
+  reorderPoint: number;
+  isBackorderAllowed: boolean;
+  isRestrictedToSinglePosition: boolean;
+  preorderDeadlineAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type PreferenceValues = Omit<ItemPreferenceRecord, 'sku' | 'createdAt' | 'updatedAt'>;
+
+const SELECT = Prisma.sql`
+  SELECT f.id, f.product_id AS "productId", p.sku, f.warehouse_id AS "warehouseId", f.business_id AS "businessId",
+         f.minimum_quantity::float8 AS "minimumQuantity", f.optimal_quantity::float8 AS "optimalQuantity",
+         f.maximum_quantity::float8 AS "maximumQuantity", f.reorder_point::float8 AS "reorderPoint",
+         f.is_backorder_allowed AS "isBackorderAllowed", f.is_restricted_to_single_position AS "isRestrictedToSinglePosition",
+         f.preorder_deadline_at AS "preorderDeadlineAt", f.created_at AS "createdAt", f.updated_at AS "updatedAt"
+    FROM item_preferences f JOIN products p ON p.id = f.product_id`;
+
+export async function insertPreferences(tx: Tx, tenantId: string, rows: PreferenceValues[]) {
+  for (const row of rows) {
+    await tx.$executeRaw`
+      INSERT INTO item_preferences (id, tenant_id, product_id, warehouse_id, business_id, minimum_quantity, optimal_quantity,
+                                    maximum_quantity, reorder_point, is_backorder_allowed, is_restricted_to_single_position, preorder_deadline_at)
+      VALUES (${row.id}::uuid, ${tenantId}::uuid, ${row.productId}::uuid, ${row.warehouseId}::uuid, ${row.businessId}::uuid,
+              ${String(row.minimumQuantity)}::bigint, ${String(row.optimalQuantity)}::bigint, ${String(row.maximumQuantity)}::bigint,
+              ${String(row.reorderPoint)}::bigint, ${row.isBackorderAllowed}, ${row.isRestrictedToSinglePosition},
+              ${row.preorderDeadlineAt?.toISOString() ?? null}::timestamptz)`;
+  }
+}
+
+/** Replaces every value of the preferences (all but sku and business, which identify them). */
+export async function replacePreferences(tx: Tx, tenantId: string, rows: Omit<PreferenceValues, 'productId' | 'businessId'>[]) {
+  for (const row of rows) {
+    await tx.$executeRaw`
+      UPDATE item_preferences
+         SET warehouse_id = ${row.warehouseId}::uuid, minimum_quantity = ${String(row.minimumQuantity)}::bigint,
+             optimal_quantity = ${String(row.optimalQuantity)}::bigint, maximum_quantity = ${String(row.maximumQuantity)}::bigint,
+             reorder_point = ${String(row.reorderPoint)}::bigint, is_backorder_allowed = ${row.isBackorderAllowed},
+             is_restricted_to_single_position = ${row.isRestrictedToSinglePosition},
+             preorder_deadline_at = ${row.preorderDeadlineAt?.toISOString() ?? null}::timestamptz, updated_at = now()
+       WHERE tenant_id = ${tenantId}::uuid AND id = ${row.id}::uuid`;
+  }
+}
+
+export async function deletePreferences(tx: Tx, tenantId: string, ids: string[]) {
+  const rows = await tx.$queryRaw<{ id: string }[]>`DELETE FROM item_preferences WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[]) RETURNING id`;
+  return rows.map((row) => row.id);
+}
+
+export async function findPreferences(db: Client, tenantId: string, ids: readonly string[]) {
+  return db.$queryRaw<ItemPreferenceRecord[]>`${SELECT} WHERE f.tenant_id = ${tenantId}::uuid AND f.id = ANY(${[...ids]}::uuid[])`;
+}
+
+/** The preferences of products at warehouses (whatever the business: a warehouse has one). */
+export async function preferencesOfPairs(db: Client, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+  if (pairs.length === 0) return [];
+  return db.$queryRaw<ItemPreferenceRecord[]>`${SELECT}
+    WHERE f.tenant_id = ${tenantId}::uuid AND (f.product_id, f.warehouse_id) IN (
+      SELECT * FROM unnest(${pairs.map((p) => p.productId)}::uuid[], ${pairs.map((p) => p.warehouseId)}::uuid[]))`;
+}
+
+export interface PreferenceFilter {
+  skus?: string[];
+  warehouseIds?: string[];
+  businessIds?: string[];
+}
+
+function conditions(tenantId: string, filter: PreferenceFilter) {
+  const list = [Prisma.sql`f.tenant_id = ${tenantId}::uuid`];
+  if (filter.skus) list.push(Prisma.sql`p.sku = ANY(${filter.skus}::text[])`);
+  if (filter.warehouseIds) list.push(Prisma.sql`f.warehouse_id = ANY(${filter.warehouseIds}::uuid[])`);
+  if (filter.businessIds) list.push(Prisma.sql`f.business_id = ANY(${filter.businessIds}::uuid[])`);
+  return list;
+}
+
+export async function listPreferences(db: Client, tenantId: string, filter: PreferenceFilter, query: KeysetQuery<string>) {
+  const where = conditions(tenantId, filter);
+  if (query.after !== undefined) where.push(Prisma.sql`f.id > ${query.after}::uuid`);
+  if (query.before !== undefined) where.push(Prisma.sql`f.id < ${query.before}::uuid`);
+  return db.$queryRaw<ItemPreferenceRecord[]>`${SELECT} WHERE ${Prisma.join(where, ' AND ')}
+    ORDER BY f.id ${Prisma.raw(query.backwards ? 'DESC' : 'ASC')} LIMIT ${query.take}`;
+}
+
+export async function preferenceExistsBeside(db: Client, tenantId: string, filter: PreferenceFilter, direction: 'before' | 'after', id: string) {
+  const where = conditions(tenantId, filter);
+  where.push(direction === 'before' ? Prisma.sql`f.id < ${id}::uuid` : Prisma.sql`f.id > ${id}::uuid`);
+  return (await db.$queryRaw<unknown[]>`SELECT 1 FROM item_preferences f JOIN products p ON p.id = f.product_id WHERE ${Prisma.join(where, ' AND ')} LIMIT 1`).length > 0;
+}
+
+/** Positions (null: no position) where a product has units at a warehouse. */
+export async function positionsHolding(tx: Tx, tenantId: string, productId: string, warehouseId: string) {
+  const rows = await tx.$queryRaw<{ positionId: string | null }[]>`
+    SELECT DISTINCT position_id AS "positionId" FROM inventory_items
+     WHERE tenant_id = ${tenantId}::uuid AND product_id = ${productId}::uuid AND warehouse_id = ${warehouseId}::uuid AND quantity > 0`;
+  return rows.map((row) => row.positionId);
+}

@@ -1,0 +1,55 @@
+import type { Resolvers } from '../../__generated__/graphql';
+import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
+import { idempotencyOf } from '../allocations/graphql-idempotency';
+import { businessLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import type { ReservationRecord } from './reservations.repository';
+
+const reservationLoader = (context: GraphQLContext) =>
+  requestLoader(context, 'reservation', () =>
+    byIdLoader((ids) => context.services.reservations.reservationsByIds(context.principal.tenantId, ids)),
+  );
+
+const salesChannelLoader = (context: GraphQLContext) =>
+  requestLoader(context, 'reservation-sales-channel', () =>
+    byIdLoader((ids) => context.services.reservations.salesChannelsByIds(context.principal.tenantId, ids)),
+  );
+
+/** A reservation named by a stock mutation's references arrives as `{type, id}`: load the rest. */
+async function full(parent: ReservationRecord | { id: string }, context: GraphQLContext): Promise<ReservationRecord> {
+  if ('expiresAt' in parent) return parent;
+  return (await reservationLoader(context).load(parent.id))!;
+}
+
+export const reservationResolvers: Resolvers = {
+  Query: {
+    reservation: (_parent, args, { principal, services }) => services.reservations.reservation(principal, args.id),
+    reservations: async (_parent, args, { principal, services }) =>
+      toConnection(await services.reservations.reservations(principal, args.status, connectionArguments(args))),
+  },
+  Mutation: {
+    createReservation: async (_parent, { input }, { principal, services }) => ({
+      reservation: await services.reservations.createReservation(principal, input, idempotencyOf('createReservation', input)),
+    }),
+    removeReservation: async (_parent, { input }, { principal, services }) => ({
+      reservation: await services.reservations.removeReservation(principal, input.id, idempotencyOf('removeReservation', input)),
+    }),
+  },
+  Reservation: {
+    id: (parent) => parent.id,
+    business: async (parent, _args, context) => (await businessLoader(context).load((await full(parent, context)).businessId))!,
+    warehouse: async (parent, _args, context) => (await warehouseLoader(context).load((await full(parent, context)).warehouseId))!,
+    channel: async (parent, _args, context) => (await salesChannelLoader(context).load((await full(parent, context)).channelId))!,
+    customer: async (parent, _args, context) => (await full(parent, context)).customer,
+    items: async (parent, _args, context) => (await full(parent, context)).items,
+    expires_at: async (parent, _args, context) => (await full(parent, context)).expiresAt.getTime(),
+    notes: async (parent, _args, context) => (await full(parent, context)).notes,
+    status: async (parent, _args, context) => (await full(parent, context)).status,
+    released_at: async (parent, _args, context) => (await full(parent, context)).releasedAt?.getTime() ?? null,
+    created_at: async (parent, _args, context) => (await full(parent, context)).createdAt.getTime(),
+  },
+  ReservationItem: {
+    product: async (item, _args, context) => (await productLoader(context).load(item.productId))!,
+  },
+};

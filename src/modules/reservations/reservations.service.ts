@@ -1,0 +1,191 @@
+import type { CursorCodec } from '../../kernel/cursor';
+import type { Db } from '../../kernel/db';
+import { AppError, notFound } from '../../kernel/errors';
+import { runIdempotent, type Idempotency, type Tx } from '../../kernel/idempotency';
+import { isUuid, uuidv7 } from '../../kernel/ids';
+import { paginate, type PageArguments } from '../../kernel/pagination';
+import { requireScope, type Principal } from '../auth/scopes';
+import * as catalog from '../catalog/catalog.repository';
+import * as stock from '../stock/stock.repository';
+import {
+  checkNewId,
+  idTaken,
+  interrupted,
+  invalid,
+  isInterruption,
+  rejected,
+  resolveAllocationTarget,
+  type ItemInput,
+} from '../allocations/allocation-input';
+import * as allocations from '../allocations/allocations';
+import * as allocationRepository from '../allocations/allocations.repository';
+import * as repository from './reservations.repository';
+import type { ReservationContact, ReservationRecord, ReservationStatus } from './reservations.repository';
+
+/** How far ahead a reservation may expire. */
+export const MAX_RESERVATION_MS = 30 * 24 * 60 * 60 * 1000;
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
+
+export interface CreateReservationInput {
+  business_id: string;
+  warehouse_id: string;
+  channel_id: string;
+  customer: ReservationContact;
+  items: ItemInput[];
+  expires_at: number;
+  notes?: string | null;
+  id?: string | null;
+}
+
+/** A reservation as clients see it: ACTIVE past its expiry is EXPIRED, whether or not it was swept yet. */
+function effective(record: ReservationRecord, now = Date.now()): ReservationRecord {
+  const expired = record.status === 'ACTIVE' && record.expiresAt.getTime() <= now;
+  return { ...record, status: expired ? 'EXPIRED' : record.status, items: record.items.map((item) => ({ ...item, quantity: Number(item.quantity) })) };
+}
+
+function checkContact(customer: ReservationContact) {
+  const problems = [];
+  if (customer.name.trim() === '' || customer.name.length > 255) problems.push({ field: 'input.customer.name', message: 'must be 1 to 255 characters, not only spaces' });
+  if (customer.email != null && (customer.email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(customer.email))) {
+    problems.push({ field: 'input.customer.email', message: 'must be an e-mail address' });
+  }
+  if (customer.phone != null && !/^[+0-9 ()-]{3,32}$/.test(customer.phone)) problems.push({ field: 'input.customer.phone', message: 'must be a phone number' });
+  if (problems.length > 0) throw rejected(problems);
+}
+
+/** Reservations: stock held for a customer until an order exists, `expires_at` passes or it is removed. */
+export class ReservationService {
+  constructor(
+    private readonly db: Db,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  private async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.$transaction(work, TRANSACTION_OPTIONS);
+    } catch (error) {
+      if (!(error instanceof AppError) && isInterruption(error)) throw interrupted();
+      throw error;
+    }
+  }
+
+  /** Holds the items' units as RESERVED, all or none (ALLOCATION); refused with CONFLICT when a SKU is short. */
+  async createReservation(principal: Principal, input: CreateReservationInput, idempotency?: Idempotency): Promise<ReservationRecord> {
+    requireScope(principal, 'inventory:write');
+    const { tenantId } = principal;
+    const id = checkNewId('input.id', input.id);
+    const now = Date.now();
+    if (!Number.isSafeInteger(input.expires_at) || input.expires_at <= now || input.expires_at > now + MAX_RESERVATION_MS) {
+      throw invalid('input.expires_at', 'must be a time (Unix milliseconds) in the future, at most 30 days ahead');
+    }
+    if (input.notes != null && input.notes.length > 2000) throw invalid('input.notes', 'must be at most 2000 characters');
+    checkContact(input.customer);
+    const target = await resolveAllocationTarget(this.db, tenantId, input);
+    const reservationId = id ?? uuidv7();
+    // UUIDv7s of one millisecond are not ordered among themselves: sorted, items keep input order.
+    const itemIds = target.items.map(() => uuidv7()).sort();
+    const items = target.items.map((item, index) => ({ ...item, id: itemIds[index]! }));
+    const requests = items.map((item) => ({ ...item, warehouseId: target.warehouseId, holder: { reservationId } }));
+    if (!idempotency) await allocations.refuseWhenShort(this.db, tenantId, requests);
+
+    const createdId = await allocations.withBoundedContention(tenantId, requests, () => this.transaction((tx) =>
+      runIdempotent(tx, tenantId, idempotency, async () => {
+        // A generated id (UUIDv7) is new; only a client-chosen one can be taken.
+        if (id && (await repository.reservationExists(tx, reservationId))) throw idTaken('reservation', reservationId);
+        // Rows nobody else can see yet go in before the stock locks: the locked part stays short.
+        await repository.insertReservation(tx, tenantId, {
+          id: reservationId,
+          businessId: target.businessId,
+          warehouseId: target.warehouseId,
+          channelId: target.channelId,
+          customer: { name: input.customer.name, email: input.customer.email ?? null, phone: input.customer.phone ?? null },
+          notes: input.notes ?? null,
+          expiresAt: new Date(input.expires_at),
+          items,
+        });
+        await allocations.lockForAllocation(tx, tenantId, requests);
+        const { changes } = await allocations.allocate(tx, tenantId, requests, 'RESERVED');
+        await stock.recordMutations(tx, tenantId, this.context(principal, reservationId), changes);
+        return reservationId;
+      }),
+    ));
+    return this.load(tenantId, createdId);
+  }
+
+  /** Releases a reservation early: its units become available again (ALLOCATION). */
+  async removeReservation(principal: Principal, id: string, idempotency?: Idempotency): Promise<ReservationRecord> {
+    requireScope(principal, 'inventory:write');
+    const { tenantId } = principal;
+    const found = await this.load(tenantId, id);
+    if (found.status !== 'ACTIVE') {
+      throw new AppError('CONFLICT', `reservation "${found.id}" is ${found.status} and holds no stock`);
+    }
+    await this.transaction((tx) =>
+      runIdempotent(tx, tenantId, idempotency, async () => {
+        await stock.lockStockLevels(tx, tenantId, await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [found.id] }));
+        const ended = await allocations.releaseReservations(tx, tenantId, [found.id], 'REMOVED', principal.actor);
+        if (ended.length === 0) throw new AppError('CONFLICT', `reservation "${found.id}" was released meanwhile`);
+        return found.id;
+      }),
+    );
+    return this.load(tenantId, found.id);
+  }
+
+  /**
+   * Records the release of reservations whose time ran out (the background sweeper). Safe to run
+   * in several processes at once: each release is a conditional status change under the stock
+   * locks, so it is recorded exactly once. Returns how many this call released.
+   */
+  async releaseExpired(limit = 100): Promise<number> {
+    let released = 0;
+    for (const { id, tenantId } of await repository.expiredReservations(this.db, limit)) {
+      released += await this.transaction(async (tx) => {
+        await stock.lockStockLevels(tx, tenantId, await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [id] }));
+        return (await allocations.releaseReservations(tx, tenantId, [id], 'EXPIRED', allocations.EXPIRY_ACTOR)).length;
+      });
+    }
+    return released;
+  }
+
+  async reservation(principal: Principal, id: string): Promise<ReservationRecord> {
+    requireScope(principal, 'inventory:read');
+    return this.load(principal.tenantId, id);
+  }
+
+  async reservations(principal: Principal, status: ReservationStatus | null | undefined, page: PageArguments) {
+    requireScope(principal, 'inventory:read');
+    const { tenantId } = principal;
+    const result = await paginate<ReservationRecord, string>(
+      this.cursors,
+      `reservations:${tenantId}:${status ?? ''}`,
+      page,
+      {
+        fetch: (query) => repository.listReservations(this.db, tenantId, status ?? undefined, query),
+        exists: (direction, key) => repository.reservationExistsBeside(this.db, tenantId, status ?? undefined, direction, key),
+        keyOf: (record) => record.id,
+      },
+      { after: 'after', before: 'before' },
+    );
+    return { ...result, items: result.items.map((record) => effective(record)) };
+  }
+
+  /** Reservations by id for the GraphQL loaders (references of stock mutations). */
+  async reservationsByIds(tenantId: string, ids: readonly string[]) {
+    return (await repository.findReservations(this.db, tenantId, ids)).map((record) => effective(record));
+  }
+
+  /** Sales channels by id, for the `channel` of reservations. */
+  salesChannelsByIds(tenantId: string, ids: readonly string[]) {
+    return catalog.salesChannelsByIds(this.db, tenantId, ids);
+  }
+
+  private async load(tenantId: string, id: string) {
+    const [record] = isUuid(id) ? await repository.findReservations(this.db, tenantId, [id.toLowerCase()]) : [];
+    if (!record) throw notFound(`no reservation with id "${id}"`);
+    return effective(record);
+  }
+
+  private context(principal: Principal, reservationId: string): stock.MutationContext {
+    return { source: 'ALLOCATION', actor: principal.actor, references: [{ type: 'Reservation', id: reservationId }] };
+  }
+}

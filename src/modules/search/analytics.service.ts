@@ -1,0 +1,58 @@
+import type { Db } from '../../kernel/db';
+import { badRequest, notFound } from '../../kernel/errors';
+import { requireScope, type Principal } from '../auth/scopes';
+import * as repository from './search.repository';
+import type { SearchLog } from './search-log';
+import type { AnalyticsData } from './search.schemas';
+
+const DEFAULT_RANGE_MS = 30 * 24 * 3600_000;
+
+const ratio = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
+
+/** Search analytics of an index: what people search for, what finds nothing, and what they click. */
+export class AnalyticsService {
+  constructor(
+    private readonly db: Db,
+    private readonly log: SearchLog,
+  ) {}
+
+  /** Top queries, queries without results and click-through rates of an index over a time range. */
+  async forIndex(principal: Principal, alias: string, range: { from?: string; to?: string; limit: number }): Promise<AnalyticsData> {
+    requireScope(principal, 'indexes:read');
+    const index = await repository.findIndex(this.db, principal.tenantId, alias);
+    if (!index) throw notFound(`no index with alias "${alias}"`);
+    const to = range.to ? new Date(range.to) : new Date();
+    const from = range.from ? new Date(range.from) : new Date(to.getTime() - DEFAULT_RANGE_MS);
+    if (from >= to) throw badRequest('from must be before to', [{ field: 'query.from', message: 'must be before to' }]);
+    // Searches of this process still waiting for their batch count too.
+    await this.log.flush();
+    const query = { indexId: index.id, from, to, limit: range.limit };
+    const [totals, top, noResults, positions] = await Promise.all([
+      repository.countSearchesAndClicks(this.db, query),
+      repository.topQueries(this.db, query),
+      repository.noResultQueries(this.db, query),
+      repository.clicksByPosition(this.db, query),
+    ]);
+    return {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      searches: totals.searches,
+      clicks: totals.clicks,
+      click_through_rate: ratio(totals.clickedSearches, totals.searches),
+      no_result_rate: ratio(totals.noResults, totals.searches),
+      top_queries: top.map((row) => ({
+        query: row.query,
+        searches: Number(row.searches),
+        clicks: Number(row.clicks),
+        click_through_rate: ratio(Number(row.clicked), Number(row.searches)),
+        average_result_count: row.average_result_count,
+      })),
+      no_result_queries: noResults.map((row) => ({ query: row.query, searches: Number(row.searches) })),
+      click_through_rate_by_position: positions.map((row) => ({
+        position: row.position,
+        clicks: Number(row.clicks),
+        click_through_rate: ratio(Number(row.clicks), totals.searches),
+      })),
+    };
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * Pure rules of an index definition: which fields an index has and of what type, the effective
+ * settings when some are left out, and how a source document maps onto the index's fields.
+ */
+import {
+  DEFAULT_RANKING_RULES,
+  BUILT_IN_RANKING_RULES,
+  type FieldType,
+  type FieldValue,
+  type IndexDefinition,
+  type IndexedDocument,
+  type RankingRule,
+  type Scalar,
+  type Synonym,
+} from './engine/engine';
+
+export interface FieldMapping {
+  from: string;
+  to: string;
+  type: FieldType | null;
+  label: string | null;
+}
+
+/** The settings of an index as stored: lists left empty take their defaults. */
+export interface IndexSettings {
+  fields: FieldMapping[];
+  searchFields: string[];
+  displayFields: string[];
+  filters: { key: string }[];
+  facetFields: string[];
+  distinctField: string | null;
+  synonyms: Synonym[];
+  stopWords: string[];
+  rankingRules: string[];
+}
+
+export interface IndexState extends IndexSettings {
+  id: string;
+  tenantId: string;
+  alias: string;
+  version: number;
+  rebuildVersion: number;
+  /** Type of each field as first seen in the documents. */
+  seenFieldTypes: Record<string, FieldType>;
+}
+
+/** Keys of a document that are not index fields. */
+export const ID_KEY = 'id';
+export const METADATA_KEY = 'metadata';
+/** Names a hit uses for itself, so no index field may take them. */
+export const RESERVED_FIELD_NAMES = [ID_KEY, METADATA_KEY, 'objectID', '_highlightResult', '__position', 'click_url'];
+
+export const SORT_RULE = /^([A-Za-z0-9_.-]+):(asc|desc)$/;
+
+export function parseRankingRule(rule: string): RankingRule {
+  if ((BUILT_IN_RANKING_RULES as readonly string[]).includes(rule)) return rule as RankingRule;
+  const match = SORT_RULE.exec(rule);
+  if (!match) throw new Error(`not a ranking rule: ${rule}`);
+  return { field: match[1]!, direction: match[2] as 'asc' | 'desc' };
+}
+
+/** Index field names: the declared targets, or (without declarations) every field the documents showed, alphabetically. */
+export function fieldNames(settings: IndexSettings, seen: Record<string, FieldType>): string[] {
+  if (settings.fields.length > 0) return settings.fields.map((field) => field.to);
+  return Object.keys(seen).sort();
+}
+
+export const fieldType = (state: Pick<IndexState, 'fields' | 'seenFieldTypes'>, name: string): FieldType | null =>
+  state.fields.find((field) => field.to === name)?.type ?? state.seenFieldTypes[name] ?? null;
+
+export const effectiveSearchFields = (state: IndexState) =>
+  state.searchFields.length > 0
+    ? state.searchFields
+    : fieldNames(state, state.seenFieldTypes).filter((name) => (fieldType(state, name) ?? 'STRING') === 'STRING');
+
+export const effectiveDisplayFields = (state: IndexState) =>
+  state.displayFields.length > 0 ? state.displayFields : fieldNames(state, state.seenFieldTypes);
+
+export const effectiveFacetFields = (state: IndexSettings) =>
+  state.facetFields.length > 0 ? state.facetFields : state.filters.map((filter) => filter.key);
+
+export const effectiveRankingRules = (state: IndexSettings): string[] =>
+  state.rankingRules.length > 0 ? state.rankingRules : [...DEFAULT_RANKING_RULES];
+
+/** Fields that take filters: the `filters` keys and the facet fields (a facet is refined by filtering on it). */
+export const filterableFields = (state: IndexSettings) => [...new Set([...state.filters.map((f) => f.key), ...effectiveFacetFields(state)])];
+
+export function resolveDefinition(state: IndexState): IndexDefinition {
+  return {
+    id: state.id,
+    tenantId: state.tenantId,
+    alias: state.alias,
+    version: state.version,
+    rebuildVersion: state.rebuildVersion,
+    fields: fieldNames(state, state.seenFieldTypes).map((name) => ({ name, type: fieldType(state, name) })),
+    searchFields: effectiveSearchFields(state),
+    filterFields: filterableFields(state),
+    facetFields: effectiveFacetFields(state),
+    distinctField: state.distinctField,
+    synonyms: state.synonyms,
+    stopWords: state.stopWords,
+    rankingRules: effectiveRankingRules(state).map(parseRankingRule),
+  };
+}
+
+/** A value as the field's type, or undefined when it cannot be one (CSV and the public client send strings). */
+export function coerceScalar(value: unknown, type: FieldType): Scalar | undefined {
+  switch (type) {
+    case 'STRING':
+      if (typeof value === 'string') return value;
+      if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+      return undefined;
+    case 'NUMBER':
+      if (typeof value === 'number' && Number.isFinite(value)) return value;
+      if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+      return undefined;
+    case 'BOOLEAN':
+      if (typeof value === 'boolean') return value;
+      if (value === 'true' || value === '1') return true;
+      if (value === 'false' || value === '0') return false;
+      return undefined;
+  }
+}
+
+const typeOfValue = (value: unknown): FieldType | undefined =>
+  typeof value === 'string' ? 'STRING' : typeof value === 'number' ? 'NUMBER' : typeof value === 'boolean' ? 'BOOLEAN' : undefined;
+
+function valueAt(document: Record<string, unknown>, path: string): unknown {
+  let current: unknown = document;
+  for (const part of path.split('.')) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+export interface DocumentProblem {
+  field: string;
+  message: string;
+}
+
+export const MAX_DOCUMENT_ID_LENGTH = 512;
+
+/**
+ * Maps a source document onto the index's fields. `seen` carries the types seen so far in this
+ * batch and the index; a new field's type is added to it. Returns the problems instead when the
+ * document does not fit.
+ */
+export function mapDocument(
+  raw: unknown,
+  settings: IndexSettings,
+  seen: Record<string, FieldType>,
+): { document: IndexedDocument; problems?: undefined } | { document?: undefined; problems: DocumentProblem[] } {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { problems: [{ field: '', message: 'must be an object' }] };
+  const source = raw as Record<string, unknown>;
+  const problems: DocumentProblem[] = [];
+  const rawId = source[ID_KEY];
+  let id: string | undefined;
+  if (typeof rawId === 'string' && rawId.length > 0 && rawId.length <= MAX_DOCUMENT_ID_LENGTH) id = rawId;
+  else if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) id = String(rawId);
+  else problems.push({ field: ID_KEY, message: `is required: a string of 1-${MAX_DOCUMENT_ID_LENGTH} characters or an integer` });
+
+  const entries: [name: string, value: unknown, declared: FieldType | null][] =
+    settings.fields.length > 0
+      ? settings.fields.map((field) => [field.to, valueAt(source, field.from), field.type])
+      : Object.entries(source)
+          .filter(([key]) => key !== ID_KEY && key !== METADATA_KEY)
+          .map(([key, value]) => [key, value, null]);
+
+  const values: Record<string, FieldValue> = {};
+  const newTypes: Record<string, FieldType> = {};
+  for (const [name, value, declared] of entries) {
+    if (value === undefined || value === null || value === '') {
+      values[name] = null;
+      continue;
+    }
+    if (settings.fields.length === 0 && RESERVED_FIELD_NAMES.includes(name)) {
+      problems.push({ field: name, message: 'is a reserved name; map it to another field with `fields`' });
+      continue;
+    }
+    const items = Array.isArray(value) ? value : [value];
+    const type = declared ?? seen[name] ?? newTypes[name] ?? typeOfValue(items.find((item) => item !== null));
+    if (!type) {
+      problems.push({ field: name, message: 'must be a string, number or boolean, or an array of one of them' });
+      continue;
+    }
+    const coerced = items.filter((item) => item !== null).map((item) => coerceScalar(item, type));
+    if (coerced.some((item) => item === undefined)) {
+      problems.push({ field: name, message: `must be of type ${type}${Array.isArray(value) ? ' (each element)' : ''}` });
+      continue;
+    }
+    if (!declared && !seen[name]) newTypes[name] = type;
+    values[name] = Array.isArray(value) ? (coerced as Scalar[]) : coerced[0]!;
+  }
+  if (problems.length > 0) return { problems };
+  Object.assign(seen, newTypes);
+  return { document: { id: id!, values, metadata: source[METADATA_KEY] ?? null } };
+}
+
+/**
+ * Maps a stored document for an engine under the current definition, leaving out values that no
+ * longer fit (the definition may have changed since the document was written).
+ */
+export function mapStoredDocument(raw: unknown, settings: IndexSettings, seen: Record<string, FieldType>): IndexedDocument | null {
+  const mapped = mapDocument(raw, settings, { ...seen });
+  if (mapped.document) return mapped.document;
+  const source = raw as Record<string, unknown> | null;
+  if (!source || typeof source !== 'object') return null;
+  const id = typeof source[ID_KEY] === 'number' ? String(source[ID_KEY]) : source[ID_KEY];
+  if (typeof id !== 'string' || id === '') return null;
+  const document: IndexedDocument = { id, values: {}, metadata: source[METADATA_KEY] ?? null };
+  const names = settings.fields.length > 0 ? settings.fields : Object.keys(source).map((key) => ({ from: key, to: key, type: null }));
+  for (const field of names) {
+    if (field.to === ID_KEY || field.to === METADATA_KEY) continue;
+    const one = mapDocument({ id, [field.to]: valueAt(source, field.from) }, { ...settings, fields: [] }, {
+      ...(field.type ? { [field.to]: field.type } : seen[field.to] ? { [field.to]: seen[field.to]! } : {}),
+    });
+    document.values[field.to] = one.document?.values[field.to] ?? null;
+  }
+  return document;
+}

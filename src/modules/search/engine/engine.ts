@@ -1,0 +1,114 @@
+/**
+ * The port every search engine implements (the embedded engine and the Typesense adapter), and the
+ * shapes that cross it. Documents reach an engine already mapped onto the index's fields.
+ */
+
+export const FIELD_TYPES = ['STRING', 'NUMBER', 'BOOLEAN'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export type Scalar = string | number | boolean;
+export type FieldValue = Scalar | Scalar[] | null;
+
+export const BUILT_IN_RANKING_RULES = ['words', 'typo', 'proximity', 'attribute', 'exactness'] as const;
+export type BuiltInRankingRule = (typeof BUILT_IN_RANKING_RULES)[number];
+export type RankingRule = BuiltInRankingRule | { field: string; direction: 'asc' | 'desc' };
+export const DEFAULT_RANKING_RULES: BuiltInRankingRule[] = ['words', 'typo', 'proximity', 'attribute', 'exactness'];
+
+/** `root` set: one-way (searching the root also finds the synonyms); otherwise every word finds every other. */
+export interface Synonym {
+  root?: string;
+  synonyms: string[];
+}
+
+/** What an engine needs to know of an index: its resolved fields and effective settings. */
+export interface IndexDefinition {
+  id: string;
+  tenantId: string;
+  alias: string;
+  /** Raised by every committed change of the definition or the documents. */
+  version: number;
+  /** Last version that changed the definition or cleared the documents. */
+  rebuildVersion: number;
+  /** Index fields in order; `type` null while no document has shown it. */
+  fields: { name: string; type: FieldType | null }[];
+  searchFields: string[];
+  filterFields: string[];
+  facetFields: string[];
+  distinctField: string | null;
+  synonyms: Synonym[];
+  stopWords: string[];
+  rankingRules: RankingRule[];
+}
+
+/** A document mapped onto the index's fields. `metadata` is returned with hits, never searched. */
+export interface IndexedDocument {
+  id: string;
+  values: Record<string, FieldValue>;
+  metadata: unknown;
+}
+
+export type FilterOperator = 'in' | 'gte' | 'gt' | 'lt' | 'lte';
+
+/** Filter values arrive already coerced to the field's type. */
+export interface EngineFilter {
+  field: string;
+  operator: FilterOperator;
+  values: Scalar[];
+}
+
+export interface EngineQuery {
+  q: string;
+  filters: EngineFilter[];
+  facets: string[];
+  limit: number;
+  offset: number;
+  /** Fewer hits than this for all query words: the last words are dropped until there are enough. */
+  threshold: number;
+}
+
+export interface HighlightResult {
+  value: string;
+  matchLevel: 'none' | 'partial' | 'full';
+  matchedWords: string[];
+}
+
+export interface EngineHit {
+  document: IndexedDocument;
+  highlight: Record<string, HighlightResult | HighlightResult[]>;
+}
+
+export interface FacetStats {
+  min: number;
+  max: number;
+  avg: number;
+  sum: number;
+}
+
+export interface EngineResult {
+  /** Matching documents (distinct groups when the index has a `distinct_field`), before paging. */
+  count: number;
+  hits: EngineHit[];
+  facets: Record<string, Record<string, number>>;
+  facetsStats: Record<string, FacetStats>;
+}
+
+/**
+ * A search engine. PostgreSQL holds every index's documents; an engine holds a searchable copy and is
+ * told about each committed change. Each method is given the definition as of that change.
+ */
+export interface SearchEngine {
+  readonly name: 'embedded' | 'typesense';
+  /** Whether a search first brings the engine's copy up to the definition's version, applying any pending change. */
+  readonly catchesUpOnSearch: boolean;
+  /** The definition changed (or the index is new): the copy is rebuilt from every stored document. */
+  definitionChanged(definition: IndexDefinition): Promise<void>;
+  /** These documents were inserted or replaced. */
+  documentsWritten(definition: IndexDefinition, documents: IndexedDocument[]): Promise<void>;
+  /** Every document was deleted. */
+  documentsCleared(definition: IndexDefinition): Promise<void>;
+  /** The index is gone. */
+  indexDeleted(definition: IndexDefinition): Promise<void>;
+  /** Searches the index as of at least `definition.version`. */
+  search(definition: IndexDefinition, query: EngineQuery): Promise<EngineResult>;
+  close(): Promise<void>;
+}

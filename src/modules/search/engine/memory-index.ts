@@ -1,0 +1,546 @@
+/**
+ * The in-memory index of the embedded engine: an inverted index from words to documents, searched
+ * with typo tolerance, prefix matching of the last word, synonyms and stop words, filtered,
+ * faceted, ranked bucket by bucket by the index's ranking rules, de-duplicated on the distinct
+ * field and highlighted. Everything here is synchronous, so a batch of changes is applied whole
+ * before any search sees it.
+ */
+import type {
+  EngineFilter,
+  EngineHit,
+  EngineQuery,
+  EngineResult,
+  FacetStats,
+  FieldType,
+  FieldValue,
+  HighlightResult,
+  IndexDefinition,
+  IndexedDocument,
+  Scalar,
+} from './engine';
+import { escapeHtml, normalizeWord, tokenize, tokenizeWithOffsets, typoBudget } from './text';
+
+/** Completions of the last (prefix) word that are searched: the most frequent ones. */
+export const MAX_PREFIX_EXPANSIONS = 100;
+/** Values listed per facet, most frequent first. */
+export const MAX_FACET_VALUES = 100;
+/** Proximity of two query words that are far apart or in different fields. */
+const MAX_PROXIMITY = 8;
+const HIGHLIGHT_PRE = '<mark>';
+const HIGHLIGHT_POST = '</mark>';
+
+interface WordDocuments {
+  typos: Int8Array;
+  slots: number[];
+}
+
+interface PositionalScores {
+  proximity: number;
+  attribute: number;
+  exactness: number;
+}
+
+/**
+ * Proximity, attribute and exactness of a document from where its words match the query words,
+ * in one pass over its words with buffers reused from document to document.
+ */
+class PositionalScorer {
+  private readonly n: number;
+  private readonly bestField: Int32Array;
+  private readonly exact: Uint8Array;
+  /** Last position of each query word in the field being read, -1 when none yet. */
+  private readonly last: Int32Array;
+  private readonly closest: Int32Array;
+
+  /** For each document word that matches, which query words it matches: one lookup per word read. */
+  private readonly matchesOf = new Map<string, { word: number; exact: boolean }[]>();
+
+  constructor(
+    matches: Map<string, WordMatch>[],
+    private readonly fieldCount: number,
+  ) {
+    this.n = matches.length;
+    matches.forEach((wordMatches, word) => {
+      for (const [term, match] of wordMatches) {
+        let list = this.matchesOf.get(term);
+        if (!list) this.matchesOf.set(term, (list = []));
+        list.push({ word, exact: match.exact });
+      }
+    });
+    this.bestField = new Int32Array(this.n);
+    this.exact = new Uint8Array(this.n);
+    this.last = new Int32Array(this.n);
+    this.closest = new Int32Array(Math.max(0, this.n - 1));
+  }
+
+  score(fields: string[][]): PositionalScores {
+    const { n, matchesOf, bestField, exact, last, closest } = this;
+    bestField.fill(this.fieldCount);
+    exact.fill(0);
+    closest.fill(MAX_PROXIMITY);
+    for (let field = 0; field < fields.length; field++) {
+      last.fill(-1);
+      const words = fields[field]!;
+      for (let position = 0; position < words.length; position++) {
+        const found = matchesOf.get(words[position]!);
+        if (!found) continue;
+        for (const match of found) {
+          const i = match.word;
+          if (field < bestField[i]!) bestField[i] = field;
+          if (match.exact) exact[i] = 1;
+          // In order the distance counts as is, reversed one more.
+          if (i > 0 && last[i - 1]! >= 0 && last[i - 1] !== position) closest[i - 1] = Math.min(closest[i - 1]!, position - last[i - 1]!);
+          if (i + 1 < n && last[i + 1]! >= 0 && last[i + 1] !== position) closest[i] = Math.min(closest[i]!, position - last[i + 1]! + 1);
+          last[i] = position;
+        }
+      }
+    }
+    let proximity = 0;
+    for (let i = 0; i < n - 1; i++) proximity += closest[i]!;
+    let attribute = 0;
+    let exactness = 0;
+    for (let i = 0; i < n; i++) {
+      attribute += bestField[i]!;
+      exactness += exact[i]!;
+    }
+    return { proximity, attribute, exactness };
+  }
+}
+
+interface Entry {
+  document: IndexedDocument;
+  /** Words of each search field, in the order of `definition.searchFields`. */
+  words: string[][];
+}
+
+/** How a document word matches one query word. */
+interface WordMatch {
+  typos: number;
+  /** The word itself, not a typo, prefix completion or synonym. */
+  exact: boolean;
+}
+
+const valuesOf = (value: FieldValue | undefined): Scalar[] => (value === null || value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+export class MemoryIndex {
+  private entries: (Entry | undefined)[] = [];
+  private readonly slotOf = new Map<string, number>();
+  private postings = new Map<string, number[]>();
+  private sortedTerms: string[] | null = null;
+  private dead = 0;
+  private readonly synonymsOf = new Map<string, Set<string>>();
+  private readonly stopWords: Set<string>;
+  private readonly types: Map<string, FieldType | null>;
+
+  constructor(readonly definition: IndexDefinition) {
+    this.stopWords = new Set(definition.stopWords.map(normalizeWord));
+    this.types = new Map(definition.fields.map((field) => [field.name, field.type]));
+    const link = (from: string, to: string) => {
+      const [a] = tokenize(from);
+      const [b] = tokenize(to);
+      if (!a || !b || a === b) return;
+      if (!this.synonymsOf.has(a)) this.synonymsOf.set(a, new Set());
+      this.synonymsOf.get(a)!.add(b);
+    };
+    for (const synonym of definition.synonyms) {
+      if (synonym.root !== undefined) for (const word of synonym.synonyms) link(synonym.root, word);
+      else for (const a of synonym.synonyms) for (const b of synonym.synonyms) link(a, b);
+    }
+  }
+
+  get size() {
+    return this.slotOf.size;
+  }
+
+  /** Inserts or replaces documents by id. */
+  upsert(documents: IndexedDocument[]) {
+    for (const document of documents) {
+      const previous = this.slotOf.get(document.id);
+      if (previous !== undefined) {
+        this.entries[previous] = undefined;
+        this.dead += 1;
+      }
+      const slot = this.entries.length;
+      const words = this.definition.searchFields.map((field) =>
+        valuesOf(document.values[field]).flatMap((value) => tokenize(String(value))),
+      );
+      this.entries.push({ document, words });
+      this.slotOf.set(document.id, slot);
+      for (const word of new Set(words.flat())) {
+        let list = this.postings.get(word);
+        if (!list) {
+          list = [];
+          this.postings.set(word, list);
+          this.sortedTerms = null;
+        }
+        list.push(slot);
+      }
+    }
+    // Replaced documents leave dead slots in the postings; rebuild once they outnumber the live ones.
+    if (this.dead > 1000 && this.dead > this.slotOf.size) this.compact();
+  }
+
+  clear() {
+    this.entries = [];
+    this.slotOf.clear();
+    this.postings = new Map();
+    this.sortedTerms = null;
+    this.dead = 0;
+  }
+
+  private compact() {
+    const live = this.entries.filter((entry): entry is Entry => entry !== undefined).map((entry) => entry.document);
+    this.clear();
+    this.upsert(live);
+  }
+
+  /** Document words that match a query word, with their typo count. */
+  private matchesOf(word: string, prefix: boolean): Map<string, WordMatch> {
+    const matches = new Map<string, WordMatch>();
+    if (this.postings.has(word)) matches.set(word, { typos: 0, exact: true });
+    for (const synonym of this.synonymsOf.get(word) ?? []) {
+      if (this.postings.has(synonym) && !matches.has(synonym)) matches.set(synonym, { typos: 0, exact: false });
+    }
+    const budget = typoBudget(word);
+    const terms = (this.sortedTerms ??= [...this.postings.keys()].sort());
+    if (budget > 0) {
+      for (const [term, typos] of termsWithin(terms, word, budget)) if (!matches.has(term)) matches.set(term, { typos, exact: false });
+    }
+    if (prefix) {
+      const completions: string[] = [];
+      for (let i = lowerBound(terms, word); i < terms.length && terms[i]!.startsWith(word); i++) if (terms[i] !== word) completions.push(terms[i]!);
+      if (completions.length > MAX_PREFIX_EXPANSIONS) {
+        completions.sort((a, b) => this.postings.get(b)!.length - this.postings.get(a)!.length);
+        completions.length = MAX_PREFIX_EXPANSIONS;
+      }
+      for (const term of completions) if (!matches.has(term)) matches.set(term, { typos: 0, exact: false });
+    }
+    return matches;
+  }
+
+  /** Documents containing a query word: per slot the fewest typos it took (-1: not there), and the slots. */
+  private documentsOf(matches: Map<string, WordMatch>): WordDocuments {
+    const typos = new Int8Array(this.entries.length).fill(-1);
+    const slots: number[] = [];
+    for (const [term, match] of matches) {
+      for (const slot of this.postings.get(term)!) {
+        if (this.entries[slot] === undefined) continue;
+        const known = typos[slot]!;
+        if (known === -1) slots.push(slot);
+        if (known === -1 || match.typos < known) typos[slot] = match.typos;
+      }
+    }
+    return { typos, slots };
+  }
+
+  private queryWords(q: string): string[] {
+    const words = tokenize(q);
+    const kept = words.filter((word) => !this.stopWords.has(word));
+    // A query of stop words only is searched as typed.
+    return kept.length > 0 ? kept : words;
+  }
+
+  search(query: EngineQuery): EngineResult {
+    const words = this.queryWords(query.q);
+    const prefixLast = words.length > 0 && !/[\s\p{P}]$/u.test(query.q);
+    const matches = words.map((word, i) => this.matchesOf(word, prefixLast && i === words.length - 1));
+    const documents = matches.map((wordMatches) => this.documentsOf(wordMatches));
+
+    // Documents with every query word; while they are fewer than the threshold, the last words are dropped.
+    let candidates: number[];
+    if (words.length === 0) {
+      candidates = [];
+      for (let slot = 0; slot < this.entries.length; slot++) if (this.entries[slot]) candidates.push(slot);
+    } else {
+      const levels: number[][] = [documents[0]!.slots];
+      for (let i = 1; i < words.length; i++) levels.push(levels[i - 1]!.filter((slot) => documents[i]!.typos[slot]! >= 0));
+      let k = words.length;
+      while (k > 1 && levels[k - 1]!.length < query.threshold) k -= 1;
+      candidates = levels[k - 1]!;
+    }
+    const filtered = query.filters.length === 0 ? candidates : candidates.filter((slot) => this.passes(this.entries[slot]!, query.filters));
+
+    const { facets, facetsStats } = this.facetsOf(filtered, query.facets);
+    const ranked = this.rank(filtered, words, matches, documents, query.offset + query.limit);
+    const page = ranked.slots.slice(query.offset, query.offset + query.limit);
+    return {
+      count: ranked.count,
+      hits: page.map((slot) => this.hitOf(this.entries[slot]!, words, matches)),
+      facets,
+      facetsStats,
+    };
+  }
+
+  private passes(entry: Entry, filters: EngineFilter[]): boolean {
+    for (const filter of filters) {
+      const value = entry.document.values[filter.field];
+      if (value === null || value === undefined) return false;
+      if (Array.isArray(value) ? !value.some((item) => matchesFilter(item, filter)) : !matchesFilter(value, filter)) return false;
+    }
+    return true;
+  }
+
+  private facetsOf(slots: number[], fields: string[]) {
+    const facets: Record<string, Record<string, number>> = {};
+    const facetsStats: Record<string, FacetStats> = {};
+    for (const field of fields) {
+      const counts = new Map<Scalar, number>();
+      let min = Infinity;
+      let max = -Infinity;
+      let sum = 0;
+      let n = 0;
+      const count = (value: Scalar) => {
+        counts.set(value, (counts.get(value) ?? 0) + 1);
+        if (typeof value === 'number') {
+          if (value < min) min = value;
+          if (value > max) max = value;
+          sum += value;
+          n += 1;
+        }
+      };
+      for (const slot of slots) {
+        const value = this.entries[slot]!.document.values[field];
+        if (value === null || value === undefined) continue;
+        if (Array.isArray(value)) new Set(value).forEach(count);
+        else count(value);
+      }
+      const top = [...counts]
+        .map(([value, n]) => [String(value), n] as const)
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+        .slice(0, MAX_FACET_VALUES);
+      facets[field] = Object.fromEntries(top);
+      if (this.types.get(field) === 'NUMBER' && n > 0) facetsStats[field] = { min, max, avg: sum / n, sum };
+    }
+    return { facets, facetsStats };
+  }
+
+  /**
+   * Orders documents by the ranking rules, each rule deciding only among documents the previous
+   * rules left tied, then by id. Returns the first `needed` (after de-duplication) and the count.
+   */
+  private rank(slots: number[], words: string[], matches: Map<string, WordMatch>[], documents: WordDocuments[], needed: number) {
+    const rules = this.definition.rankingRules;
+    const keys: ((slot: number) => number | Scalar | undefined)[] = [];
+    const directions: number[] = [];
+    const positional = words.length > 0 && rules.some((rule) => rule === 'proximity' || rule === 'attribute' || rule === 'exactness');
+    const scorer = positional ? new PositionalScorer(matches, this.definition.searchFields.length) : undefined;
+    const details = new Map<number, PositionalScores>();
+    const detail = (slot: number) => {
+      let known = details.get(slot);
+      if (!known) details.set(slot, (known = scorer!.score(this.entries[slot]!.words)));
+      return known;
+    };
+    for (const rule of rules) {
+      if (typeof rule === 'object') {
+        keys.push((slot) => valuesOf(this.entries[slot]!.document.values[rule.field])[0]);
+        directions.push(rule.direction === 'asc' ? 1 : -1);
+      } else if (words.length > 0) {
+        if (rule === 'words') keys.push((slot) => -documents.reduce((sum, d) => sum + (d.typos[slot]! >= 0 ? 1 : 0), 0));
+        else if (rule === 'typo') keys.push((slot) => documents.reduce((sum, d) => sum + Math.max(0, d.typos[slot]!), 0));
+        else if (positional && rule === 'proximity') keys.push((slot) => detail(slot).proximity);
+        else if (positional && rule === 'attribute') keys.push((slot) => detail(slot).attribute);
+        else if (positional && rule === 'exactness') keys.push((slot) => -detail(slot).exactness);
+        else continue;
+        directions.push(1);
+      }
+    }
+    // Keys are computed once per document, into one array per rule indexed by slot.
+    const computed = keys.map((key) => {
+      const values: (number | Scalar | undefined)[] = [];
+      for (const slot of slots) values[slot] = key(slot);
+      return values;
+    });
+    const ids = this.entries;
+    const compare = (a: number, b: number) => {
+      for (let i = 0; i < computed.length; i++) {
+        const x = computed[i]![a];
+        const y = computed[i]![b];
+        if (x === y) continue;
+        // Documents without a value for a sort rule come last in either direction.
+        if (x === undefined) return 1;
+        if (y === undefined) return -1;
+        return (x < y ? -1 : 1) * directions[i]!;
+      }
+      const ia = ids[a]!.document.id;
+      const ib = ids[b]!.document.id;
+      return ia < ib ? -1 : ia > ib ? 1 : 0;
+    };
+
+    const distinct = this.definition.distinctField;
+    if (!distinct) {
+      return { slots: topOf(slots, needed, compare), count: slots.length };
+    }
+    const sorted = [...slots].sort(compare);
+    const seen = new Set<string>();
+    const kept: number[] = [];
+    for (const slot of sorted) {
+      const value = valuesOf(this.entries[slot]!.document.values[distinct])[0];
+      if (value !== undefined) {
+        const key = `${typeof value}:${String(value)}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      kept.push(slot);
+    }
+    return { slots: kept.slice(0, needed), count: kept.length };
+  }
+
+  private hitOf(entry: Entry, words: string[], matches: Map<string, WordMatch>[]): EngineHit {
+    const highlight: EngineHit['highlight'] = {};
+    for (const field of this.definition.searchFields) {
+      const value = entry.document.values[field];
+      if (value === null || value === undefined) continue;
+      const one = (text: string): HighlightResult => {
+        let out = '';
+        let at = 0;
+        const matched = new Set<number>();
+        for (const token of tokenizeWithOffsets(text)) {
+          const which = matches.findIndex((wordMatches) => wordMatches.has(token.word));
+          if (which === -1) continue;
+          matched.add(which);
+          out += escapeHtml(text.slice(at, token.start)) + HIGHLIGHT_PRE + escapeHtml(text.slice(token.start, token.end)) + HIGHLIGHT_POST;
+          at = token.end;
+        }
+        out += escapeHtml(text.slice(at));
+        return {
+          value: out,
+          matchLevel: matched.size === 0 ? 'none' : matched.size === words.length ? 'full' : 'partial',
+          matchedWords: [...matched].sort().map((i) => words[i]!),
+        };
+      };
+      highlight[field] = Array.isArray(value) ? value.map((item) => one(String(item))) : one(String(value));
+    }
+    return { document: entry.document, highlight };
+  }
+}
+
+/** The first `k` items in `compare` order, without sorting everything when k is small. */
+function topOf(items: number[], k: number, compare: (a: number, b: number) => number): number[] {
+  if (items.length <= k * 4) return [...items].sort(compare).slice(0, k);
+  // A max-heap of the best k seen so far: its root is the worst of them.
+  const heap: number[] = [];
+  const worse = (a: number, b: number) => compare(a, b) > 0;
+  const siftUp = (i: number) => {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!worse(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  };
+  const siftDown = (i: number) => {
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let largest = i;
+      if (left < heap.length && worse(heap[left]!, heap[largest]!)) largest = left;
+      if (right < heap.length && worse(heap[right]!, heap[largest]!)) largest = right;
+      if (largest === i) return;
+      [heap[i], heap[largest]] = [heap[largest]!, heap[i]!];
+      i = largest;
+    }
+  };
+  for (const item of items) {
+    if (heap.length < k) {
+      heap.push(item);
+      siftUp(heap.length - 1);
+    } else if (k > 0 && compare(item, heap[0]!) < 0) {
+      heap[0] = item;
+      siftDown(0);
+    }
+  }
+  return heap.sort(compare);
+}
+
+function matchesFilter(value: Scalar, filter: EngineFilter): boolean {
+  if (filter.operator === 'in') return filter.values.includes(value);
+  if (typeof value !== 'number') return false;
+  const bound = filter.values[0] as number;
+  switch (filter.operator) {
+    case 'gte':
+      return value >= bound;
+    case 'gt':
+      return value > bound;
+    case 'lt':
+      return value < bound;
+    case 'lte':
+      return value <= bound;
+  }
+}
+
+/** Index of the first term not below `word`. */
+function lowerBound(terms: string[], word: string): number {
+  let low = 0;
+  let high = terms.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (terms[middle]! < word) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * Terms within `max` edits (Damerau-Levenshtein, optimal string alignment) of `word`, found by
+ * walking the sorted terms like a trie: one row of the edit-distance table per character of the
+ * current term, reused for the prefix the next term shares, and every term under a prefix whose
+ * row already exceeds `max` skipped at once. Most of a large vocabulary is never looked at.
+ */
+export function termsWithin(terms: string[], word: string, max: number): [string, number][] {
+  const n = word.length;
+  const rows: number[][] = [Array.from({ length: n + 1 }, (_, j) => j)];
+  const found: [string, number][] = [];
+  let previous = '';
+  let i = 0;
+  while (i < terms.length) {
+    const term = terms[i]!;
+    let shared = 0;
+    const limit = Math.min(previous.length, term.length, rows.length - 1);
+    while (shared < limit && previous.charCodeAt(shared) === term.charCodeAt(shared)) shared++;
+    let pruneAt = -1;
+    for (let depth = shared + 1; depth <= term.length; depth++) {
+      const above = rows[depth - 1]!;
+      const row = (rows[depth] ??= new Array<number>(n + 1));
+      const c = term.charCodeAt(depth - 1);
+      row[0] = depth;
+      let rowMin = depth;
+      for (let j = 1; j <= n; j++) {
+        let value = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + (c === word.charCodeAt(j - 1) ? 0 : 1));
+        if (depth > 1 && j > 1 && c === word.charCodeAt(j - 2) && term.charCodeAt(depth - 2) === word.charCodeAt(j - 1)) {
+          value = Math.min(value, rows[depth - 2]![j - 2]! + 1);
+        }
+        row[j] = value;
+        if (value < rowMin) rowMin = value;
+      }
+      if (rowMin > max) {
+        pruneAt = depth;
+        break;
+      }
+    }
+    if (pruneAt === -1) {
+      const distance = rows[term.length]![n]!;
+      if (distance <= max) found.push([term, distance]);
+      previous = term;
+      i += 1;
+    } else {
+      // Nothing that starts with this prefix can come within reach: jump past all of it.
+      const prefix = term.slice(0, pruneAt);
+      previous = prefix;
+      let next = i + 1;
+      let step = 1;
+      while (next < terms.length && terms[next]!.startsWith(prefix)) {
+        next += step;
+        step *= 2;
+      }
+      let low = i + 1;
+      let high = Math.min(next, terms.length);
+      while (low < high) {
+        const middle = (low + high) >> 1;
+        if (terms[middle]!.startsWith(prefix)) low = middle + 1;
+        else high = middle;
+      }
+      i = low;
+    }
+  }
+  return found;
+}

@@ -1,0 +1,282 @@
+import { parse as parseCsv } from 'csv-parse/sync';
+import type { CursorCodec } from '../../kernel/cursor';
+import { isUniqueViolation, type Db } from '../../kernel/db';
+import { AppError, badRequest, conflict, notFound, type FieldProblem } from '../../kernel/errors';
+import { uuidv7 } from '../../kernel/ids';
+import { paginate, type PageArguments } from '../../kernel/pagination';
+import { requireScope, type Principal } from '../auth/scopes';
+import {
+  effectiveDisplayFields,
+  effectiveFacetFields,
+  effectiveRankingRules,
+  effectiveSearchFields,
+  fieldNames,
+  fieldType,
+  ID_KEY,
+  mapDocument,
+  parseRankingRule,
+  resolveDefinition,
+  type IndexSettings,
+} from './definition';
+import type { FieldType, IndexedDocument, SearchEngine } from './engine/engine';
+import * as repository from './search.repository';
+import { ALIAS_PATTERN, INDEX_SORTS, MAX_DOCUMENTS_PER_REQUEST, type IndexInputData, type IndexRecord } from './search.schemas';
+
+/** Writes to one index wait for each other; a big batch may take a while. */
+const WRITE_TIMEOUT_MS = 60_000;
+
+export function toIndexRecord(row: repository.IndexRow): IndexRecord {
+  const pending = row.processedVersion < row.version;
+  return {
+    id: row.id,
+    name: row.name,
+    alias: row.alias,
+    state: row.isActive ? 'LIVE' : 'INACTIVE',
+    source: { id: row.sourceId, type: row.sourceType },
+    fields: row.fields.map((field) => ({ ...field, type: fieldType(row, field.to) })),
+    search_fields: effectiveSearchFields(row),
+    display_fields: effectiveDisplayFields(row),
+    filters: row.filters.map((filter) => ({ key: filter.key, type: fieldType(row, filter.key), is_processed: !pending })),
+    facet_fields: effectiveFacetFields(row),
+    distinct_field: row.distinctField,
+    synonyms: row.synonyms,
+    stop_words: row.stopWords,
+    ranking_rules: effectiveRankingRules(row),
+    available_fields: fieldNames(row, row.seenFieldTypes).map((key) => ({ key, type: fieldType(row, key) })),
+    is_active: row.isActive,
+    has_pending_updates: pending,
+    last_processed_at: row.lastProcessedAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/** An alias from a name: "Products (NL)" → "products-nl". */
+export function aliasFromName(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 56)
+    .replace(/-+$/, '');
+  return ALIAS_PATTERN.test(slug) ? slug : 'index';
+}
+
+/** Checks the definition against itself: names it refers to must be index fields (when fields are declared). */
+function settingsOf(input: IndexInputData): { settings: IndexSettings; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  const settings: IndexSettings = {
+    fields: (input.fields ?? []).map((field) => ({ from: field.from, to: field.to ?? field.from, type: field.type ?? null, label: field.label ?? null })),
+    searchFields: input.search_fields ?? [],
+    displayFields: input.display_fields ?? [],
+    filters: (input.filters ?? []).map((filter) => ({ key: filter.key })),
+    facetFields: input.facet_fields ?? [],
+    distinctField: input.distinct_field ?? null,
+    synonyms: (input.synonyms ?? []).map((synonym) => (synonym.root !== undefined ? { root: synonym.root, synonyms: synonym.synonyms } : { synonyms: synonym.synonyms })),
+    stopWords: input.stop_words ?? [],
+    rankingRules: input.ranking_rules ?? [],
+  };
+  settings.fields.forEach((field, i) => {
+    if (!/^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/.test(field.to) || [ID_KEY, 'metadata', 'objectID', 'click_url'].includes(field.to)) {
+      problems.push({ field: `body.data.fields[${i}].to`, message: 'must be a field name (letters, digits, hyphens, underscores; not a reserved name); set `to` when `from` is not one' });
+    } else if (settings.fields.findIndex((other) => other.to === field.to) !== i) {
+      problems.push({ field: `body.data.fields[${i}].to`, message: `${field.to} is mapped twice` });
+    }
+  });
+  if (settings.fields.length > 0) {
+    const known = new Set(settings.fields.map((field) => field.to));
+    const check = (names: string[], where: (i: number) => string) =>
+      names.forEach((name, i) => {
+        if (!known.has(name)) problems.push({ field: where(i), message: `${name} is not one of the index's fields` });
+      });
+    check(settings.searchFields, (i) => `body.data.search_fields[${i}]`);
+    check(settings.displayFields, (i) => `body.data.display_fields[${i}]`);
+    check(settings.filters.map((f) => f.key), (i) => `body.data.filters[${i}].key`);
+    check(settings.facetFields, (i) => `body.data.facet_fields[${i}]`);
+    if (settings.distinctField) check([settings.distinctField], () => 'body.data.distinct_field');
+    settings.rankingRules.forEach((rule, i) => {
+      const parsed = parseRankingRule(rule);
+      if (typeof parsed === 'object') check([parsed.field], () => `body.data.ranking_rules[${i}]`);
+    });
+  }
+  return { settings, problems };
+}
+
+const definitionOf = (input: IndexInputData) => {
+  const { settings, problems } = settingsOf(input);
+  if (problems.length > 0) throw badRequest(problems.map((p) => `${p.field} ${p.message}`).join(', '), problems);
+  return { name: input.name, sourceId: input.source?.id ?? null, sourceType: input.source?.type ?? 'API', settings, isActive: input.is_active ?? true };
+};
+
+export type IndexSortName = (typeof INDEX_SORTS)[number];
+
+/** Search indexes of a tenant and their documents. */
+export class IndexService {
+  constructor(
+    private readonly db: Db,
+    private readonly cursors: CursorCodec,
+    private readonly engine: SearchEngine,
+    private readonly onBackgroundError: (error: unknown) => void,
+  ) {}
+
+  /** Lists the tenant's indexes in the given order. */
+  async list(principal: Principal, sortName: IndexSortName, page: PageArguments) {
+    requireScope(principal, 'indexes:read');
+    const { tenantId } = principal;
+    const sort: repository.IndexSort = { key: sortName.replace(/^-/, '') as repository.IndexSortKey, descending: sortName.startsWith('-') };
+    const result = await paginate<repository.IndexRow, repository.IndexKey>(this.cursors, `indexes:${tenantId}:${sortName}`, page, {
+      fetch: (query) => repository.listIndexes(this.db, tenantId, sort, query),
+      exists: (direction, key) => repository.indexExistsBeside(this.db, tenantId, sort, direction, key),
+      keyOf: (row) => repository.indexKeyOf(sort, row),
+    });
+    return { ...result, items: result.items.map(toIndexRecord) };
+  }
+
+  /** Fetches one index by alias; another tenant's index is not found. */
+  async get(principal: Principal, alias: string): Promise<IndexRecord> {
+    requireScope(principal, 'indexes:read');
+    return toIndexRecord(await this.find(principal.tenantId, alias));
+  }
+
+  /** Creates an index; the alias is generated from the name when not given. */
+  async create(principal: Principal, input: IndexInputData): Promise<IndexRecord> {
+    requireScope(principal, 'indexes:write');
+    const data = definitionOf(input);
+    const { tenantId } = principal;
+    let row: repository.IndexRow | undefined;
+    for (let attempt = 0; !row; attempt++) {
+      const alias = input.alias ?? (await this.freeAlias(tenantId, aliasFromName(input.name)));
+      try {
+        row = await repository.insertIndex(this.db, uuidv7(), tenantId, alias, data);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // A generated alias can be taken by a concurrent create: pick again.
+        if (input.alias !== undefined || attempt >= 3) throw conflict(`an index with alias "${alias}" already exists`);
+      }
+    }
+    await this.engine.definitionChanged(resolveDefinition(row));
+    await repository.markProcessed(this.db, row.id, row.version);
+    return toIndexRecord((await repository.findIndexById(this.db, row.id)) ?? row);
+  }
+
+  /**
+   * Replaces the whole definition (fields left out return to their defaults). The engine rebuilds
+   * the index after the response; `has_pending_updates` is true until it has.
+   */
+  async replace(principal: Principal, alias: string, input: IndexInputData): Promise<void> {
+    requireScope(principal, 'indexes:write');
+    if (input.alias !== undefined && input.alias !== alias) {
+      throw badRequest('data.alias must equal the alias in the path', [{ field: 'body.data.alias', message: 'must equal the alias in the path' }]);
+    }
+    const data = definitionOf(input);
+    const row = await this.db.$transaction(async (tx) => {
+      const index = await repository.lockIndex(tx, principal.tenantId, alias);
+      if (!index) throw notFound(`no index with alias "${alias}"`);
+      // A field whose mapping did not change keeps the type its stored values were checked against.
+      const seen: Record<string, FieldType> = {};
+      for (const name of new Set([...Object.keys(index.seenFieldTypes), ...index.fields.map((field) => field.to)])) {
+        const before = index.fields.find((field) => field.to === name);
+        const after = data.settings.fields.find((field) => field.to === name);
+        const type = before?.type ?? index.seenFieldTypes[name];
+        if (before?.from === after?.from && type) seen[name] = type;
+      }
+      return repository.replaceIndexDefinition(tx, index, data, seen);
+    }, { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS });
+    void this.process(row.id, row.version, () => this.engine.definitionChanged(resolveDefinition(row))).catch(this.onBackgroundError);
+  }
+
+  /** Deletes an index with its documents, searches and clicks. */
+  async remove(principal: Principal, alias: string): Promise<void> {
+    requireScope(principal, 'indexes:write');
+    const row = await repository.findIndex(this.db, principal.tenantId, alias);
+    if (!row || !(await repository.deleteIndex(this.db, principal.tenantId, alias))) throw notFound(`no index with alias "${alias}"`);
+    await this.engine.indexDeleted(resolveDefinition(row));
+  }
+
+  /** Upserts documents by id, all or none: one that does not fit the index's fields rejects the batch. */
+  async upsertDocuments(principal: Principal, alias: string, documents: unknown[]): Promise<void> {
+    requireScope(principal, 'indexes:write');
+    await this.writeDocuments(principal.tenantId, alias, documents);
+  }
+
+  /** Upserts the rows of a CSV document (first line: column names) into a CSV_INTEGRATION index. */
+  async upsertCsv(principal: Principal, alias: string, csv: string): Promise<void> {
+    requireScope(principal, 'indexes:write');
+    const index = await this.find(principal.tenantId, alias);
+    if (index.sourceType !== 'CSV_INTEGRATION') {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'text/csv is accepted for indexes whose source.type is CSV_INTEGRATION');
+    }
+    let rows: Record<string, string>[];
+    try {
+      rows = parseCsv(csv, { columns: true, bom: true, skip_empty_lines: true, trim: true });
+    } catch (error) {
+      throw badRequest(`the CSV body is malformed: ${(error as Error).message}`, [{ field: 'body', message: 'is not valid CSV' }]);
+    }
+    if (rows.length === 0 || rows.length > MAX_DOCUMENTS_PER_REQUEST) {
+      throw badRequest(`the CSV body must have 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows`, [{ field: 'body', message: `must have 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows` }]);
+    }
+    // Empty cells are missing values.
+    await this.writeDocuments(principal.tenantId, alias, rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== ''))));
+  }
+
+  /** Deletes every document of the index. */
+  async clearDocuments(principal: Principal, alias: string): Promise<void> {
+    requireScope(principal, 'indexes:write');
+    const row = await this.db.$transaction(async (tx) => {
+      const index = await repository.lockIndex(tx, principal.tenantId, alias);
+      if (!index) throw notFound(`no index with alias "${alias}"`);
+      const version = await repository.clearDocuments(tx, index);
+      return { ...index, version, rebuildVersion: version, seenFieldTypes: {} };
+    }, { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS });
+    await this.process(row.id, row.version, () => this.engine.documentsCleared(resolveDefinition(row)));
+  }
+
+  private async writeDocuments(tenantId: string, alias: string, documents: unknown[]) {
+    const { row, mapped } = await this.db.$transaction(async (tx) => {
+      const index = await repository.lockIndex(tx, tenantId, alias);
+      if (!index) throw notFound(`no index with alias "${alias}"`);
+      const seen = { ...index.seenFieldTypes };
+      const problems: FieldProblem[] = [];
+      const mapped: IndexedDocument[] = [];
+      const firstAt = new Map<string, number>();
+      documents.forEach((document, i) => {
+        const result = mapDocument(document, index, seen);
+        if (result.problems) {
+          for (const problem of result.problems) problems.push({ field: `body.data[${i}]${problem.field ? `.${problem.field}` : ''}`, message: problem.message });
+          return;
+        }
+        const earlier = firstAt.get(result.document.id);
+        if (earlier !== undefined) problems.push({ field: `body.data[${i}].id`, message: `repeats the id of body.data[${earlier}]` });
+        firstAt.set(result.document.id, i);
+        mapped.push(result.document);
+      });
+      if (problems.length > 0) {
+        const shown = problems.slice(0, 20);
+        throw badRequest(`documents do not fit the index: ${shown.map((p) => `${p.field} ${p.message}`).join(', ')}${problems.length > 20 ? ', ...' : ''}`, shown);
+      }
+      const version = await repository.writeDocuments(tx, index, mapped.map((document, i) => ({ id: document.id, data: documents[i] })), seen);
+      return { row: { ...index, version, seenFieldTypes: seen }, mapped };
+    }, { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS });
+    await this.process(row.id, row.version, () => this.engine.documentsWritten(resolveDefinition(row), mapped));
+  }
+
+  /** Applies a committed change in the engine, then records that it is processed. */
+  private async process(indexId: string, version: number, apply: () => Promise<void>) {
+    await apply();
+    await repository.markProcessed(this.db, indexId, version);
+  }
+
+  private async find(tenantId: string, alias: string) {
+    const row = await repository.findIndex(this.db, tenantId, alias);
+    if (!row) throw notFound(`no index with alias "${alias}"`);
+    return row;
+  }
+
+  private async freeAlias(tenantId: string, base: string) {
+    const taken = new Set(await repository.aliasesLike(this.db, tenantId, base));
+    if (!taken.has(base)) return base;
+    for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+  }
+}

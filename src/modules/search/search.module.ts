@@ -1,0 +1,54 @@
+import { createHmac } from 'node:crypto';
+import type { Config } from '../../kernel/config';
+import type { CursorCodec } from '../../kernel/cursor';
+import type { Db } from '../../kernel/db';
+import { AnalyticsService } from './analytics.service';
+import { createClickCodec } from './click-codes';
+import { EmbeddedEngine } from './engine/embedded-engine';
+import type { SearchEngine } from './engine/engine';
+import { TypesenseEngine } from './engine/typesense-engine';
+import { IndexService } from './indexes.service';
+import { SearchLog } from './search-log';
+import { SearchService } from './search.service';
+
+export interface SearchServices {
+  engine: SearchEngine;
+  indexes: IndexService;
+  search: SearchService;
+  analytics: AnalyticsService;
+  log: SearchLog;
+  /** Writes pending searches and releases the engine. */
+  close(): Promise<void>;
+}
+
+export interface SearchDependencies {
+  config: Config;
+  db: Db;
+  cursors: CursorCodec;
+  masterKey: string;
+  baseUrl: string;
+  /** Where failures off the request path (background re-indexing, search logging) are reported. */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/** Builds the search module: Typesense when TYPESENSE_URL is set, the embedded engine otherwise. */
+export function createSearchServices({ config, db, cursors, masterKey, baseUrl, onBackgroundError }: SearchDependencies): SearchServices {
+  const reportError = onBackgroundError ?? ((error: unknown) => console.error('search: a background task (re-indexing or the search log) failed:', error));
+  const engine: SearchEngine = config.typesenseUrl
+    ? new TypesenseEngine(db, { url: config.typesenseUrl, apiKey: config.typesenseApiKey ?? '' })
+    : new EmbeddedEngine(db);
+  // Derived from the master key so every process of a deployment signs and accepts the same click codes.
+  const clicks = createClickCodec(createHmac('sha256', masterKey).update('search-click-codes').digest());
+  const log = new SearchLog(db, reportError);
+  return {
+    engine,
+    indexes: new IndexService(db, cursors, engine, reportError),
+    search: new SearchService(db, engine, clicks, log, baseUrl),
+    analytics: new AnalyticsService(db, log),
+    log,
+    async close() {
+      await log.flush();
+      await engine.close();
+    },
+  };
+}

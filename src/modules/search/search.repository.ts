@@ -1,0 +1,308 @@
+/** Storage of indexes, documents, search settings, searches and clicks. SQL only. */
+import { Prisma, type SearchIndex } from '../../__generated__/prisma/client';
+import type { Db } from '../../kernel/db';
+import type { KeysetQuery } from '../../kernel/pagination';
+import type { FieldType } from './engine/engine';
+import type { FieldMapping, IndexSettings, IndexState } from './definition';
+
+export type Tx = Prisma.TransactionClient | Db;
+
+export interface IndexRow extends IndexState {
+  name: string;
+  sourceId: string | null;
+  sourceType: string;
+  isActive: boolean;
+  processedVersion: number;
+  lastProcessedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export function toIndexRow(row: SearchIndex): IndexRow {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    alias: row.alias,
+    name: row.name,
+    sourceId: row.sourceId,
+    sourceType: row.sourceType,
+    fields: row.fields as unknown as FieldMapping[],
+    searchFields: row.searchFields,
+    displayFields: row.displayFields,
+    filters: row.filters as unknown as { key: string }[],
+    facetFields: row.facetFields,
+    distinctField: row.distinctField,
+    synonyms: row.synonyms as unknown as IndexSettings['synonyms'],
+    stopWords: row.stopWords,
+    rankingRules: row.rankingRules,
+    seenFieldTypes: row.seenFieldTypes as Record<string, FieldType>,
+    isActive: row.isActive,
+    version: Number(row.version),
+    rebuildVersion: Number(row.rebuildVersion),
+    processedVersion: Number(row.processedVersion),
+    lastProcessedAt: row.lastProcessedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** The columns of an index definition that create and replace write. */
+export interface IndexDefinitionData {
+  name: string;
+  sourceId: string | null;
+  sourceType: string;
+  settings: IndexSettings;
+  isActive: boolean;
+}
+
+const definitionColumns = (data: IndexDefinitionData) => ({
+  name: data.name,
+  sourceId: data.sourceId,
+  sourceType: data.sourceType,
+  fields: data.settings.fields as unknown as Prisma.InputJsonValue,
+  searchFields: data.settings.searchFields,
+  displayFields: data.settings.displayFields,
+  filters: data.settings.filters as unknown as Prisma.InputJsonValue,
+  facetFields: data.settings.facetFields,
+  distinctField: data.settings.distinctField,
+  synonyms: data.settings.synonyms as unknown as Prisma.InputJsonValue,
+  stopWords: data.settings.stopWords,
+  rankingRules: data.settings.rankingRules,
+  isActive: data.isActive,
+});
+
+export const findIndex = async (db: Tx, tenantId: string, alias: string) => {
+  const row = await db.searchIndex.findFirst({ where: { tenantId, alias } });
+  return row ? toIndexRow(row) : null;
+};
+
+export const findIndexById = async (db: Tx, id: string) => {
+  const row = await db.searchIndex.findUnique({ where: { id } });
+  return row ? toIndexRow(row) : null;
+};
+
+export const aliasExistsInAnyTenant = async (db: Db, alias: string) =>
+  (await db.searchIndex.findFirst({ where: { alias }, select: { id: true } })) !== null;
+
+/** Aliases of the tenant equal to `base` or `base-<n>`, for picking a free one. */
+export const aliasesLike = async (db: Tx, tenantId: string, base: string) =>
+  (await db.searchIndex.findMany({ where: { tenantId, alias: { startsWith: base } }, select: { alias: true } })).map((r) => r.alias);
+
+export const INDEX_SORT_COLUMNS = { name: 'name', alias: 'alias', created_at: 'created_at', updated_at: 'updated_at' } as const;
+export type IndexSortKey = keyof typeof INDEX_SORT_COLUMNS;
+export interface IndexSort {
+  key: IndexSortKey;
+  descending: boolean;
+}
+
+/** Cursor key: the sort column's value (text, or a timestamp in ISO form) and the id. */
+export type IndexKey = [value: string, id: string];
+
+const sortValue = (sort: IndexSort, key: IndexKey) =>
+  sort.key === 'created_at' || sort.key === 'updated_at' ? Prisma.sql`${key[0]}::timestamptz` : Prisma.sql`${key[0]}`;
+
+export const indexKeyOf = (sort: IndexSort, row: IndexRow): IndexKey => [
+  sort.key === 'created_at' ? row.createdAt.toISOString() : sort.key === 'updated_at' ? row.updatedAt.toISOString() : row[sort.key],
+  row.id,
+];
+
+export async function listIndexes(db: Db, tenantId: string, sort: IndexSort, query: KeysetQuery<IndexKey>) {
+  const column = Prisma.raw(`"${INDEX_SORT_COLUMNS[sort.key]}"`);
+  // Walking backwards flips the order; a descending sort flips it once more.
+  const ascending = sort.descending === query.backwards;
+  const after = query.after ?? query.before;
+  const comparison = after
+    ? Prisma.sql`AND (${column}, id) ${Prisma.raw(sort.descending === (query.before !== undefined) ? '>' : '<')} (${sortValue(sort, after)}, ${after[1]}::uuid)`
+    : Prisma.empty;
+  const rows = await db.$queryRaw<SearchIndex[]>`
+    SELECT id, tenant_id AS "tenantId", alias, name, source_id AS "sourceId", source_type AS "sourceType", fields,
+           search_fields AS "searchFields", display_fields AS "displayFields", filters, facet_fields AS "facetFields",
+           distinct_field AS "distinctField", synonyms, stop_words AS "stopWords", ranking_rules AS "rankingRules",
+           seen_field_types AS "seenFieldTypes", is_active AS "isActive", version, rebuild_version AS "rebuildVersion",
+           processed_version AS "processedVersion", last_processed_at AS "lastProcessedAt", created_at AS "createdAt",
+           updated_at AS "updatedAt"
+      FROM search_indexes
+     WHERE tenant_id = ${tenantId}::uuid ${comparison}
+     ORDER BY ${column} ${Prisma.raw(ascending ? 'ASC' : 'DESC')}, id ${Prisma.raw(ascending ? 'ASC' : 'DESC')}
+     LIMIT ${query.take}`;
+  return rows.map((row) => toIndexRow({ ...row, searchFields: row.searchFields ?? [], displayFields: row.displayFields ?? [], facetFields: row.facetFields ?? [], stopWords: row.stopWords ?? [], rankingRules: row.rankingRules ?? [] }));
+}
+
+export async function indexExistsBeside(db: Db, tenantId: string, sort: IndexSort, direction: 'before' | 'after', key: IndexKey) {
+  const column = Prisma.raw(`"${INDEX_SORT_COLUMNS[sort.key]}"`);
+  const operator = (direction === 'after') !== sort.descending ? '>' : '<';
+  const rows = await db.$queryRaw<unknown[]>`
+    SELECT 1 FROM search_indexes
+     WHERE tenant_id = ${tenantId}::uuid AND (${column}, id) ${Prisma.raw(operator)} (${sortValue(sort, key)}, ${key[1]}::uuid)
+     LIMIT 1`;
+  return rows.length > 0;
+}
+
+export const insertIndex = async (db: Tx, id: string, tenantId: string, alias: string, data: IndexDefinitionData) =>
+  toIndexRow(
+    await db.searchIndex.create({
+      data: { id, tenantId, alias, ...definitionColumns(data), seenFieldTypes: {}, version: 1, rebuildVersion: 1 },
+    }),
+  );
+
+/** Locks the index row for a write; everything written to the index is serialised behind this lock. */
+export async function lockIndex(tx: Tx, tenantId: string, alias: string): Promise<IndexRow | null> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM search_indexes WHERE tenant_id = ${tenantId}::uuid AND alias = ${alias} FOR UPDATE`;
+  if (rows.length === 0) return null;
+  return findIndexById(tx, rows[0]!.id);
+}
+
+/** Replaces the definition; the next version rebuilds every copy. Keeps the seen types that still apply. */
+export const replaceIndexDefinition = async (tx: Tx, index: IndexRow, data: IndexDefinitionData, seenFieldTypes: Record<string, FieldType>) =>
+  toIndexRow(
+    await tx.searchIndex.update({
+      where: { id: index.id },
+      data: {
+        ...definitionColumns(data),
+        seenFieldTypes,
+        version: { increment: 1 },
+        rebuildVersion: index.version + 1,
+        updatedAt: new Date(),
+      },
+    }),
+  );
+
+export const deleteIndex = async (db: Db, tenantId: string, alias: string) => {
+  const rows = await db.searchIndex.findMany({ where: { tenantId, alias }, select: { id: true } });
+  await db.searchIndex.deleteMany({ where: { tenantId, alias } });
+  return rows[0]?.id ?? null;
+};
+
+/** Upserts documents at the index's next version; returns that version. */
+export async function writeDocuments(tx: Tx, index: IndexRow, documents: { id: string; data: unknown }[], seenFieldTypes: Record<string, FieldType>) {
+  const version = index.version + 1;
+  await tx.searchIndex.update({
+    where: { id: index.id },
+    data: { version, seenFieldTypes },
+  });
+  await tx.$executeRaw`
+    INSERT INTO search_documents (index_id, id, data, version, updated_at)
+    SELECT ${index.id}::uuid, d.id, d.data, ${version}, now()
+      FROM jsonb_to_recordset(${JSON.stringify(documents)}::jsonb) AS d(id text, data jsonb)
+    ON CONFLICT (index_id, id) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at`;
+  return version;
+}
+
+/** Deletes every document; the next version rebuilds every copy. Returns that version. */
+export async function clearDocuments(tx: Tx, index: IndexRow) {
+  const version = index.version + 1;
+  await tx.searchIndex.update({ where: { id: index.id }, data: { version, rebuildVersion: version, seenFieldTypes: {} } });
+  await tx.searchDocument.deleteMany({ where: { indexId: index.id } });
+  return version;
+}
+
+/** Records that the engine has applied `version`; never moves backwards. */
+export const markProcessed = (db: Db, indexId: string, version: number) =>
+  db.$executeRaw`
+    UPDATE search_indexes SET processed_version = ${version}, last_processed_at = now()
+     WHERE id = ${indexId}::uuid AND processed_version < ${version}`;
+
+export interface StoredDocument {
+  id: string;
+  data: unknown;
+}
+
+/** One chunk of an index's documents in id order, optionally only those written after a version. */
+export const readDocuments = (tx: Tx, indexId: string, options: { afterId?: string; sinceVersion?: number; limit: number }) =>
+  tx.$queryRaw<StoredDocument[]>`
+    SELECT id, data FROM search_documents
+     WHERE index_id = ${indexId}::uuid
+       ${options.afterId !== undefined ? Prisma.sql`AND id > ${options.afterId}` : Prisma.empty}
+       ${options.sinceVersion !== undefined ? Prisma.sql`AND version > ${options.sinceVersion}` : Prisma.empty}
+     ORDER BY id
+     LIMIT ${options.limit}`;
+
+
+// Search settings of a proxy key.
+
+export const findProxy = (db: Db, key: string) =>
+  db.proxy.findUnique({ where: { key }, select: { key: true, tenantId: true, routes: true, isActive: true, isSuspended: true } });
+
+export const findSearchSettings = (db: Db, proxyKey: string) => db.searchSettings.findUnique({ where: { proxyKey } });
+
+export const saveSearchSettings = (db: Db, proxyKey: string, tenantId: string, settings: unknown) =>
+  db.searchSettings.upsert({
+    where: { proxyKey },
+    create: { proxyKey, tenantId, settings: settings as Prisma.InputJsonValue },
+    update: { settings: settings as Prisma.InputJsonValue, updatedAt: new Date() },
+  });
+
+export const findIndexesByAlias = async (db: Db, tenantId: string, aliases: string[]) =>
+  (await db.searchIndex.findMany({ where: { tenantId, alias: { in: aliases } } })).map(toIndexRow);
+
+// Searches and clicks.
+
+export interface SearchRecord {
+  id: string;
+  tenantId: string;
+  indexId: string;
+  query: string;
+  resultCount: number;
+  sessionId: string | null;
+  userId: string | null;
+  createdAt: Date;
+}
+
+/** Stores searches in one statement; searches of an index deleted meanwhile are dropped. */
+export const insertSearches = (db: Db, records: SearchRecord[]) =>
+  db.$executeRaw`
+    INSERT INTO search_queries (id, tenant_id, index_id, query, result_count, session_id, user_id, created_at)
+    SELECT r.id, r.tenant_id, r.index_id, r.query, r.result_count, r.session_id, r.user_id, r.created_at
+      FROM jsonb_to_recordset(${JSON.stringify(
+        records.map((r) => ({ ...r, tenant_id: r.tenantId, index_id: r.indexId, result_count: r.resultCount, session_id: r.sessionId, user_id: r.userId, created_at: r.createdAt.toISOString() })),
+      )}::jsonb) AS r(id uuid, tenant_id uuid, index_id uuid, query text, result_count int, session_id text, user_id text, created_at timestamptz)
+      JOIN search_indexes i ON i.id = r.index_id`;
+
+export const insertClick = (db: Db, click: { id: string; tenantId: string; indexId: string; searchId: string; documentId: string; position: number }) =>
+  db.searchClick.create({ data: click });
+
+export interface AnalyticsRange {
+  indexId: string;
+  from: Date;
+  to: Date;
+  limit: number;
+}
+
+export const countSearchesAndClicks = async (db: Db, range: AnalyticsRange) => {
+  const [row] = await db.$queryRaw<{ searches: bigint; clicked: bigint; clicks: bigint; no_results: bigint }[]>`
+    SELECT (SELECT count(*) FROM search_queries WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}) AS searches,
+           (SELECT count(*) FROM search_queries WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to} AND result_count = 0) AS no_results,
+           (SELECT count(DISTINCT search_id) FROM search_clicks WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}) AS clicked,
+           (SELECT count(*) FROM search_clicks WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}) AS clicks`;
+  return { searches: Number(row!.searches), noResults: Number(row!.no_results), clickedSearches: Number(row!.clicked), clicks: Number(row!.clicks) };
+};
+
+/** The most frequent queries with how many of their searches were clicked. */
+export const topQueries = (db: Db, range: AnalyticsRange) =>
+  db.$queryRaw<{ query: string; searches: bigint; clicked: bigint; clicks: bigint; average_result_count: number }[]>`
+    SELECT q.query, count(*) AS searches, count(c.search_id) AS clicked, coalesce(sum(c.clicks), 0)::bigint AS clicks,
+           avg(q.result_count)::float8 AS average_result_count
+      FROM search_queries q
+      LEFT JOIN (SELECT search_id, count(*) AS clicks FROM search_clicks WHERE index_id = ${range.indexId}::uuid GROUP BY search_id) c
+        ON c.search_id = q.id
+     WHERE q.index_id = ${range.indexId}::uuid AND q.created_at >= ${range.from} AND q.created_at < ${range.to} AND q.query <> ''
+     GROUP BY q.query
+     ORDER BY count(*) DESC, q.query
+     LIMIT ${range.limit}`;
+
+export const noResultQueries = (db: Db, range: AnalyticsRange) =>
+  db.$queryRaw<{ query: string; searches: bigint }[]>`
+    SELECT query, count(*) AS searches FROM search_queries
+     WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to} AND result_count = 0 AND query <> ''
+     GROUP BY query
+     ORDER BY count(*) DESC, query
+     LIMIT ${range.limit}`;
+
+export const clicksByPosition = (db: Db, range: AnalyticsRange) =>
+  db.$queryRaw<{ position: number; clicks: bigint }[]>`
+    SELECT position, count(*) AS clicks FROM search_clicks
+     WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}
+     GROUP BY position
+     ORDER BY position
+     LIMIT ${range.limit}`;

@@ -1,0 +1,325 @@
+import type { FastifyRequest } from 'fastify';
+import { list, single } from '../../kernel/envelope';
+import { defineOperation } from '../../kernel/rest/operation';
+import { pageBlock } from '../../kernel/rest/page-links';
+import { listEnvelope, pageQuery, singleEnvelope, z } from '../../kernel/rest/schemas';
+import {
+  AnalyticsOutput,
+  AnalyticsQuery,
+  DocumentsBody,
+  INDEX_SORTS,
+  IndexAlias,
+  IndexInput,
+  IndexOutput,
+  MAX_DOCUMENTS_PER_REQUEST,
+  SearchBody,
+  SearchResponseArray,
+  SearchResponseEnvelope,
+  SearchSettingsInput,
+  SearchSettingsOutput,
+  type SearchResponseEntryData,
+} from './search.schemas';
+
+const indexTag = 'Search indexes';
+const searchTag = 'Search';
+const INSTANT_SEARCH_MEDIA_TYPE = 'application/vnd.instantsearch+json';
+
+const AliasParams = z.object({ alias: IndexAlias });
+/** Any alias is accepted where the specification lists no 400: one that could never exist is simply not found. */
+const AnyAliasParams = z.object({ alias: z.string().max(200).openapi({ description: 'Alias of the index.' }) });
+const KeyParams = z.object({ key: z.string().max(200).openapi({ description: 'Key of the proxy whose search settings are used.' }) });
+
+/** Both response forms of a search: the bare array for the instant-search client, the envelope otherwise. */
+function searchResponse(request: FastifyRequest, baseUrl: string, entries: SearchResponseEntryData[]) {
+  if (String(request.headers.accept ?? '').includes(INSTANT_SEARCH_MEDIA_TYPE)) {
+    return { status: 201, body: entries, headers: { 'Content-Type': INSTANT_SEARCH_MEDIA_TYPE } };
+  }
+  // Paging is per context (limit/offset), so the page block only names the request itself.
+  const page = { first: `${baseUrl}${request.url}`, next: null, after: null, previous: null, before: null };
+  return { status: 201, body: { data: entries, page, meta: null } };
+}
+
+const searchResponses = {
+  201: {
+    description: `One entry per context. With \`Accept: ${INSTANT_SEARCH_MEDIA_TYPE}\` the entries come bare (an array, as the Afosto instant-search client expects); otherwise in the envelope, where \`page\` only names the request (each context pages with \`limit\`/\`offset\`).`,
+    schema: SearchResponseEnvelope,
+    otherMediaTypes: { [INSTANT_SEARCH_MEDIA_TYPE]: SearchResponseArray },
+  },
+};
+
+export const listIndexes = defineOperation({
+  operationId: 'listIndexes',
+  method: 'get',
+  path: '/api/instant/indexes',
+  summary: 'List indexes',
+  description: 'The tenant\'s indexes with cursor pagination, ordered by `sort`.',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:read'],
+  query: z
+    .object({
+      ...pageQuery,
+      sort: z.enum(INDEX_SORTS).default('created_at').openapi({ description: 'Order: `name`, `alias`, `created_at` or `updated_at`, descending with a leading `-`. Default `created_at`.' }),
+    })
+    .strict(),
+  responses: { 200: { description: 'A page of indexes.', schema: listEnvelope(IndexOutput) } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN'],
+  async handler({ query, principal, services, request }) {
+    const page = await services.search.indexes.list(principal, query.sort, {
+      size: query['page[size]'],
+      after: query['page[after]'],
+      before: query['page[before]'],
+    });
+    return { status: 200, body: list(page.items, pageBlock(services.baseUrl, request.url, page)) };
+  },
+});
+
+export const createIndex = defineOperation({
+  operationId: 'createIndex',
+  method: 'post',
+  path: '/api/instant/indexes',
+  summary: 'Create an index',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:write'],
+  body: z.object({ data: IndexInput }).strict(),
+  responses: { 201: { description: 'The created index.', schema: singleEnvelope(IndexOutput) } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'CONFLICT'],
+  async handler({ body, principal, services }) {
+    return { status: 201, body: single(await services.search.indexes.create(principal, body.data)) };
+  },
+});
+
+export const getIndex = defineOperation({
+  operationId: 'getIndex',
+  method: 'get',
+  path: '/api/instant/indexes/{alias}',
+  summary: 'View an index',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:read'],
+  params: AliasParams,
+  responses: { 200: { description: 'The index.', schema: singleEnvelope(IndexOutput) } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  async handler({ params, principal, services }) {
+    return { status: 200, body: single(await services.search.indexes.get(principal, params.alias)) };
+  },
+});
+
+export const updateIndex = defineOperation({
+  operationId: 'updateIndex',
+  method: 'put',
+  path: '/api/instant/indexes/{alias}',
+  summary: 'Replace an index definition',
+  description:
+    'Replaces the whole definition: settings left out return to their defaults. The alias cannot change. The documents stay; the engine re-indexes them after the response, and `has_pending_updates` is true until it has.',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:write'],
+  params: AliasParams,
+  body: z.object({ data: IndexInput }).strict(),
+  responses: { 204: { description: 'Replaced.' } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  async handler({ params, body, principal, services }) {
+    await services.search.indexes.replace(principal, params.alias, body.data);
+    return { status: 204 };
+  },
+});
+
+export const deleteIndex = defineOperation({
+  operationId: 'deleteIndex',
+  method: 'delete',
+  path: '/api/instant/indexes/{alias}',
+  summary: 'Delete an index',
+  description: 'Deletes the index with its documents, searches and clicks.',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:write'],
+  params: AnyAliasParams,
+  responses: { 204: { description: 'Deleted.' } },
+  errors: ['FORBIDDEN', 'NOT_FOUND'],
+  async handler({ params, principal, services }) {
+    await services.search.indexes.remove(principal, params.alias);
+    return { status: 204 };
+  },
+});
+
+export const upsertDocuments = defineOperation({
+  operationId: 'upsertDocuments',
+  method: 'put',
+  path: '/api/instant/indexes/{alias}/documents',
+  summary: 'Upsert documents',
+  description:
+    `Inserts or replaces documents by their \`id\` (a string of 1-512 characters or an integer), 1 to ${MAX_DOCUMENTS_PER_REQUEST} per request, all or none: ` +
+    'a document that does not fit the index\'s fields (a value of the wrong type, an object where a value belongs, a missing or repeated id) rejects the request. ' +
+    '`metadata` (any JSON) is stored and returned with hits but never searched. ' +
+    'Indexes whose `source.type` is `CSV_INTEGRATION` also take a `text/csv` body: the first line names the columns, which `fields[].from` map.',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:write'],
+  params: AliasParams,
+  body: DocumentsBody,
+  bodyMediaTypes: { 'text/csv': { kind: 'text', description: `CSV with a header line and 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows; an \`id\` column is required.` } },
+  responses: { 204: { description: 'Stored and searchable.' } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  async handler({ params, body, textBody, principal, services }) {
+    if (textBody) await services.search.indexes.upsertCsv(principal, params.alias, textBody.text);
+    else await services.search.indexes.upsertDocuments(principal, params.alias, body.data);
+    return { status: 204 };
+  },
+});
+
+export const clearDocuments = defineOperation({
+  operationId: 'clearDocuments',
+  method: 'delete',
+  path: '/api/instant/indexes/{alias}/documents',
+  summary: 'Clear documents',
+  description: 'Deletes every document of the index; the index itself stays.',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:write'],
+  params: AnyAliasParams,
+  responses: { 204: { description: 'Cleared.' } },
+  errors: ['FORBIDDEN', 'NOT_FOUND'],
+  async handler({ params, principal, services }) {
+    await services.search.indexes.clearDocuments(principal, params.alias);
+    return { status: 204 };
+  },
+});
+
+export const getIndexAnalytics = defineOperation({
+  operationId: 'getIndexAnalytics',
+  method: 'get',
+  path: '/api/instant/indexes/{alias}/analytics',
+  summary: 'Search analytics of an index',
+  description: 'Over `[from, to)`: searches, clicks, top queries, queries without results, and click-through rates per query and per position.',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:read'],
+  params: AliasParams,
+  query: AnalyticsQuery,
+  responses: { 200: { description: 'The analytics.', schema: singleEnvelope(AnalyticsOutput) } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  async handler({ params, query, principal, services }) {
+    return { status: 200, body: single(await services.search.analytics.forIndex(principal, params.alias, query)) };
+  },
+});
+
+export const searchIndex = defineOperation({
+  operationId: 'searchIndex',
+  method: 'post',
+  path: '/api/instant/search/indexes/{alias}',
+  summary: 'Search one index',
+  description: 'Searches one index of the caller\'s tenant, bypassing any proxy.',
+  tag: searchTag,
+  security: 'bearer',
+  scopes: ['search'],
+  params: AliasParams,
+  body: SearchBody,
+  responses: searchResponses,
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  async handler({ params, body, principal, services, request }) {
+    return searchResponse(request, services.baseUrl, await services.search.search.searchIndex(principal, params.alias, body.data));
+  },
+});
+
+export const searchProxy = defineOperation({
+  operationId: 'searchProxy',
+  method: 'post',
+  path: '/api/instant/search/{key}',
+  summary: 'Search via a proxy key',
+  description:
+    'Searches the indexes named in the proxy\'s search settings. Public unless a route of the proxy has `settings.auth.is_required`: then a bearer token of the proxy\'s tenant with scope `search` is needed. ' +
+    'Callable from browsers (CORS); a JSON body sent as `text/plain` (as `fetch` does for a string) is read as JSON.',
+  tag: searchTag,
+  security: 'bearer-optional',
+  scopes: ['search'],
+  cors: true,
+  params: KeyParams,
+  body: SearchBody,
+  bodyMediaTypes: { 'text/plain': { kind: 'json', description: 'The same JSON body.' } },
+  responses: searchResponses,
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  async handler({ params, body, optionalPrincipal, services, request }) {
+    return searchResponse(request, services.baseUrl, await services.search.search.searchProxy(optionalPrincipal, params.key, body.data));
+  },
+});
+
+export const getSearchSettings = defineOperation({
+  operationId: 'getSearchSettings',
+  method: 'get',
+  path: '/api/instant/search/{key}/settings',
+  summary: 'Get search settings',
+  description: 'The search settings of a proxy key, with the same access rule as searching through it. Callable from browsers (CORS).',
+  tag: searchTag,
+  security: 'bearer-optional',
+  scopes: ['search'],
+  cors: true,
+  params: KeyParams,
+  responses: { 200: { description: 'The search settings.', schema: singleEnvelope(SearchSettingsOutput) } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  async handler({ params, optionalPrincipal, services }) {
+    return { status: 200, body: single(await services.search.search.getSettings(optionalPrincipal, params.key)) };
+  },
+});
+
+export const putSearchSettings = defineOperation({
+  operationId: 'putSearchSettings',
+  method: 'put',
+  path: '/api/instant/search/{key}/settings',
+  summary: 'Set search settings',
+  description: 'Creates or replaces the search settings of one of the tenant\'s proxies. Every alias must be an index of the tenant, every filter key a filterable field of it.',
+  tag: searchTag,
+  security: 'bearer',
+  scopes: ['indexes:write'],
+  params: KeyParams,
+  body: z.object({ data: SearchSettingsInput }).strict(),
+  responses: { 200: { description: 'The stored settings.', schema: singleEnvelope(SearchSettingsOutput) } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  async handler({ params, body, principal, services }) {
+    return { status: 200, body: single(await services.search.search.putSettings(principal, params.key, body.data)) };
+  },
+});
+
+export const measureClick = defineOperation({
+  operationId: 'measureClick',
+  method: 'get',
+  path: '/api/instant/search/{alias}/click/{code}',
+  summary: 'Measure a click',
+  description:
+    'The `click_url` of a hit: records the click (for click-through rates) and redirects to the document\'s URL. Needs no token (a browser follows it); the code is signed (HMAC-SHA256) and bound to the index, so an edited code or one of another index is a 400.',
+  tag: searchTag,
+  security: 'bearer-optional',
+  cors: true,
+  params: z.object({
+    alias: z.string().max(200).openapi({ description: 'Alias of the index.' }),
+    code: z.string().max(4096).openapi({ description: 'The signed click code.' }),
+  }),
+  responses: {
+    307: {
+      description: 'Recorded; redirects to the hit\'s URL.',
+      headers: { Location: { description: 'The hit\'s URL.' }, 'Cache-Control': { description: '`no-store`: every click is measured.' } },
+    },
+  },
+  errors: ['BAD_REQUEST', 'NOT_FOUND'],
+  async handler({ params, services }) {
+    const location = await services.search.search.click(params.alias, params.code);
+    return { status: 307, headers: { Location: location, 'Cache-Control': 'no-store' } };
+  },
+});
+
+export const searchOperations = [
+  listIndexes,
+  createIndex,
+  getIndex,
+  updateIndex,
+  deleteIndex,
+  upsertDocuments,
+  clearDocuments,
+  getIndexAnalytics,
+  searchIndex,
+  searchProxy,
+  getSearchSettings,
+  putSearchSettings,
+  measureClick,
+];

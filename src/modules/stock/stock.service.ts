@@ -1,0 +1,443 @@
+import type { CursorCodec } from '../../kernel/cursor';
+import type { Db } from '../../kernel/db';
+import { AppError, badRequest, notFound, type FieldProblem } from '../../kernel/errors';
+import { runIdempotent, type Idempotency, type Tx } from '../../kernel/idempotency';
+import { isUuid, uuidv7 } from '../../kernel/ids';
+import { paginate, type PageArguments } from '../../kernel/pagination';
+import { requireScope, type Principal } from '../auth/scopes';
+import { checkSinglePosition } from '../preferences/preferences.service';
+import * as catalog from '../catalog/catalog.repository';
+import type { InventoryItemCreateInput, InventoryItemRecord, InventoryItemUpdateInput } from './inventory.schemas';
+import { parseMutationQuery } from './mutation-query';
+import * as repository from './stock.repository';
+import type { GroupKey, LedgerKey, LineAddition, LineAttributes, LineChangeRecord, LineFilter, LineIdentity } from './stock.repository';
+import type { InventoryGroup, InventoryItemState, InventoryLine, LedgerEntry, StockMutationSource } from './stock.types';
+
+const connectionParameters = { after: 'after', before: 'before' };
+/** Stock writes wait for locks held by other writers of the same products; give them time. */
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
+
+/** One 400 naming every problem; the message lists the first few. */
+function rejected(problems: FieldProblem[]): AppError {
+  const shown = problems.slice(0, 5).map((p) => `${p.field} ${p.message}`);
+  if (problems.length > 5) shown.push(`and ${problems.length - 5} more (see details)`);
+  return badRequest(shown.join(', '), problems);
+}
+
+export function toRecord(line: InventoryLine): InventoryItemRecord {
+  return {
+    id: line.id,
+    sku: line.sku,
+    warehouseId: line.warehouseId,
+    businessId: line.businessId,
+    position: line.positionCode,
+    quantity: line.quantity,
+    state: line.state,
+    reason: line.state === 'UNAVAILABLE' ? line.reason : null,
+    gtin: line.gtin,
+    rfid: line.rfid,
+    cost: line.costAmount !== null && line.costCurrency !== null ? { amount: line.costAmount, currency: line.costCurrency } : null,
+    batchNumber: line.batchNumber,
+    serialNumber: line.serialNumber,
+    weight: line.weightAmount !== null && line.weightUnit !== null ? { amount: line.weightAmount, unit: line.weightUnit } : null,
+    expiresAt: line.expiresAt?.getTime() ?? null,
+    createdAt: line.createdAt.getTime(),
+    updatedAt: line.updatedAt.getTime(),
+  };
+}
+
+/** The attributes a write sets: undefined leaves them, null clears them. */
+function attributesOf(input: Partial<Pick<InventoryItemUpdateInput, 'cost' | 'gtin' | 'rfid' | 'weight'>>): LineAttributes {
+  return {
+    costAmount: input.cost === undefined ? undefined : (input.cost?.amount ?? null),
+    costCurrency: input.cost === undefined ? undefined : (input.cost?.currency ?? null),
+    gtin: input.gtin === undefined ? undefined : (input.gtin ?? []),
+    rfid: input.rfid,
+    weightAmount: input.weight === undefined ? undefined : (input.weight?.amount ?? null),
+    weightUnit: input.weight === undefined ? undefined : (input.weight?.unit ?? null),
+  };
+}
+
+/** Filter arguments of the stock queries, as GraphQL hands them over. */
+export interface StockFilterArguments {
+  ids?: string[] | null;
+  sku?: string[] | null;
+  warehouse_id?: string[] | null;
+  business_id?: string[] | null;
+  location_id?: string[] | null;
+  status?: InventoryItemState[] | null;
+  batch_number?: string[] | null;
+  serial_number?: string[] | null;
+  quantity?: repository.Inequality | null;
+}
+
+/** A list filter argument: absent, or a non-empty list (of ids, when `ids`). */
+function listArgument(field: string, values: string[] | null | undefined, ids: boolean): string[] | undefined {
+  if (values == null) return undefined;
+  const invalid = (message: string) => badRequest(`${field} ${message}`, [{ field, message }]);
+  if (values.length === 0) throw invalid('must not be an empty list');
+  if (values.length > 100) throw invalid('may hold at most 100 values');
+  if (ids) {
+    const bad = values.find((value) => !isUuid(value));
+    if (bad !== undefined) throw invalid(`holds "${bad}", which is not a valid id`);
+    return values.map((value) => value.toLowerCase());
+  }
+  return values;
+}
+
+/** Both a single-value argument and a list filter of the same key: values satisfying both. */
+function both(single: string | null | undefined, list: string[] | undefined): string[] | undefined {
+  if (single == null) return list;
+  return list ? list.filter((value) => value === single) : [single];
+}
+
+/** Stock: inventory lines, their REST writes, the ledger and the stock queries. */
+export class StockService {
+  constructor(
+    private readonly db: Db,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  private transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.$transaction(work, TRANSACTION_OPTIONS);
+  }
+
+  private mutationContext(principal: Principal, source: StockMutationSource): repository.MutationContext {
+    return {
+      source,
+      actor: { type: principal.actor.type, id: principal.actor.id },
+      references: [{ type: 'InventoryList', id: uuidv7() }],
+    };
+  }
+
+  private async linesInOrder(tx: Tx, tenantId: string, ids: string[]): Promise<InventoryItemRecord[]> {
+    const unique = [...new Set(ids)];
+    const byId = new Map((await repository.findLines(tx, tenantId, unique)).map((line) => [line.id, line]));
+    return unique.map((id) => toRecord(byId.get(id)!));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // REST writes
+
+  /**
+   * Adds stock (`POST /api/inventory/items`): validates every entry, then adds all of them or none.
+   * Entries with the same identity, and an existing line with it, become one line; each line that
+   * changed gets one REGISTER mutation.
+   */
+  async addItems(principal: Principal, entries: InventoryItemCreateInput[], idempotency?: Idempotency): Promise<InventoryItemRecord[]> {
+    requireScope(principal, 'inventory:write');
+    const { tenantId } = principal;
+    return this.transaction((tx) =>
+      runIdempotent(tx, tenantId, idempotency, async () => {
+        const additions = await this.resolveAdditions(tx, tenantId, entries);
+        await repository.lockStockLevels(tx, tenantId, additions);
+        const lineIds = await repository.addToLines(tx, tenantId, additions);
+        await checkSinglePosition(tx, tenantId, additions.map((a, index) => ({ ...a, field: `body.data[${index}].position` })));
+        const changes = additions.map((addition, index): LineChangeRecord => ({
+          id: uuidv7(),
+          lineId: lineIds[index]!,
+          productId: addition.productId,
+          warehouseId: addition.warehouseId,
+          positionId: addition.positionId,
+          delta: addition.quantity,
+        }));
+        await repository.recordMutations(tx, tenantId, this.mutationContext(principal, 'REGISTER'), changes);
+        return this.linesInOrder(tx, tenantId, lineIds);
+      }),
+    );
+  }
+
+  /** Checks every entry against the catalog and merges entries of the same identity, in order of first appearance. */
+  private async resolveAdditions(tx: Tx, tenantId: string, entries: InventoryItemCreateInput[]): Promise<LineAddition[]> {
+    const ids = (values: string[]) => [...new Set(values.filter(isUuid).map((v) => v.toLowerCase()))];
+    const [products, warehouses, businesses] = await Promise.all([
+      catalog.productsBySkus(tx, tenantId, [...new Set(entries.map((e) => e.sku))]),
+      catalog.warehousesByIds(tx, tenantId, ids(entries.map((e) => e.warehouseId))),
+      catalog.businessesByIds(tx, tenantId, ids(entries.map((e) => e.businessId))),
+    ]);
+    const codes = [...new Set(entries.flatMap((e) => (e.position !== undefined ? [e.position] : [])))];
+    const positions = codes.length
+      ? await catalog.positionsByCodes(tx, tenantId, warehouses.map((w) => w.id), codes)
+      : [];
+    const productBySku = new Map(products.map((p) => [p.sku, p]));
+    const warehouseById = new Map(warehouses.map((w) => [w.id, w]));
+    const businessIds = new Set(businesses.map((b) => b.id));
+    const positionByCode = new Map(positions.map((p) => [`${p.warehouseId}:${p.code}`, p]));
+
+    const problems: FieldProblem[] = [];
+    const merged = new Map<string, LineAddition>();
+    entries.forEach((entry, index) => {
+      const at = (field: string, message: string) => problems.push({ field: `body.data[${index}].${field}`, message });
+      const product = productBySku.get(entry.sku);
+      const warehouse = warehouseById.get(entry.warehouseId.toLowerCase());
+      const businessId = entry.businessId.toLowerCase();
+      if (!product) at('sku', `"${entry.sku}" is not a product of the tenant`);
+      if (!warehouse) at('warehouseId', `"${entry.warehouseId}" is not a warehouse of the tenant`);
+      if (!businessIds.has(businessId)) at('businessId', `"${entry.businessId}" is not a business of the tenant`);
+      else if (warehouse && warehouse.businessId !== businessId) {
+        at('businessId', `warehouse "${warehouse.id}" belongs to business "${warehouse.businessId}", not "${entry.businessId}"`);
+      }
+      const position = warehouse && entry.position !== undefined ? positionByCode.get(`${warehouse.id}:${entry.position}`) : undefined;
+      if (warehouse && entry.position !== undefined && !position) at('position', `warehouse "${warehouse.id}" has no position "${entry.position}"`);
+      const state = entry.state ?? 'AVAILABLE';
+      if (entry.reason === 'BROKEN' && state !== 'UNAVAILABLE') at('reason', 'BROKEN is only allowed with state UNAVAILABLE');
+      if (problems.length > 0 || !product || !warehouse) return;
+
+      const identity: LineIdentity = {
+        productId: product.id,
+        warehouseId: warehouse.id,
+        positionId: position?.id ?? null,
+        batchNumber: entry.batchNumber ?? null,
+        serialNumber: entry.serialNumber ?? null,
+        expiresAt: entry.expiresAt !== undefined ? new Date(entry.expiresAt) : null,
+        state,
+        reason: state === 'UNAVAILABLE' ? (entry.reason ?? 'NONE') : 'NONE',
+      };
+      const key = repository.identityKey(identity);
+      const attributes = attributesOf(entry);
+      const quantity = entry.quantity ?? 1;
+      const earlier = merged.get(key);
+      if (earlier) {
+        earlier.quantity += quantity;
+        for (const [name, value] of Object.entries(attributes)) {
+          if (value !== undefined) (earlier.attributes as Record<string, unknown>)[name] = value;
+        }
+      } else {
+        merged.set(key, { ...identity, id: '', quantity, attributes });
+      }
+    });
+    if (problems.length > 0) throw rejected(problems);
+    // UUIDv7s of one millisecond are not ordered among themselves: sorted, new lines keep entry order.
+    const additions = [...merged.values()];
+    const lineIds = additions.map(() => uuidv7()).sort();
+    return additions.map((addition, index) => ({ ...addition, id: lineIds[index]! }));
+  }
+
+  /**
+   * Corrects lines (`PATCH /api/inventory/items`), all or nothing, entries applied in order: every
+   * field given replaces the line's value. A line whose identity then equals another line's is
+   * merged into that line. One CORRECTION mutation per entry. Returns the resulting lines, each once.
+   */
+  async updateItems(principal: Principal, entries: InventoryItemUpdateInput[], idempotency?: Idempotency): Promise<InventoryItemRecord[]> {
+    requireScope(principal, 'inventory:write');
+    const { tenantId } = principal;
+    const problems: FieldProblem[] = [];
+    const seen = new Set<string>();
+    entries.forEach((entry, index) => {
+      const id = entry.id.toLowerCase();
+      if (seen.has(id)) problems.push({ field: `body.data[${index}].id`, message: `"${entry.id}" appears more than once` });
+      seen.add(id);
+      if (Object.keys(entry).length === 1) problems.push({ field: `body.data[${index}]`, message: 'changes nothing: give at least one field besides id' });
+    });
+    if (problems.length > 0) throw rejected(problems);
+
+    return this.transaction((tx) =>
+      runIdempotent(tx, tenantId, idempotency, async () => {
+        const ids = entries.map((entry) => entry.id.toLowerCase());
+        const found = await this.existingLines(tx, tenantId, ids);
+        const targetPositions = await this.resolvePatchPositions(tx, tenantId, entries, found);
+        await repository.lockStockLevels(tx, tenantId, [...found.values()]);
+        // Read again under the locks: a concurrent writer may have changed or removed a line.
+        await this.existingLines(tx, tenantId, ids, true);
+
+        const changes: LineChangeRecord[] = [];
+        const resultIds: string[] = [];
+        for (const [index, entry] of entries.entries()) {
+          // Fresh: an earlier entry may have merged another line into this one.
+          const [line] = await repository.findLines(tx, tenantId, [ids[index]!], { forUpdate: true });
+          const state = entry.state ?? line!.state;
+          const identity: LineIdentity = {
+            productId: line!.productId,
+            warehouseId: line!.warehouseId,
+            positionId: entry.position !== undefined ? targetPositions.get(index)! : line!.positionId,
+            batchNumber: entry.batchNumber !== undefined ? entry.batchNumber : line!.batchNumber,
+            serialNumber: entry.serialNumber !== undefined ? entry.serialNumber : line!.serialNumber,
+            expiresAt: entry.expiresAt !== undefined ? (entry.expiresAt === null ? null : new Date(entry.expiresAt)) : line!.expiresAt,
+            state,
+            reason: state !== 'UNAVAILABLE' ? 'NONE' : (entry.reason ?? (line!.state === 'UNAVAILABLE' ? line!.reason : 'NONE')),
+          };
+          const quantity = entry.quantity ?? line!.quantity;
+          const attributes = attributesOf(entry);
+          const changedIdentity = repository.identityKey(identity) !== repository.identityKey(line!);
+          const other = changedIdentity ? await repository.findLineByIdentity(tx, tenantId, identity, line!.id) : null;
+          if (other) {
+            await repository.deleteLines(tx, tenantId, [line!.id]);
+            await repository.addToLine(tx, other.id, quantity, attributes);
+          } else {
+            await repository.updateLine(tx, line!.id, identity, quantity, attributes);
+          }
+          const resultId = other?.id ?? line!.id;
+          resultIds.push(resultId);
+          changes.push({
+            id: uuidv7(),
+            lineId: resultId,
+            productId: identity.productId,
+            warehouseId: identity.warehouseId,
+            positionId: identity.positionId,
+            delta: quantity - line!.quantity,
+          });
+        }
+        await checkSinglePosition(tx, tenantId, entries.flatMap((entry, index) => (entry.position !== undefined ? [{ ...found.get(ids[index]!)!, field: `body.data[${index}].position` }] : [])));
+        await repository.recordMutations(tx, tenantId, this.mutationContext(principal, 'CORRECTION'), changes);
+        return this.linesInOrder(tx, tenantId, resultIds);
+      }),
+    );
+  }
+
+  /** The tenant's lines with these ids; 404 naming the ids that do not exist. */
+  private async existingLines(tx: Tx, tenantId: string, ids: string[], forUpdate = false) {
+    const lines = await repository.findLines(tx, tenantId, ids.filter(isUuid), { forUpdate });
+    const byId = new Map(lines.map((line) => [line.id, line]));
+    const missing = ids.filter((id) => !byId.has(id));
+    if (missing.length > 0) {
+      throw notFound(`no inventory line with id ${missing.slice(0, 10).map((id) => `"${id}"`).join(', ')}${missing.length > 10 ? ', ...' : ''}`);
+    }
+    return byId;
+  }
+
+  /** The position id each entry moves its line to (entry index → id or null); 400 for unknown codes and bad reasons. */
+  private async resolvePatchPositions(tx: Tx, tenantId: string, entries: InventoryItemUpdateInput[], lines: Map<string, InventoryLine>) {
+    const codes = [...new Set(entries.flatMap((e) => (typeof e.position === 'string' ? [e.position] : [])))];
+    const warehouseIds = [...new Set([...lines.values()].map((line) => line.warehouseId))];
+    const positions = codes.length ? await catalog.positionsByCodes(tx, tenantId, warehouseIds, codes) : [];
+    const byCode = new Map(positions.map((p) => [`${p.warehouseId}:${p.code}`, p.id]));
+    const problems: FieldProblem[] = [];
+    const result = new Map<number, string | null>();
+    entries.forEach((entry, index) => {
+      const line = lines.get(entry.id.toLowerCase())!;
+      if (entry.position === null) result.set(index, null);
+      else if (entry.position !== undefined) {
+        const id = byCode.get(`${line.warehouseId}:${entry.position}`);
+        if (id === undefined) {
+          problems.push({ field: `body.data[${index}].position`, message: `warehouse "${line.warehouseId}" has no position "${entry.position}"` });
+        }
+        result.set(index, id ?? null);
+      }
+      if (entry.reason === 'BROKEN' && (entry.state ?? line.state) !== 'UNAVAILABLE') {
+        problems.push({ field: `body.data[${index}].reason`, message: 'BROKEN is only allowed with state UNAVAILABLE' });
+      }
+    });
+    if (problems.length > 0) throw rejected(problems);
+    return result;
+  }
+
+  /** Removes whole lines (`DELETE /api/inventory/items`), all or none; one CORRECTION mutation per line. */
+  async removeItems(principal: Principal, ids: string[]): Promise<void> {
+    requireScope(principal, 'inventory:write');
+    const { tenantId } = principal;
+    const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
+    await this.transaction(async (tx) => {
+      const found = await this.existingLines(tx, tenantId, unique);
+      await repository.lockStockLevels(tx, tenantId, [...found.values()]);
+      const removed = await repository.deleteLines(tx, tenantId, unique);
+      if (removed.length !== unique.length) await this.existingLines(tx, tenantId, unique);
+      const byId = new Map(removed.map((line) => [line.id, line]));
+      const changes = unique.map((id): LineChangeRecord => {
+        const line = byId.get(id)!;
+        return { id: uuidv7(), lineId: id, productId: line.productId, warehouseId: line.warehouseId, positionId: line.positionId, delta: -line.quantity };
+      });
+      await repository.recordMutations(tx, tenantId, this.mutationContext(principal, 'CORRECTION'), changes);
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Queries
+
+  /** Stock grouped per SKU, warehouse and position. */
+  async inventory(
+    principal: Principal,
+    args: { sku?: string | null; warehouse_id?: string | null; business_id?: string | null; filters?: StockFilterArguments | null },
+    page: PageArguments,
+  ) {
+    requireScope(principal, 'inventory:read');
+    const { tenantId } = principal;
+    const filters = args.filters ?? {};
+    const singleId = (field: string, value: string | null | undefined) => (value == null ? value : listArgument(field, [value], true)![0]);
+    const filter: LineFilter = {
+      skus: both(args.sku, listArgument('filters.sku', filters.sku, false)),
+      warehouseIds: both(singleId('warehouse_id', args.warehouse_id), listArgument('filters.warehouse_id', filters.warehouse_id, true)),
+      businessIds: both(singleId('business_id', args.business_id), listArgument('filters.business_id', filters.business_id, true)),
+      locationIds: listArgument('filters.location_id', filters.location_id, true),
+      ids: listArgument('filters.ids', filters.ids, true),
+      quantity: filters.quantity ?? undefined,
+    };
+    return paginate<InventoryGroup, GroupKey>(
+      this.cursors,
+      `inventory:${tenantId}`,
+      page,
+      {
+        fetch: (query) => repository.listGroups(this.db, tenantId, filter, query),
+        exists: (direction, key) => repository.groupExistsBeside(this.db, tenantId, filter, direction, key),
+        keyOf: repository.groupKeyOf,
+      },
+      connectionParameters,
+    );
+  }
+
+  /** Inventory lines matching at least one filter. */
+  async inventoryItems(principal: Principal, filters: StockFilterArguments, page: PageArguments) {
+    requireScope(principal, 'inventory:read');
+    const filter: LineFilter = {
+      ids: listArgument('filters.ids', filters.ids, true),
+      skus: listArgument('filters.sku', filters.sku, false),
+      warehouseIds: listArgument('filters.warehouse_id', filters.warehouse_id, true),
+      businessIds: listArgument('filters.business_id', filters.business_id, true),
+      locationIds: listArgument('filters.location_id', filters.location_id, true),
+      states: listArgument('filters.status', filters.status, false) as InventoryItemState[] | undefined,
+      batchNumbers: listArgument('filters.batch_number', filters.batch_number, false),
+      serialNumbers: listArgument('filters.serial_number', filters.serial_number, false),
+      quantity: filters.quantity ?? undefined,
+    };
+    if (Object.values(filter).every((value) => value === undefined)) {
+      throw badRequest('filters needs at least one filter', [{ field: 'filters', message: 'needs at least one filter' }]);
+    }
+    return this.pageOfLines(principal.tenantId, filter, page);
+  }
+
+  /** The lines at one position of a warehouse (given by code), or those without a position. */
+  async inventoryAtLocation(principal: Principal, warehouseId: string, positionCode: string | null | undefined, page: PageArguments) {
+    requireScope(principal, 'inventory:read');
+    const { tenantId } = principal;
+    const warehouse = isUuid(warehouseId) ? await catalog.findWarehouse(this.db, tenantId, warehouseId) : null;
+    if (!warehouse) throw notFound(`no warehouse with id "${warehouseId}"`);
+    let positionId: string | null = null;
+    if (positionCode != null) {
+      const [position] = await catalog.positionsByCodes(this.db, tenantId, [warehouse.id], [positionCode]);
+      if (!position) throw notFound(`warehouse "${warehouse.id}" has no position "${positionCode}"`);
+      positionId = position.id;
+    }
+    return this.pageOfLines(tenantId, { warehouseIds: [warehouse.id], positionId }, page);
+  }
+
+  private pageOfLines(tenantId: string, filter: LineFilter, page: PageArguments) {
+    return paginate<InventoryLine, string>(
+      this.cursors,
+      `inventory-items:${tenantId}`,
+      page,
+      {
+        fetch: (query) => repository.listLines(this.db, tenantId, filter, query),
+        exists: (direction, id) => repository.lineExistsBeside(this.db, tenantId, filter, direction, id),
+        keyOf: (line) => line.id,
+      },
+      connectionParameters,
+    );
+  }
+
+  /** The ledger, filtered and sorted by a `stockMutations` query string. */
+  async stockMutations(principal: Principal, query: string | null | undefined, page: PageArguments) {
+    requireScope(principal, 'inventory:read');
+    const { tenantId } = principal;
+    const { filter, sort } = parseMutationQuery(query);
+    return paginate<LedgerEntry, LedgerKey>(
+      this.cursors,
+      `stock-mutations:${tenantId}:${sort.descending ? '-' : ''}${sort.field}`,
+      page,
+      {
+        fetch: (keyset) => repository.listLedger(this.db, tenantId, filter, sort, keyset),
+        exists: (direction, key) => repository.ledgerExistsBeside(this.db, tenantId, filter, sort, direction, key),
+        keyOf: (entry) => repository.ledgerKeyOf(entry, sort.field),
+      },
+      connectionParameters,
+    );
+  }
+}

@@ -1,0 +1,156 @@
+import type { Db } from '../../kernel/db';
+import type { Tx } from '../../kernel/idempotency';
+import { Prisma } from '../../__generated__/prisma/client';
+
+type Client = Db | Tx;
+
+export type SupplyProcessing = 'REGISTER' | 'MATCH_ORDERS';
+
+export interface AnnouncementRecord {
+  id: string;
+  businessId: string;
+  warehouseId: string;
+  reference: string | null;
+  status: 'OPEN' | 'SUPPLIED';
+  supplyId: string | null;
+  createdAt: Date;
+  items: AnnouncementItemRecord[];
+}
+
+export interface AnnouncementItemRecord {
+  productId: string;
+  sku: string;
+  quantity: number;
+}
+
+export interface SupplyItemRecord {
+  id: string;
+  productId: string;
+  sku: string;
+  quantity: number;
+  isOverage: boolean;
+  /** Unix milliseconds; null until received. */
+  receivedAt: number | null;
+}
+
+export interface SupplyRecord {
+  id: string;
+  warehouseId: string;
+  positionId: string | null;
+  processing: SupplyProcessing;
+  status: 'EXPECTED' | 'RECEIVED';
+  dueAt: Date | null;
+  receivedAt: Date | null;
+  createdAt: Date;
+  announcementIds: string[];
+  items: SupplyItemRecord[];
+}
+
+export async function insertAnnouncement(tx: Tx, tenantId: string, row: { id: string; businessId: string; warehouseId: string; reference: string | null }) {
+  await tx.$executeRaw`
+    INSERT INTO announcements (id, tenant_id, business_id, warehouse_id, reference)
+    VALUES (${row.id}::uuid, ${tenantId}::uuid, ${row.businessId}::uuid, ${row.warehouseId}::uuid, ${row.reference})`;
+}
+
+export async function insertAnnouncementItems(tx: Tx, tenantId: string, announcementId: string, items: { id: string; productId: string; quantity: number }[]) {
+  await tx.$executeRaw`
+    INSERT INTO announcement_items (id, tenant_id, announcement_id, product_id, quantity)
+    SELECT v.id, ${tenantId}::uuid, ${announcementId}::uuid, v.product_id, v.quantity
+      FROM unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.productId)}::uuid[], ${items.map((i) => String(i.quantity))}::bigint[])
+           AS v(id, product_id, quantity)`;
+}
+
+export async function idTaken(db: Client, table: 'announcements' | 'supplies', id: string) {
+  return (await db.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM ${table} WHERE id = $1::uuid`, id)).length > 0;
+}
+
+const ANNOUNCEMENT_SELECT = Prisma.sql`
+  SELECT a.id, a.business_id AS "businessId", a.warehouse_id AS "warehouseId", a.reference, a.status::text AS status,
+         a.supply_id AS "supplyId", a.created_at AS "createdAt",
+         coalesce((SELECT json_agg(json_build_object('productId', i.product_id, 'sku', p.sku, 'quantity', i.quantity) ORDER BY i.id)
+                     FROM announcement_items i JOIN products p ON p.id = i.product_id WHERE i.announcement_id = a.id), '[]') AS items
+    FROM announcements a`;
+
+export async function findAnnouncements(db: Client, tenantId: string, ids: readonly string[], options: { forUpdate?: boolean } = {}) {
+  const rows = await db.$queryRaw<AnnouncementRecord[]>`${ANNOUNCEMENT_SELECT}
+    WHERE a.tenant_id = ${tenantId}::uuid AND a.id = ANY(${[...ids]}::uuid[]) ${options.forUpdate ? Prisma.sql`FOR UPDATE OF a` : Prisma.empty}`;
+  return rows.map((row) => ({ ...row, items: row.items.map((item) => ({ ...item, quantity: Number(item.quantity) })) }));
+}
+
+export async function insertSupply(
+  tx: Tx,
+  tenantId: string,
+  row: { id: string; warehouseId: string; positionId: string | null; processing: SupplyProcessing; dueAt: Date | null; announcementIds: string[] },
+) {
+  await tx.$executeRaw`
+    INSERT INTO supplies (id, tenant_id, warehouse_id, position_id, processing, due_at)
+    VALUES (${row.id}::uuid, ${tenantId}::uuid, ${row.warehouseId}::uuid, ${row.positionId}::uuid, ${row.processing}::supply_processing,
+            ${row.dueAt?.toISOString() ?? null}::timestamptz)`;
+  await tx.$executeRaw`UPDATE announcements SET status = 'SUPPLIED', supply_id = ${row.id}::uuid WHERE id = ANY(${row.announcementIds}::uuid[])`;
+}
+
+/** Adds items to a supply; each also becomes expected stock at the supply's location unless already received. */
+export async function insertSupplyItems(
+  tx: Tx,
+  tenantId: string,
+  supply: { id: string; warehouseId: string; positionId: string | null; dueAt: Date | null },
+  items: { id: string; productId: string; quantity: number; isOverage: boolean; received: boolean }[],
+) {
+  await tx.$executeRaw`
+    INSERT INTO supply_items (id, tenant_id, supply_id, product_id, quantity, is_overage, received_at)
+    SELECT v.id, ${tenantId}::uuid, ${supply.id}::uuid, v.product_id, v.quantity, v.is_overage, CASE WHEN v.received THEN now() END
+      FROM unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.productId)}::uuid[], ${items.map((i) => String(i.quantity))}::bigint[],
+                  ${items.map((i) => i.isOverage)}::boolean[], ${items.map((i) => i.received)}::boolean[]) AS v(id, product_id, quantity, is_overage, received)`;
+  const expected = items.filter((item) => !item.received);
+  if (expected.length === 0) return;
+  await tx.$executeRaw`
+    INSERT INTO incoming_stock (id, tenant_id, product_id, warehouse_id, position_id, quantity, "references", expected_at)
+    SELECT v.id, ${tenantId}::uuid, v.product_id, ${supply.warehouseId}::uuid, ${supply.positionId}::uuid, v.quantity,
+           ${JSON.stringify([{ type: 'Supply', id: supply.id }])}::jsonb, ${supply.dueAt?.toISOString() ?? null}::timestamptz
+      FROM unnest(${expected.map((i) => i.id)}::uuid[], ${expected.map((i) => i.productId)}::uuid[], ${expected.map((i) => String(i.quantity))}::bigint[])
+           AS v(id, product_id, quantity)`;
+}
+
+const SUPPLY_SELECT = Prisma.sql`
+  SELECT s.id, s.warehouse_id AS "warehouseId", s.position_id AS "positionId", s.processing::text AS processing, s.status::text AS status,
+         s.due_at AS "dueAt", s.received_at AS "receivedAt", s.created_at AS "createdAt",
+         coalesce((SELECT array_agg(a.id ORDER BY a.id) FROM announcements a WHERE a.supply_id = s.id), '{}') AS "announcementIds",
+         coalesce((SELECT json_agg(json_build_object('id', i.id, 'productId', i.product_id, 'sku', p.sku, 'quantity', i.quantity,
+                                                     'isOverage', i.is_overage, 'receivedAt', (extract(epoch FROM i.received_at) * 1000)::bigint) ORDER BY i.id)
+                     FROM supply_items i JOIN products p ON p.id = i.product_id WHERE i.supply_id = s.id), '[]') AS items
+    FROM supplies s`;
+
+export async function findSupplies(db: Client, tenantId: string, ids: readonly string[], options: { forUpdate?: boolean } = {}) {
+  const rows = await db.$queryRaw<SupplyRecord[]>`${SUPPLY_SELECT}
+    WHERE s.tenant_id = ${tenantId}::uuid AND s.id = ANY(${[...ids]}::uuid[]) ${options.forUpdate ? Prisma.sql`FOR UPDATE OF s` : Prisma.empty}`;
+  return rows.map((row) => ({
+    ...row,
+    items: row.items.map((item) => ({ ...item, quantity: Number(item.quantity), receivedAt: item.receivedAt === null ? null : Number(item.receivedAt) })),
+  }));
+}
+
+/** Marks a supply and its pending items received, and removes their expected stock. Returns the items received. */
+export async function markReceived(tx: Tx, supplyId: string) {
+  await tx.$executeRaw`UPDATE supplies SET status = 'RECEIVED', received_at = now() WHERE id = ${supplyId}::uuid`;
+  await tx.$executeRaw`DELETE FROM incoming_stock WHERE id IN (SELECT id FROM supply_items WHERE supply_id = ${supplyId}::uuid AND received_at IS NULL)`;
+  const rows = await tx.$queryRaw<{ productId: string; quantity: bigint }[]>`
+    UPDATE supply_items SET received_at = now() WHERE supply_id = ${supplyId}::uuid AND received_at IS NULL
+    RETURNING product_id AS "productId", quantity`;
+  return rows.map((row) => ({ productId: row.productId, quantity: Number(row.quantity) }));
+}
+
+/** BACKORDERED items of OPEN orders for a product at a warehouse, oldest first, locked. */
+export async function backorderedItems(tx: Tx, tenantId: string, productId: string, warehouseId: string) {
+  const rows = await tx.$queryRaw<{ id: string; orderId: string; quantity: bigint }[]>`
+    SELECT i.id, i.order_id AS "orderId", i.quantity FROM order_items i JOIN orders o ON o.id = i.order_id
+     WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = ${productId}::uuid AND o.warehouse_id = ${warehouseId}::uuid
+       AND o.status = 'OPEN' AND i.state = 'BACKORDERED'
+     ORDER BY i.created_at, i.id
+       FOR UPDATE OF i`;
+  return rows.map((row) => ({ ...row, quantity: Number(row.quantity) }));
+}
+
+/** A backordered order item got its units. */
+export async function markItemAllocated(tx: Tx, orderItemId: string) {
+  await tx.$executeRaw`UPDATE order_items SET state = 'ALLOCATED', updated_at = now() WHERE id = ${orderItemId}::uuid`;
+}

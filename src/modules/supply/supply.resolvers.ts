@@ -1,0 +1,68 @@
+import type { Resolvers } from '../../__generated__/graphql';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
+import { idempotencyOf } from '../allocations/graphql-idempotency';
+import { businessLoader, positionLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import type { SupplyRecord } from './supply.repository';
+
+const supplyLoader = (context: GraphQLContext) =>
+  requestLoader(context, 'supply', () => byIdLoader((ids) => context.services.supply.suppliesByIds(context.principal.tenantId, ids)));
+
+/** A supply named by a stock mutation's references arrives as `{type, id}`: load the rest. */
+async function full(parent: SupplyRecord | { id: string }, context: GraphQLContext): Promise<SupplyRecord> {
+  if ('items' in parent) return parent;
+  return (await supplyLoader(context).load(parent.id))!;
+}
+
+export const supplyResolvers: Resolvers = {
+  Query: {
+    announcement: (_parent, args, { principal, services }) => services.supply.announcement(principal, args.id),
+    supply: (_parent, args, { principal, services }) => services.supply.supply(principal, args.id),
+  },
+  Mutation: {
+    createAnnouncement: async (_parent, { input }, { principal, services }) => ({
+      announcement: await services.supply.createAnnouncement(principal, input, idempotencyOf('createAnnouncement', input)),
+    }),
+    addAnnouncementItems: async (_parent, { input }, { principal, services }) => ({
+      announcement: await services.supply.addAnnouncementItems(principal, input.announcement_id, input.items, idempotencyOf('addAnnouncementItems', input)),
+    }),
+    createSupply: async (_parent, { input }, { principal, services }) => ({
+      supply: await services.supply.createSupply(principal, input, idempotencyOf('createSupply', input)),
+    }),
+    receiveSupply: async (_parent, { input }, { principal, services }) => ({
+      supply: await services.supply.receiveSupply(principal, input.supply_id, idempotencyOf('receiveSupply', input)),
+    }),
+    addOverage: async (_parent, { input }, { principal, services }) => ({
+      supply: await services.supply.addOverage(principal, input.supply_id, input.items, idempotencyOf('addOverage', input)),
+    }),
+  },
+  Announcement: {
+    business: async (announcement, _args, context) => (await businessLoader(context).load(announcement.businessId))!,
+    warehouse: async (announcement, _args, context) => (await warehouseLoader(context).load(announcement.warehouseId))!,
+    supply_id: (announcement) => announcement.supplyId,
+    created_at: (announcement) => announcement.createdAt.getTime(),
+  },
+  AnnouncementItem: {
+    product: async (item, _args, context) => (await productLoader(context).load(item.productId))!,
+  },
+  Supply: {
+    id: (parent) => parent.id,
+    warehouse: async (parent, _args, context) => (await warehouseLoader(context).load((await full(parent, context)).warehouseId))!,
+    position: async (parent, _args, context) => {
+      const positionId = (await full(parent, context)).positionId;
+      return positionId ? positionLoader(context).load(positionId) : null;
+    },
+    processing: async (parent, _args, context) => (await full(parent, context)).processing,
+    status: async (parent, _args, context) => (await full(parent, context)).status,
+    due_at: async (parent, _args, context) => (await full(parent, context)).dueAt?.getTime() ?? null,
+    received_at: async (parent, _args, context) => (await full(parent, context)).receivedAt?.getTime() ?? null,
+    announcement_ids: async (parent, _args, context) => (await full(parent, context)).announcementIds,
+    items: async (parent, _args, context) => (await full(parent, context)).items,
+    created_at: async (parent, _args, context) => (await full(parent, context)).createdAt.getTime(),
+  },
+  SupplyItem: {
+    product: async (item, _args, context) => (await productLoader(context).load(item.productId))!,
+    is_overage: (item) => item.isOverage,
+    received_at: (item) => item.receivedAt,
+  },
+};

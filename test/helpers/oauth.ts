@@ -1,0 +1,186 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { afterAll } from 'vitest';
+import { buildApp } from '../../src/app';
+import { loadConfig } from '../../src/kernel/config';
+import { createDb, type Db } from '../../src/kernel/db';
+import type { Services } from '../../src/services';
+import { TEST_MASTER_KEY } from './app';
+import { createTestDatabase } from './db';
+import { createRestClient, type RestClient, type RestResponse } from './rest';
+
+export const REDIRECT_URI = 'https://client.example.com/callback';
+export const PASSWORD = 'correct horse battery staple';
+
+export interface TestClient {
+  client_id: string;
+  client_secret: string | null;
+}
+
+export async function createOAuthClient(
+  rest: RestClient,
+  tenantId: string,
+  data: { name?: string; redirect_uris?: string[]; scopes?: string[]; is_confidential?: boolean } = {},
+): Promise<TestClient> {
+  const response = await rest.post(`/api/admin/tenants/${tenantId}/oauth-clients`, {
+    token: TEST_MASTER_KEY,
+    body: {
+      data: {
+        name: data.name ?? 'Shop front',
+        redirect_uris: data.redirect_uris ?? [REDIRECT_URI],
+        scopes: data.scopes ?? ['proxies:read', 'proxies:write', 'openid'],
+        is_confidential: data.is_confidential ?? true,
+      },
+    },
+  });
+  if (response.status !== 201) throw new Error(`client creation failed: ${JSON.stringify(response.body)}`);
+  return response.body.data;
+}
+
+export async function createUser(rest: RestClient, tenantId: string, email: string, password = PASSWORD): Promise<{ id: string; email: string }> {
+  const response = await rest.post(`/api/admin/tenants/${tenantId}/users`, { token: TEST_MASTER_KEY, body: { data: { email, password } } });
+  if (response.status !== 201) throw new Error(`user creation failed: ${JSON.stringify(response.body)}`);
+  return response.body.data;
+}
+
+export const basicAuth = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+
+/** A PKCE verifier and its S256 challenge. */
+export function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** POST /api/oauth/authorize as a JSON envelope (default) or as a form. */
+export function tokenRequest(
+  rest: RestClient,
+  fields: Record<string, string | undefined>,
+  options: { form?: boolean; authorization?: string; path?: string } = {},
+): Promise<RestResponse> {
+  const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const headers: Record<string, string> = options.authorization ? { authorization: options.authorization } : {};
+  const path = options.path ?? '/api/oauth/authorize';
+  if (options.form) {
+    return rest.post(path, {
+      rawBody: new URLSearchParams(defined).toString(),
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+    });
+  }
+  return rest.post(path, { body: { data: defined }, headers });
+}
+
+/** A cookie jar over `app.inject`, as a browser would keep it for this service. */
+export class Browser {
+  private readonly cookies = new Map<string, string>();
+
+  constructor(private readonly app: FastifyInstance) {}
+
+  get cookieHeader() {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>) {
+    const response = await this.app.inject({
+      method,
+      url,
+      headers: {
+        ...(this.cookies.size > 0 ? { cookie: this.cookieHeader } : {}),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      payload: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    const setCookie = response.headers['set-cookie'];
+    for (const cookie of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
+      const [pair] = cookie.split(';');
+      const eq = pair!.indexOf('=');
+      this.cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+    }
+    return response;
+  }
+
+  /** The hidden CSRF token of the last page. */
+  static csrf(html: string): string {
+    const match = /name="csrf_token" value="([^"]+)"/.exec(html);
+    if (!match) throw new Error(`no CSRF token in page: ${html.slice(0, 300)}`);
+    return match[1]!;
+  }
+}
+
+/**
+ * Walks a user through the login and consent page of a session's `forward_uri` and returns the
+ * redirect to the client (with `code` or `error`).
+ */
+export async function signInAndApprove(browser: Browser, forwardUri: string, email: string, password = PASSWORD, decision = 'approve') {
+  const pagePath = new URL(forwardUri).pathname;
+  let page = await browser.request('GET', pagePath);
+  if (page.statusCode === 200 && page.body.includes('/login"')) {
+    const login = await browser.request('POST', `${pagePath}/login`, { csrf_token: Browser.csrf(page.body), email, password });
+    if (login.statusCode !== 303) throw new Error(`login failed: ${login.statusCode} ${login.body.slice(0, 300)}`);
+    page = await browser.request('GET', pagePath);
+  }
+  if (page.statusCode === 303) return new URL(page.headers.location as string);
+  if (page.statusCode !== 200) throw new Error(`consent page failed: ${page.statusCode} ${page.body.slice(0, 300)}`);
+  const consent = await browser.request('POST', `${pagePath}/consent`, { csrf_token: Browser.csrf(page.body), decision });
+  if (consent.statusCode !== 303) throw new Error(`consent failed: ${consent.statusCode} ${consent.body.slice(0, 300)}`);
+  return new URL(consent.headers.location as string);
+}
+
+/** A free TCP port on 127.0.0.1 right now. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ListeningApp {
+  app: FastifyInstance;
+  services: Services;
+  db: Db;
+  databaseUrl: string;
+  rest: RestClient;
+  /** http://127.0.0.1:<port>: the issuer, and where its pages are. */
+  origin: string;
+}
+
+/**
+ * The whole application on a fresh database, listening on 127.0.0.1, for peers that talk real HTTP
+ * (OAuth client libraries, Chromium). Its public base URL is the address it listens on, so that the
+ * issuer and `forward_uri` point at it: the port is picked first, then the app is built for it.
+ */
+export async function startListeningApp(): Promise<ListeningApp> {
+  const databaseUrl = await createTestDatabase();
+  const db = createDb(databaseUrl, { poolSize: 5 });
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const config = loadConfig({
+      DATABASE_URL: databaseUrl,
+      MASTER_KEY: TEST_MASTER_KEY,
+      LOG_LEVEL: 'silent',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_BASE_URL: origin,
+    });
+    const { app, services } = await buildApp({ config, db, masterKey: TEST_MASTER_KEY });
+    try {
+      await app.listen({ host: '127.0.0.1', port });
+    } catch (error) {
+      await app.close();
+      // Another process took the port between the probe and the listen: try another one.
+      if ((error as { code?: string }).code === 'EADDRINUSE' && attempt < 5) continue;
+      throw error;
+    }
+    afterAll(async () => {
+      await app.close();
+      await db.$disconnect();
+    });
+    return { app, services, db, databaseUrl, rest: createRestClient(app), origin };
+  }
+}

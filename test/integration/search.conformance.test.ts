@@ -1,0 +1,268 @@
+/**
+ * The engine conformance suite: the same cases against every search engine, through the search
+ * services (indexes, documents, search) over a real database. The embedded engine always runs;
+ * Typesense runs when TYPESENSE_URL (and TYPESENSE_API_KEY) point at a server.
+ */
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/kernel/errors';
+import type { Principal } from '../../src/modules/auth/scopes';
+import { createSearchServices, type SearchServices } from '../../src/modules/search/search.module';
+import type { IndexInputData, SearchContextData } from '../../src/modules/search/search.schemas';
+import { createTenant, startTestApp, TEST_MASTER_KEY } from '../helpers/app';
+
+const { rest, db, config, services: appServices } = await startTestApp();
+const tenant = await createTenant(rest, 'Conformance');
+const principal: Principal = { tenantId: tenant.id, scopes: new Set(['*']), actor: { type: 'api_key', id: 'conformance' } };
+
+const typesenseUrl = process.env.TYPESENSE_URL;
+const engines: { name: string; services: () => SearchServices; skip?: string }[] = [
+  { name: 'embedded', services: () => appServices.search },
+  {
+    name: 'typesense',
+    skip: typesenseUrl ? undefined : 'TYPESENSE_URL is not set, so there is no Typesense server to run against',
+    services: () =>
+      createSearchServices({
+        config: { ...config, typesenseUrl, typesenseApiKey: process.env.TYPESENSE_API_KEY },
+        db,
+        cursors: appServices.cursors,
+        masterKey: TEST_MASTER_KEY,
+        baseUrl: appServices.baseUrl,
+      }),
+  },
+];
+
+let counter = 0;
+
+for (const engine of engines) {
+  const title = engine.skip ? `${engine.name} engine (skipped: ${engine.skip})` : `${engine.name} engine`;
+  describe.skipIf(engine.skip !== undefined)(title, () => {
+    const services = () => engine.services();
+
+    /** A fresh index with these settings and documents; returns a search function over it. */
+    async function indexWith(settings: Partial<IndexInputData>, documents: Record<string, unknown>[]) {
+      const alias = `${engine.name}-${++counter}`;
+      await services().indexes.create(principal, { name: alias, alias, ...settings } as IndexInputData);
+      if (documents.length > 0) await services().indexes.upsertDocuments(principal, alias, documents);
+      const search = async (context: SearchContextData) => (await services().search.searchIndex(principal, alias, [context]))[0]!.results[0]!;
+      const ids = async (context: SearchContextData) => (await search(context)).hits.map((hit) => hit.id);
+      return { alias, search, ids };
+    }
+
+    const products = [
+      { id: 'p1', name: 'Desk lamp', brand: 'Lumo', price: 25, color: 'red', in_stock: true },
+      { id: 'p2', name: 'Office chair', brand: 'Sitwell', price: 150, color: 'black', in_stock: true },
+      { id: 'p3', name: 'Mechanical keyboard', brand: 'Clack', price: 90, color: 'black', in_stock: false },
+      { id: 'p4', name: 'Wireless headphone', brand: 'Clack', price: 60, color: 'white', in_stock: true },
+      { id: 'p5', name: 'Floor lamp', brand: 'Lumo', price: 80, color: 'black', in_stock: true },
+    ];
+    const catalog = () => indexWith({ filters: [{ key: 'brand' }, { key: 'price' }, { key: 'color' }, { key: 'in_stock' }] }, products);
+
+    describe('typo tolerance by word length', () => {
+      it('allows no typo in words of up to 4 letters', async () => {
+        const { ids } = await indexWith({}, [{ id: 'a', name: 'lamp' }]);
+        expect(await ids({ q: 'lamp' })).toEqual(['a']);
+        expect(await ids({ q: 'lamb' })).toEqual([]);
+      });
+
+      it('allows one typo in words of 5 letters, not two', async () => {
+        const { ids } = await indexWith({}, [{ id: 'a', name: 'chair' }]);
+        expect(await ids({ q: 'chiar' })).toEqual(['a']);
+        expect(await ids({ q: 'cxiar' })).toEqual([]);
+      });
+
+      it('allows one typo in words of 8 letters, not two', async () => {
+        const { ids } = await indexWith({}, [{ id: 'a', name: 'keyboard' }]);
+        expect(await ids({ q: 'keybaord' })).toEqual(['a']);
+        expect(await ids({ q: 'kexbaord' })).toEqual([]);
+      });
+
+      it('allows two typos in words of 9 letters, not three', async () => {
+        const { ids } = await indexWith({}, [{ id: 'a', name: 'headphone' }]);
+        expect(await ids({ q: 'haedphnoe' })).toEqual(['a']);
+        expect(await ids({ q: 'hxxdphnoe' })).toEqual([]);
+      });
+    });
+
+    it('matches the last word as a prefix, for search as you type', async () => {
+      const { ids } = await catalog();
+      expect(await ids({ q: 'mechanical keyb' })).toEqual(['p3']);
+      expect(await ids({ q: 'keyb mechanical' })).toEqual([]);
+    });
+
+    describe('filters', () => {
+      it('in: any of the values, coerced from strings by the field type', async () => {
+        const { ids } = await catalog();
+        expect(await ids({ filters: [{ key: 'brand', operator: 'in', values: ['Lumo', 'Clack'] }] })).toEqual(['p1', 'p3', 'p4', 'p5']);
+        expect(await ids({ filters: [{ key: 'price', operator: 'in', values: ['90'] }] })).toEqual(['p3']);
+        expect(await ids({ filters: [{ key: 'in_stock', operator: 'in', values: ['false'] }] })).toEqual(['p3']);
+      });
+
+      it('gte, gt, lt and lte on numbers, from string values', async () => {
+        const { ids } = await catalog();
+        expect(await ids({ filters: [{ key: 'price', operator: 'gte', values: ['80'] }] })).toEqual(['p2', 'p3', 'p5']);
+        expect(await ids({ filters: [{ key: 'price', operator: 'gt', values: ['80'] }] })).toEqual(['p2', 'p3']);
+        expect(await ids({ filters: [{ key: 'price', operator: 'lt', values: ['80'] }] })).toEqual(['p1', 'p4']);
+        expect(await ids({ filters: [{ key: 'price', operator: 'lte', values: [80] }] })).toEqual(['p1', 'p4', 'p5']);
+      });
+
+      it('combine with each other and with the query', async () => {
+        const { ids } = await catalog();
+        expect(await ids({ q: 'lamp', filters: [{ key: 'price', operator: 'gt', values: ['30'] }, { key: 'brand', operator: 'in', values: ['Lumo'] }] })).toEqual(['p5']);
+      });
+
+      it('on a field that is not filterable: 400', async () => {
+        const { search } = await catalog();
+        await expect(search({ filters: [{ key: 'name', operator: 'in', values: ['x'] }] })).rejects.toMatchObject({ status: 400 });
+        await expect(search({ filters: [{ key: 'price', operator: 'gte', values: ['cheap'] }] })).rejects.toBeInstanceOf(AppError);
+      });
+    });
+
+    it('counts facet values and computes facets_stats of numeric facets over the matches', async () => {
+      const { search } = await catalog();
+      const result = await search({ q: 'lamp', facets: ['brand', 'color', 'price'] });
+      expect(result.count).toBe(2);
+      expect(result.facets.brand).toEqual({ Lumo: 2 });
+      expect(result.facets.color).toEqual({ black: 1, red: 1 });
+      expect(result.facets_stats.price).toEqual({ min: 25, max: 80, avg: 52.5, sum: 105 });
+      expect(result.facets_stats.brand).toBeUndefined();
+    });
+
+    it('returns one document per value of the distinct field, counting groups', async () => {
+      const { search } = await indexWith({ distinct_field: 'brand', ranking_rules: ['price:asc'] }, products);
+      const result = await search({});
+      expect(result.hits.map((hit) => hit.id)).toEqual(['p1', 'p4', 'p2']);
+      expect(result.count).toBe(3);
+    });
+
+    it('projects hits onto display_fields and keeps metadata out of matching', async () => {
+      const { search } = await indexWith({ display_fields: ['name'] }, [
+        { id: 'a', name: 'Desk lamp', brand: 'Lumo', metadata: { note: 'zebra', url: 'https://shop.example.com/a' } },
+      ]);
+      const [hit] = (await search({ q: 'lamp' })).hits;
+      expect(hit).toMatchObject({ id: 'a', objectID: 'a', name: 'Desk lamp', metadata: { note: 'zebra', url: 'https://shop.example.com/a' }, __position: 1 });
+      expect(hit).not.toHaveProperty('brand');
+      expect((await search({ q: 'zebra' })).count).toBe(0);
+    });
+
+    it('highlights the matched words, HTML-escaped', async () => {
+      const { search } = await indexWith({}, [{ id: 'a', name: 'Lamp <b>& shade' }]);
+      const [hit] = (await search({ q: 'lamp' })).hits;
+      expect(hit!._highlightResult.name).toMatchObject({ value: '<mark>Lamp</mark> &lt;b&gt;&amp; shade', matchLevel: 'full' });
+    });
+
+    it('pages with limit and offset; count covers every match', async () => {
+      const { search } = await indexWith({ ranking_rules: ['price:asc'] }, products);
+      const page = await search({ limit: 2, offset: 2 });
+      expect(page.count).toBe(5);
+      expect(page.hits.map((hit) => [hit.id, hit.__position])).toEqual([['p5', 3], ['p3', 4]]);
+    });
+
+    it('threshold: with fewer matches for every word, the last words are dropped', async () => {
+      const { search } = await catalog();
+      expect((await search({ q: 'lamp purple', threshold: 0 })).count).toBe(0);
+      expect((await search({ q: 'lamp purple', threshold: 1 })).hits.map((hit) => hit.id).sort()).toEqual(['p1', 'p5']);
+      // Two documents have both words: a threshold of 2 keeps them, 3 drops "desk".
+      expect((await search({ q: 'lamp desk', threshold: 1 })).count).toBe(1);
+      expect((await search({ q: 'lamp desk', threshold: 2 })).count).toBe(2);
+    });
+
+    describe('synonyms', () => {
+      it('multi-way: each word finds the others', async () => {
+        const { ids } = await indexWith({ synonyms: [{ synonyms: ['sofa', 'couch'] }] }, [
+          { id: 'a', name: 'Leather sofa' },
+          { id: 'b', name: 'Corner couch' },
+        ]);
+        expect((await ids({ q: 'sofa' })).sort()).toEqual(['a', 'b']);
+        expect((await ids({ q: 'couch' })).sort()).toEqual(['a', 'b']);
+      });
+
+      it('one-way: the root finds the synonyms, not the other way round', async () => {
+        const { ids } = await indexWith({ synonyms: [{ root: 'tv', synonyms: ['television'] }] }, [
+          { id: 'a', name: 'Smart television' },
+          { id: 'b', name: 'Tv stand' },
+        ]);
+        expect((await ids({ q: 'tv' })).sort()).toEqual(['a', 'b']);
+        expect(await ids({ q: 'television' })).toEqual(['a']);
+      });
+    });
+
+    it('stop words are left out of the query', async () => {
+      const withStopWords = await indexWith({ stop_words: ['the'] }, [{ id: 'a', name: 'Desk lamp' }]);
+      const without = await indexWith({}, [{ id: 'a', name: 'Desk lamp' }]);
+      expect(await withStopWords.ids({ q: 'the lamp', threshold: 0 })).toEqual(['a']);
+      expect(await without.ids({ q: 'the lamp', threshold: 0 })).toEqual([]);
+    });
+
+    describe('ranking rules', () => {
+      it('words: documents with more of the query words first', async () => {
+        const documents = [{ id: 'a', name: 'chair' }, { id: 'b', name: 'chair red' }];
+        expect(await (await indexWith({ ranking_rules: ['words'] }, documents)).ids({ q: 'chair red', threshold: 5 })).toEqual(['b', 'a']);
+        expect(await (await indexWith({ ranking_rules: ['price:asc'] }, documents)).ids({ q: 'chair red', threshold: 5 })).toEqual(['a', 'b']);
+      });
+
+      it('typo: fewer typos first', async () => {
+        const documents = [{ id: 'a', name: 'lamps' }, { id: 'b', name: 'lampe' }];
+        expect(await (await indexWith({ ranking_rules: ['typo'] }, documents)).ids({ q: 'lampe ' })).toEqual(['b', 'a']);
+        expect(await (await indexWith({ ranking_rules: ['words'] }, documents)).ids({ q: 'lampe ' })).toEqual(['a', 'b']);
+      });
+
+      it('proximity: query words close together first', async () => {
+        const documents = [{ id: 'a', name: 'red big old wooden chair' }, { id: 'b', name: 'red chair' }];
+        expect(await (await indexWith({ ranking_rules: ['proximity'] }, documents)).ids({ q: 'red chair' })).toEqual(['b', 'a']);
+        expect(await (await indexWith({ ranking_rules: ['words'] }, documents)).ids({ q: 'red chair' })).toEqual(['a', 'b']);
+      });
+
+      it('attribute: matches in earlier search fields first', async () => {
+        const settings = { search_fields: ['title', 'description'] };
+        const documents = [{ id: 'a', title: 'desk', description: 'lamp' }, { id: 'b', title: 'lamp', description: 'desk' }];
+        expect(await (await indexWith({ ...settings, ranking_rules: ['attribute'] }, documents)).ids({ q: 'lamp' })).toEqual(['b', 'a']);
+        expect(await (await indexWith({ ...settings, ranking_rules: ['words'] }, documents)).ids({ q: 'lamp' })).toEqual(['a', 'b']);
+      });
+
+      it('exactness: the word itself before completions of it', async () => {
+        const documents = [{ id: 'a', name: 'lamps' }, { id: 'b', name: 'lamp' }];
+        expect(await (await indexWith({ ranking_rules: ['exactness'] }, documents)).ids({ q: 'lamp' })).toEqual(['b', 'a']);
+        expect(await (await indexWith({ ranking_rules: ['words'] }, documents)).ids({ q: 'lamp' })).toEqual(['a', 'b']);
+      });
+
+      it('<field>:asc and <field>:desc sort by the field, documents without it last', async () => {
+        const documents = [...products, { id: 'p6', name: 'Lamp without price' }];
+        expect(await (await indexWith({ ranking_rules: ['price:asc'] }, documents)).ids({})).toEqual(['p1', 'p4', 'p5', 'p3', 'p2', 'p6']);
+        expect(await (await indexWith({ ranking_rules: ['price:desc'] }, documents)).ids({})).toEqual(['p2', 'p3', 'p5', 'p4', 'p1', 'p6']);
+      });
+
+      it('later rules only break the ties of earlier ones', async () => {
+        const documents = [{ id: 'a', name: 'lamp', price: 10 }, { id: 'b', name: 'lamps', price: 5 }, { id: 'c', name: 'lamp', price: 20 }];
+        expect(await (await indexWith({ ranking_rules: ['exactness', 'price:desc'] }, documents)).ids({ q: 'lamp' })).toEqual(['c', 'a', 'b']);
+        expect(await (await indexWith({ ranking_rules: ['price:desc', 'exactness'] }, documents)).ids({ q: 'lamp' })).toEqual(['c', 'a', 'b']);
+        expect(await (await indexWith({ ranking_rules: ['price:asc', 'exactness'] }, documents)).ids({ q: 'lamp' })).toEqual(['b', 'a', 'c']);
+      });
+    });
+
+    it('search_fields limits what the query matches', async () => {
+      const { ids } = await indexWith({ search_fields: ['name'] }, [{ id: 'a', name: 'Desk lamp', brand: 'Lumo' }]);
+      expect(await ids({ q: 'lamp' })).toEqual(['a']);
+      expect(await ids({ q: 'lumo' })).toEqual([]);
+    });
+
+    it('fields map source fields onto index fields with their declared types', async () => {
+      const { search } = await indexWith(
+        { fields: [{ from: 'title', to: 'name', type: 'STRING' }, { from: 'pricing.amount', to: 'price', type: 'NUMBER' }], filters: [{ key: 'price' }] },
+        [{ id: 'a', title: 'Desk lamp', pricing: { amount: '25.5' }, ignored: 'zebra' }],
+      );
+      const result = await search({ q: 'lamp', filters: [{ key: 'price', operator: 'gt', values: ['25'] }] });
+      expect(result.hits).toEqual([expect.objectContaining({ id: 'a', name: 'Desk lamp', price: 25.5 })]);
+      expect(result.hits[0]).not.toHaveProperty('ignored');
+      expect((await search({ q: 'zebra' })).count).toBe(0);
+    });
+
+    it('an upsert replaces a document by id; clearing empties the index', async () => {
+      const { alias, ids } = await indexWith({}, [{ id: 'a', name: 'Desk lamp' }]);
+      await services().indexes.upsertDocuments(principal, alias, [{ id: 'a', name: 'Office chair' }]);
+      expect(await ids({ q: 'lamp' })).toEqual([]);
+      expect(await ids({ q: 'chair' })).toEqual(['a']);
+      await services().indexes.clearDocuments(principal, alias);
+      expect(await ids({})).toEqual([]);
+    });
+  });
+}

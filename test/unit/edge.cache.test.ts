@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { freshnessSeconds, isNotModified, usesCache } from '../../src/modules/edge/cache-policy';
+import { isPublicAddress } from '../../src/modules/edge/origin-address';
+import { ResponseCache, type CachedResponse } from '../../src/modules/edge/response-cache';
+
+const NOW = Date.parse('2024-05-01T12:00:00Z');
+const route = (age: number | null, is_as_origin: boolean | null = null) => ({ age, is_as_origin, is_public: null });
+
+describe('freshnessSeconds', () => {
+  it('uses the route age unless is_as_origin', () => {
+    expect(freshnessSeconds(route(60), 200, { 'cache-control': 'max-age=5' }, NOW)).toBe(60);
+    expect(freshnessSeconds(route(null), 200, {}, NOW)).toBe(0);
+    expect(usesCache(route(0))).toBe(false);
+    expect(usesCache(route(null, true))).toBe(true);
+  });
+
+  it('follows s-maxage, max-age (less Age) and Expires with is_as_origin', () => {
+    const asOrigin = route(999, true);
+    expect(freshnessSeconds(asOrigin, 200, { 'cache-control': 'public, max-age=60, s-maxage=30' }, NOW)).toBe(30);
+    expect(freshnessSeconds(asOrigin, 200, { 'cache-control': 'max-age=60', age: '20' }, NOW)).toBe(40);
+    expect(freshnessSeconds(asOrigin, 200, { date: new Date(NOW).toUTCString(), expires: new Date(NOW + 90_000).toUTCString() }, NOW)).toBe(90);
+    expect(freshnessSeconds(asOrigin, 200, { expires: '0' }, NOW)).toBe(0);
+    expect(freshnessSeconds(asOrigin, 200, { 'cache-control': 'no-cache, max-age=60' }, NOW)).toBe(0);
+    expect(freshnessSeconds(asOrigin, 200, {}, NOW)).toBe(0);
+  });
+
+  it('never stores other statuses, Set-Cookie, Vary: * or Authorization, no-store or private', () => {
+    for (const status of [201, 206, 302, 500]) expect(freshnessSeconds(route(60), status, {}, NOW)).toBe(0);
+    for (const status of [200, 301, 404]) expect(freshnessSeconds(route(60), status, {}, NOW)).toBe(60);
+    expect(freshnessSeconds(route(60), 200, { 'set-cookie': ['a=1'] }, NOW)).toBe(0);
+    expect(freshnessSeconds(route(60), 200, { vary: '*' }, NOW)).toBe(0);
+    expect(freshnessSeconds(route(60), 200, { vary: 'Accept-Encoding, Authorization' }, NOW)).toBe(0);
+    expect(freshnessSeconds(route(60), 200, { 'cache-control': 'no-store' }, NOW)).toBe(0);
+    expect(freshnessSeconds(route(60), 200, { 'cache-control': 'private' }, NOW)).toBe(0);
+  });
+});
+
+describe('isNotModified', () => {
+  const validators = { etag: '"v1"', lastModified: 'Mon, 02 Jan 2023 03:04:05 GMT' };
+  it('compares entity tags weakly and prefers If-None-Match over If-Modified-Since', () => {
+    expect(isNotModified({ 'if-none-match': 'W/"v1"' }, validators)).toBe(true);
+    expect(isNotModified({ 'if-none-match': '"v0", "v1"' }, validators)).toBe(true);
+    expect(isNotModified({ 'if-none-match': '*' }, validators)).toBe(true);
+    expect(isNotModified({ 'if-none-match': '"v2"', 'if-modified-since': 'Tue, 03 Jan 2023 00:00:00 GMT' }, validators)).toBe(false);
+    expect(isNotModified({ 'if-modified-since': 'Mon, 02 Jan 2023 03:04:05 GMT' }, validators)).toBe(true);
+    expect(isNotModified({ 'if-modified-since': 'Sun, 01 Jan 2023 00:00:00 GMT' }, validators)).toBe(false);
+    expect(isNotModified({ 'if-modified-since': 'garbage' }, validators)).toBe(false);
+    expect(isNotModified({}, validators)).toBe(false);
+  });
+});
+
+describe('isPublicAddress', () => {
+  it('refuses loopback, private, link-local, metadata and mapped addresses', () => {
+    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '64:ff9b::808:808', '224.0.0.1', 'not-an-ip']) {
+      expect(isPublicAddress(address), address).toBe(false);
+    }
+    for (const address of ['8.8.8.8', '93.184.216.34', '172.32.0.1', '::ffff:8.8.8.8', '2606:4700:4700::1111']) expect(isPublicAddress(address), address).toBe(true);
+  });
+});
+
+describe('ResponseCache', () => {
+  const entry = (bytes: number, staleUntil = NOW + 60_000): CachedResponse => ({
+    status: 200,
+    headers: {},
+    body: Buffer.alloc(bytes),
+    storedAt: NOW,
+    initialAgeSeconds: 0,
+    freshUntil: NOW + 1000,
+    staleUntil,
+    visibility: 'public',
+    varyOn: {},
+  });
+
+  it('evicts the least recently used entries beyond its bound in bytes', () => {
+    const cache = new ResponseCache(10_000);
+    cache.set('a', entry(2000));
+    cache.set('b', entry(2000));
+    cache.set('c', entry(2000));
+    expect(cache.get('a', NOW)).toBeDefined(); // now b is the least recently used
+    cache.set('d', entry(2000));
+    cache.set('e', entry(2000));
+    expect(cache.size).toBeLessThanOrEqual(10_000);
+    expect(cache.get('b', NOW)).toBeUndefined();
+    expect(cache.get('a', NOW)).toBeDefined();
+    expect(cache.get('e', NOW)).toBeDefined();
+  });
+
+  it('refuses entries over a quarter of the bound, forgets entries past their stale window, purges by prefix', () => {
+    const cache = new ResponseCache(10_000);
+    expect(cache.set('big', entry(3000))).toBe(false);
+    cache.set('old', entry(10, NOW));
+    expect(cache.get('old', NOW)).toBeUndefined();
+    cache.set('p\n/a/1', entry(10));
+    cache.set('p\n/a/2', entry(10));
+    cache.set('p\n/b', entry(10));
+    cache.set('q\n/a/1', entry(10));
+    expect(cache.deleteByPrefix('p\n/a/')).toBe(2);
+    expect(cache.get('p\n/b', NOW)).toBeDefined();
+    expect(cache.get('q\n/a/1', NOW)).toBeDefined();
+    expect(cache.deleteByPrefix('p\n')).toBe(1);
+    cache.delete('q\n/a/1');
+    expect(cache.size).toBe(0);
+  });
+});

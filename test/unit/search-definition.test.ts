@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { coerceScalar, mapDocument, resolveDefinition, type IndexSettings, type IndexState } from '../../src/modules/search/definition';
+import { aliasFromName } from '../../src/modules/search/indexes.service';
+import { toEngineQuery } from '../../src/modules/search/search-query';
+
+const settings = (overrides: Partial<IndexSettings> = {}): IndexSettings => ({
+  fields: [],
+  searchFields: [],
+  displayFields: [],
+  filters: [],
+  facetFields: [],
+  distinctField: null,
+  synonyms: [],
+  stopWords: [],
+  rankingRules: [],
+  ...overrides,
+});
+
+const state = (overrides: Partial<IndexState> = {}): IndexState => ({
+  id: 'i',
+  tenantId: 't',
+  alias: 'products',
+  version: 1,
+  rebuildVersion: 1,
+  seenFieldTypes: {},
+  ...settings(),
+  ...overrides,
+});
+
+describe('coerceScalar', () => {
+  it('takes strings for numbers and booleans, as CSV and the public client send them', () => {
+    expect(coerceScalar('12.5', 'NUMBER')).toBe(12.5);
+    expect(coerceScalar('', 'NUMBER')).toBeUndefined();
+    expect(coerceScalar('abc', 'NUMBER')).toBeUndefined();
+    expect(coerceScalar('true', 'BOOLEAN')).toBe(true);
+    expect(coerceScalar('0', 'BOOLEAN')).toBe(false);
+    expect(coerceScalar('yes', 'BOOLEAN')).toBeUndefined();
+    expect(coerceScalar(5, 'STRING')).toBe('5');
+    expect(coerceScalar(true, 'STRING')).toBeUndefined();
+  });
+});
+
+describe('mapDocument', () => {
+  it('without declared fields: every top-level field but id and metadata, typed by the first value seen', () => {
+    const seen = {};
+    const mapped = mapDocument({ id: 3, name: 'Lamp', price: 10, tags: ['a', 'b'], metadata: { x: 1 } }, settings(), seen);
+    expect(mapped.document).toEqual({ id: '3', values: { name: 'Lamp', price: 10, tags: ['a', 'b'] }, metadata: { x: 1 } });
+    expect(seen).toEqual({ name: 'STRING', price: 'NUMBER', tags: 'STRING' });
+    expect(mapDocument({ id: 4, price: 'ten' }, settings(), seen).problems).toEqual([{ field: 'price', message: 'must be of type NUMBER' }]);
+  });
+
+  it('with declared fields: values from (nested) sources, coerced to the declared type; other fields ignored', () => {
+    const declared = settings({ fields: [{ from: 'a.b', to: 'price', type: 'NUMBER', label: null }, { from: 'title', to: 'name', type: null, label: null }] });
+    expect(mapDocument({ id: 'x', a: { b: '7' }, title: 'T', other: 1 }, declared, {}).document).toEqual({ id: 'x', values: { price: 7, name: 'T' }, metadata: null });
+    expect(mapDocument({ id: 'x', a: { b: 'seven' } }, declared, {}).problems).toEqual([{ field: 'price', message: 'must be of type NUMBER' }]);
+  });
+
+  it('refuses a missing or malformed id, objects as values and reserved names', () => {
+    expect(mapDocument({ name: 'x' }, settings(), {}).problems?.[0]?.field).toBe('id');
+    expect(mapDocument({ id: '' }, settings(), {}).problems?.[0]?.field).toBe('id');
+    expect(mapDocument({ id: 'x'.repeat(513) }, settings(), {}).problems?.[0]?.field).toBe('id');
+    expect(mapDocument({ id: 1, size: { w: 1 } }, settings(), {}).problems?.[0]?.field).toBe('size');
+    expect(mapDocument({ id: 1, objectID: 'y' }, settings(), {}).problems?.[0]?.field).toBe('objectID');
+    expect(mapDocument([1], settings(), {}).problems).toEqual([{ field: '', message: 'must be an object' }]);
+  });
+});
+
+describe('resolveDefinition', () => {
+  it('fills the defaults: STRING fields are searched, filter keys are facets, the built-in ranking rules', () => {
+    const definition = resolveDefinition(state({ seenFieldTypes: { price: 'NUMBER', name: 'STRING', brand: 'STRING' }, filters: [{ key: 'brand' }], rankingRules: [] }));
+    expect(definition.searchFields).toEqual(['brand', 'name']);
+    expect(definition.facetFields).toEqual(['brand']);
+    expect(definition.filterFields).toEqual(['brand']);
+    expect(definition.rankingRules).toEqual(['words', 'typo', 'proximity', 'attribute', 'exactness']);
+  });
+  it('parses sort rules', () => {
+    expect(resolveDefinition(state({ rankingRules: ['typo', 'price:desc'] })).rankingRules).toEqual(['typo', { field: 'price', direction: 'desc' }]);
+  });
+});
+
+describe('toEngineQuery', () => {
+  const index = state({ seenFieldTypes: { brand: 'STRING', price: 'NUMBER', new: 'BOOLEAN' }, filters: [{ key: 'brand' }, { key: 'price' }, { key: 'new' }], facetFields: ['brand', 'price'] });
+
+  it('coerces filter values by the field type and applies the paging defaults', () => {
+    expect(toEngineQuery(index, { q: 'lamp', filters: [{ key: 'price', operator: 'gte', values: ['50'] }, { key: 'new', operator: 'in', values: ['true'] }] }, 'body.data[0]')).toEqual({
+      query: {
+        q: 'lamp',
+        filters: [{ field: 'price', operator: 'gte', values: [50] }, { field: 'new', operator: 'in', values: [true] }],
+        facets: [],
+        limit: 10,
+        offset: 0,
+        threshold: 1,
+      },
+    });
+  });
+
+  it('`*` asks for every facet field; null paging values take the defaults', () => {
+    expect(toEngineQuery(index, { facets: ['*'], limit: null, offset: null }, 'x').query).toMatchObject({ facets: ['brand', 'price'], limit: 10, offset: 0 });
+  });
+
+  it('names every problem: unknown filter field, range on text, several range values, uncoercible values, unknown facet', () => {
+    const result = toEngineQuery(
+      index,
+      {
+        filters: [
+          { key: 'colour', operator: 'in', values: ['red'] },
+          { key: 'brand', operator: 'lt', values: ['5'] },
+          { key: 'price', operator: 'lt', values: ['5', '6'] },
+          { key: 'price', operator: 'in', values: ['cheap'] },
+        ],
+        facets: ['name'],
+      },
+      'body.data[0]',
+    );
+    expect(result.problems?.map((problem) => problem.field)).toEqual([
+      'body.data[0].filters[0].key',
+      'body.data[0].filters[1].operator',
+      'body.data[0].filters[2].values',
+      'body.data[0].filters[3].values',
+      'body.data[0].facets[0]',
+    ]);
+  });
+});
+
+describe('aliasFromName', () => {
+  it('makes a lowercase alias of letters, digits and hyphens', () => {
+    expect(aliasFromName('Products (NL) — Été 2026')).toBe('products-nl-ete-2026');
+    expect(aliasFromName('!!!')).toBe('index');
+    expect(aliasFromName('x'.repeat(100))).toHaveLength(56);
+  });
+});
