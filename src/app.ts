@@ -20,6 +20,8 @@ export interface AppDependencies {
   masterKey: string;
   /** How long a verified API key is trusted without asking the database again. */
   authCacheTtlMs?: number;
+  /** Run the reservation sweeper and the broadcast worker (default true). */
+  backgroundWorkers?: boolean;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -93,6 +95,7 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   // process: each exactly once overall.
   let workers: { stop(): Promise<void> }[] = [];
   app.addHook('onReady', async () => {
+    if (deps.backgroundWorkers === false) return;
     const logError = (error: unknown) => app.log.error(error);
     workers = [startReservationSweeper(services.reservations, logError), startBroadcastWorker(services.broadcasts, logError)];
   });

