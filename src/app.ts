@@ -57,11 +57,13 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   let idle: (() => void) | undefined;
   app.addHook('onRequest', async (request, reply) => {
     inFlight += 1;
+    // The raw response's 'close' also covers replies that bypass Fastify's hooks (the edge data
+    // plane streams through the raw response) and connections that drop mid-request.
+    reply.raw.once('close', () => {
+      inFlight -= 1;
+      if (inFlight === 0) idle?.();
+    });
     reply.header('X-Request-Id', request.id);
-  });
-  app.addHook('onResponse', async () => {
-    inFlight -= 1;
-    if (inFlight === 0) idle?.();
   });
   const whenIdle = (timeoutMs: number) =>
     new Promise<void>((resolve) => {

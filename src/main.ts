@@ -34,8 +34,13 @@ async function main() {
     if (stopping) return;
     stopping = true;
     app.log.info(`${signal}: finishing requests in flight and stopping`);
-    await app.close();
+    // close() stops accepting connections at once but resolves only when every connection has
+    // ended; keep-alive connections of finished requests would hold it open, so once the requests
+    // in flight are done (or the grace period is over) the remaining connections are closed.
+    const closed = app.close();
     await whenIdle(SHUTDOWN_GRACE_MS);
+    app.server.closeAllConnections();
+    await closed;
     await db.$disconnect();
     await embedded?.stop();
     process.exit(0);

@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -118,29 +119,52 @@ describe('the service process', () => {
   });
 
   it('finishes a request in flight after SIGTERM and refuses new connections', async () => {
+    // The request in flight is a proxied one whose origin answers only when told to, so the test
+    // knows the service is inside the request when the signal arrives, however loaded the machine.
+    let arrived!: () => void;
+    const originReached = new Promise<void>((resolveArrived) => (arrived = resolveArrived));
+    let release!: () => void;
+    const released = new Promise<void>((resolveRelease) => (release = resolveRelease));
+    const origin = createServer(async (_request, response) => {
+      arrived();
+      await released;
+      response.end('answered after SIGTERM');
+    });
+    await new Promise<void>((resolveListen) => origin.listen(0, '127.0.0.1', resolveListen));
+    const originPort = (origin.address() as AddressInfo).port;
+
     const dataDir = mkdtempSync(join(tmpdir(), 'commerce-data-'));
     dirs.push(dataDir);
-    const service = await startService({ DATA_DIR: dataDir });
+    const service = await startService({ DATA_DIR: dataDir, EDGE_ALLOW_PRIVATE_ORIGINS: 'true' });
     const masterKey = readFileSync(join(dataDir, 'master.key'), 'utf8').trim();
-    const body = JSON.stringify({ data: { name: 'In flight' } });
-    const socket = connect(service.port, '127.0.0.1');
-    await new Promise((resolveConnect) => socket.once('connect', resolveConnect));
-    let response = '';
-    socket.on('data', (chunk) => (response += chunk));
-    const closed = new Promise((resolveClose) => socket.once('close', resolveClose));
-    socket.write(
-      `POST /api/admin/tenants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${masterKey}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
-    );
-    await new Promise((r) => setTimeout(r, 300));
+    const tenantId = ((await (await createTenant(service, masterKey, 'In flight')).json()) as { data: { id: string } }).data.id;
+    const keyResponse = await fetch(url(service, `/api/admin/tenants/${tenantId}/api-keys`), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ data: { name: 'in flight', scopes: ['*'] } }),
+    });
+    const apiKey = ((await keyResponse.json()) as { data: { key: string } }).data.key;
+    const proxy = await fetch(url(service, '/api/storage/edge/proxies'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ data: { key: 'slow', routes: { path: '/slow', origin: { uri: `http://127.0.0.1:${originPort}/slow` } } } }),
+    });
+    expect(proxy.status).toBe(201);
+
+    const inFlight = fetch(url(service, '/edge/slow/slow'));
+    const early = await Promise.race([originReached.then(() => null), inFlight.then(async (r) => `${r.status} ${await r.clone().text()}`)]);
+    expect(early, 'the proxied request answered before reaching the origin').toBeNull();
     service.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
-    await expect(fetch(url(service, '/healthz'))).rejects.toThrow();
-    socket.write(body.slice(10));
-    await closed;
-    expect(response, service.output()).toMatch(/^HTTP\/1\.1 201/);
-    expect(response).toContain('"name":"In flight"');
+    // Once the listener is closed, new connections are refused.
+    await expect
+      .poll(async () => fetch(url(service, '/healthz')).then(() => 'accepted', () => 'refused'), { timeout: 10_000 })
+      .toBe('refused');
+    release();
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('answered after SIGTERM');
     expect(await service.exited).toBe(0);
+    origin.close();
   });
 
   it('uses DATABASE_URL instead of the embedded server when it is set', async () => {
