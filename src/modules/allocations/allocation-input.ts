@@ -2,7 +2,7 @@ import { badRequest, conflict, type FieldProblem } from '../../kernel/errors';
 import type { Db } from '../../kernel/db';
 import type { Tx } from '../../kernel/idempotency';
 import { isUuid } from '../../kernel/ids';
-import * as catalog from '../catalog/catalog.repository';
+import { Prisma } from '../../__generated__/prisma/client';
 
 /** Most items one order or reservation may hold. */
 export const MAX_ITEMS = 100;
@@ -42,6 +42,11 @@ export interface AllocationTarget {
   warehouseId: string;
   channelId: string;
   items: ResolvedItem[];
+  /**
+   * With `options.sellable`: the units of each product sellable now at the warehouse, keyed
+   * `productId:warehouseId` (what `sellableNow` reads), from the same snapshot as the check.
+   */
+  sellable?: Map<string, number>;
 }
 
 /**
@@ -52,6 +57,7 @@ export async function resolveAllocationTarget(
   tx: Tx | Db,
   tenantId: string,
   input: { business_id: string; warehouse_id: string; channel_id: string; items: ItemInput[] },
+  options: { sellable?: boolean } = {},
 ): Promise<AllocationTarget> {
   const problems: FieldProblem[] = [];
   const at = (field: string, message: string) => problems.push({ field: `input.${field}`, message });
@@ -70,12 +76,29 @@ export async function resolveAllocationTarget(
   });
   if (problems.length > 0) throw rejected(problems);
 
-  const [business, warehouse, channel, products] = await Promise.all([
-    catalog.findBusiness(tx, tenantId, businessId),
-    catalog.findWarehouse(tx, tenantId, warehouseId),
-    catalog.findSalesChannel(tx, tenantId, channelId),
-    catalog.productsBySkus(tx, tenantId, [...new Set(input.items.map((item) => item.sku))]),
-  ]);
+  // One statement for the whole check: the business, the warehouse, the channel and the products.
+  const [found] = await tx.$queryRaw<{ business: boolean | null; warehouseBusinessId: string | null; channel: boolean | null;
+    products: { id: string; sku: string; sellable: string | null }[] }[]>`
+    -- Expired reservations are few (the sweeper releases them): found by the status index, not by the SKU's allocations.
+    WITH expired AS MATERIALIZED (
+      SELECT r.id FROM reservations r WHERE r.status = 'ACTIVE' AND r.expires_at <= now() AND r.tenant_id = ${tenantId}::uuid)
+    SELECT (SELECT true FROM businesses WHERE tenant_id = ${tenantId}::uuid AND id = ${businessId}::uuid) AS business,
+           (SELECT business_id FROM warehouses WHERE tenant_id = ${tenantId}::uuid AND id = ${warehouseId}::uuid) AS "warehouseBusinessId",
+           (SELECT true FROM sales_channels WHERE tenant_id = ${tenantId}::uuid AND id = ${channelId}::uuid) AS channel,
+           coalesce((SELECT json_agg(json_build_object('id', p.id, 'sku', p.sku, 'sellable', ${options.sellable ? Prisma.sql`(
+                       coalesce((SELECT sum(i.quantity) FROM inventory_items i
+                                  WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = p.id AND i.warehouse_id = ${warehouseId}::uuid
+                                    AND i.state = 'AVAILABLE'), 0)
+                     + coalesce((SELECT sum(a.quantity) FROM stock_allocations a
+                                  WHERE a.reservation_id IN (SELECT e.id FROM expired e)
+                                    AND a.tenant_id = ${tenantId}::uuid AND a.product_id = p.id AND a.warehouse_id = ${warehouseId}::uuid), 0))::text`
+                   : Prisma.sql`NULL`}))
+                       FROM products p
+                      WHERE p.tenant_id = ${tenantId}::uuid AND p.sku = ANY(${[...new Set(input.items.map((item) => item.sku))]}::text[])), '[]') AS products`;
+  const business = found?.business ?? null;
+  const warehouse = found?.warehouseBusinessId ? { businessId: found.warehouseBusinessId } : null;
+  const channel = found?.channel ?? null;
+  const products = found?.products ?? [];
   if (!business) at('business_id', `"${input.business_id}" is not a business of the tenant`);
   if (!warehouse) at('warehouse_id', `"${input.warehouse_id}" is not a warehouse of the tenant`);
   else if (business && warehouse.businessId !== businessId) at('warehouse_id', `belongs to business "${warehouse.businessId}", not "${businessId}"`);
@@ -87,7 +110,10 @@ export async function resolveAllocationTarget(
     return { productId: product?.id ?? '', sku: item.sku, quantity: item.quantity, field: `input.items[${index}].quantity` };
   });
   if (problems.length > 0) throw rejected(problems);
-  return { businessId, warehouseId, channelId, items };
+  const sellable = options.sellable
+    ? new Map(products.map((product) => [`${product.id}:${warehouseId}`, Number(product.sellable)]))
+    : undefined;
+  return { businessId, warehouseId, channelId, items, sellable };
 }
 
 /** The CONFLICT of a client-chosen id that is taken. */

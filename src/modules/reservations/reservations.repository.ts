@@ -58,10 +58,6 @@ export async function insertReservation(tx: Tx, tenantId: string, reservation: N
                   ${reservation.items.map((i) => String(i.quantity))}::bigint[]) AS v(id, product_id, quantity)`;
 }
 
-export async function reservationExists(db: Client, id: string) {
-  return (await db.$queryRaw<unknown[]>`SELECT 1 FROM reservations WHERE id = ${id}::uuid`).length > 0;
-}
-
 const RESERVATION_SELECT = Prisma.sql`
   SELECT r.id, r.business_id AS "businessId", r.warehouse_id AS "warehouseId", r.channel_id AS "channelId", r.customer, r.notes,
          r.expires_at AS "expiresAt", r.status::text AS status, r.released_at AS "releasedAt", r.created_at AS "createdAt",
@@ -101,4 +97,46 @@ export async function expiredReservations(db: Client, limit: number) {
   return db.$queryRaw<{ id: string; tenantId: string }[]>`
     SELECT id, tenant_id AS "tenantId" FROM reservations
      WHERE status = 'ACTIVE' AND expires_at <= now() ORDER BY expires_at LIMIT ${limit}`;
+}
+
+/** What `reserveStock` did: see the `reserve_stock` function of the database. */
+export type ReserveOutcome =
+  | { outcome: 'RESERVED'; createdAt: Date }
+  | { outcome: 'TAKEN' }
+  | { outcome: 'EXPIRED' }
+  | { outcome: 'SHORT'; itemIndex: number; requested: number; available: number };
+
+/**
+ * The whole reservation in one statement (the `reserve_stock` database function): the stock locks
+ * of `lockKeys` (ascending), the availability check of every SKU's summed quantity, the reservation
+ * and its items, the moves from AVAILABLE to RESERVED lines, the allocations, one ALLOCATION ledger
+ * row per line moved from and their broadcasts. Writes nothing unless the outcome is RESERVED;
+ * takes no lock when an expired reservation still holds units of these SKUs (EXPIRED).
+ */
+export async function reserveStock(
+  db: Client,
+  tenantId: string,
+  reservation: NewReservation,
+  options: { lockKeys: bigint[]; checkId: boolean; actor: { type: string; id: string }; references: unknown },
+): Promise<ReserveOutcome> {
+  const [row] = await db.$queryRaw<{ outcome: string; item_index: number | null; requested: bigint | null; available: bigint | null; created_at: Date | null }[]>`
+    SELECT * FROM reserve_stock(
+      ${tenantId}::uuid, ${reservation.id}::uuid, ${reservation.businessId}::uuid, ${reservation.warehouseId}::uuid,
+      ${reservation.channelId}::uuid, ${JSON.stringify(reservation.customer)}::jsonb, ${reservation.notes}::text,
+      ${reservation.expiresAt.toISOString()}::timestamptz, ${reservation.items.map((i) => i.id)}::uuid[],
+      ${reservation.items.map((i) => i.productId)}::uuid[], ${reservation.items.map((i) => String(i.quantity))}::bigint[],
+      ${options.lockKeys.map(String)}::text[]::bigint[], ${options.actor.type}::text, ${options.actor.id}::text,
+      ${JSON.stringify(options.references)}::jsonb, ${options.checkId}::boolean)`;
+  if (!row) throw new Error('reserve_stock returned no row');
+  switch (row.outcome) {
+    case 'RESERVED':
+      return { outcome: 'RESERVED', createdAt: row.created_at! };
+    case 'SHORT':
+      return { outcome: 'SHORT', itemIndex: row.item_index! - 1, requested: Number(row.requested), available: Number(row.available) };
+    case 'TAKEN':
+    case 'EXPIRED':
+      return { outcome: row.outcome };
+    default:
+      throw new Error(`reserve_stock returned "${row.outcome}"`);
+  }
 }

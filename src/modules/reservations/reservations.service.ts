@@ -69,6 +69,16 @@ export class ReservationService {
     }
   }
 
+  /** Runs one statement outside a transaction, a cut-off connection reported as `interrupted`. */
+  private async interruptible<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof AppError) && isInterruption(error)) throw interrupted();
+      throw error;
+    }
+  }
+
   /** Holds the items' units as RESERVED, all or none (ALLOCATION); refused with CONFLICT when a SKU is short. */
   async createReservation(principal: Principal, input: CreateReservationInput, idempotency?: Idempotency): Promise<ReservationRecord> {
     requireScope(principal, 'inventory:write');
@@ -80,36 +90,71 @@ export class ReservationService {
     }
     if (input.notes != null && input.notes.length > 2000) throw invalid('input.notes', 'must be at most 2000 characters');
     checkContact(input.customer);
-    const target = await resolveAllocationTarget(this.db, tenantId, input);
+    const target = await resolveAllocationTarget(this.db, tenantId, input, { sellable: !idempotency });
     const reservationId = id ?? uuidv7();
     // UUIDv7s of one millisecond are not ordered among themselves: sorted, items keep input order.
     const itemIds = target.items.map(() => uuidv7()).sort();
     const items = target.items.map((item, index) => ({ ...item, id: itemIds[index]! }));
     const requests = items.map((item) => ({ ...item, warehouseId: target.warehouseId, holder: { reservationId } }));
-    if (!idempotency) await allocations.refuseWhenShort(this.db, tenantId, requests);
+    if (!idempotency) allocations.refuseWhenShortOf(requests, target.sellable!);
 
-    const createdId = await allocations.withBoundedContention(tenantId, requests, () => this.transaction((tx) =>
-      runIdempotent(tx, tenantId, idempotency, async () => {
+    const reservation: repository.NewReservation = {
+      id: reservationId,
+      businessId: target.businessId,
+      warehouseId: target.warehouseId,
+      channelId: target.channelId,
+      customer: { name: input.customer.name, email: input.customer.email ?? null, phone: input.customer.phone ?? null },
+      notes: input.notes ?? null,
+      expiresAt: new Date(input.expires_at),
+      items,
+    };
+    const context = this.context(principal, reservationId);
+    // The common case is one statement (`reserveStock`): the SKUs' locks are held for the work only.
+    const reserve = async (client: Db | Tx) => {
+      const done = await repository.reserveStock(client, tenantId, reservation, {
+        lockKeys: stock.stockLockKeys(tenantId, requests),
         // A generated id (UUIDv7) is new; only a client-chosen one can be taken.
-        if (id && (await repository.reservationExists(tx, reservationId))) throw idTaken('reservation', reservationId);
-        // Rows nobody else can see yet go in before the stock locks: the locked part stays short.
-        await repository.insertReservation(tx, tenantId, {
-          id: reservationId,
-          businessId: target.businessId,
-          warehouseId: target.warehouseId,
-          channelId: target.channelId,
-          customer: { name: input.customer.name, email: input.customer.email ?? null, phone: input.customer.phone ?? null },
-          notes: input.notes ?? null,
-          expiresAt: new Date(input.expires_at),
-          items,
-        });
-        await allocations.lockForAllocation(tx, tenantId, requests);
-        const { changes } = await allocations.allocate(tx, tenantId, requests, 'RESERVED');
-        await stock.recordMutations(tx, tenantId, this.context(principal, reservationId), changes);
-        return reservationId;
-      }),
-    ));
-    return this.load(tenantId, createdId);
+        checkId: id !== undefined,
+        actor: context.actor,
+        references: context.references,
+      });
+      if (done.outcome === 'TAKEN') throw idTaken('reservation', reservationId);
+      if (done.outcome === 'SHORT') throw allocations.outOfStock(requests[done.itemIndex]!, done.requested, done.available);
+      return done.outcome === 'RESERVED' ? done.createdAt : null;
+    };
+    // An expired reservation still holds units of these SKUs: release it and reserve on the general path.
+    const reserveReleasingExpired = async (tx: Tx) => {
+      await repository.insertReservation(tx, tenantId, reservation);
+      await allocations.lockForAllocation(tx, tenantId, requests);
+      const { changes } = await allocations.allocate(tx, tenantId, requests, 'RESERVED');
+      await stock.recordMutations(tx, tenantId, context, changes);
+      return reservationId;
+    };
+
+    const created = await allocations.withBoundedContention(tenantId, requests, async () => {
+      if (!idempotency) {
+        const createdAt = await this.interruptible(() => reserve(this.db));
+        if (createdAt) return { id: reservationId, createdAt };
+      }
+      const createdId = await this.transaction((tx) =>
+        runIdempotent(tx, tenantId, idempotency, async () => ((await reserve(tx)) ? reservationId : reserveReleasingExpired(tx))),
+      );
+      return { id: createdId, createdAt: null };
+    });
+    if (created.createdAt === null) return this.load(tenantId, created.id);
+    return effective({
+      id: reservation.id,
+      businessId: reservation.businessId,
+      warehouseId: reservation.warehouseId,
+      channelId: reservation.channelId,
+      customer: reservation.customer,
+      notes: reservation.notes,
+      expiresAt: reservation.expiresAt,
+      status: 'ACTIVE',
+      releasedAt: null,
+      createdAt: created.createdAt,
+      items: items.map((item) => ({ productId: item.productId, sku: item.sku, quantity: item.quantity })),
+    });
   }
 
   /** Releases a reservation early: its units become available again (ALLOCATION). */

@@ -24,6 +24,17 @@ const num = (value: bigint | number | null): number | null => (value === null ? 
 // ---------------------------------------------------------------------------------------------
 // Locks
 
+/** The advisory lock keys of `lockStockLevels`, distinct and in ascending order (the order they are taken in). */
+export function stockLockKeys(tenantId: string, pairs: { productId: string; warehouseId: string }[]): bigint[] {
+  return [
+    ...new Set(
+      pairs.map((pair) =>
+        createHash('sha256').update(`stock:${tenantId}:${pair.productId}:${pair.warehouseId}`).digest().readBigInt64BE(0),
+      ),
+    ),
+  ].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /**
  * Serialises writers of the same products at the same warehouses: one transaction-scoped advisory
  * lock per (tenant, product, warehouse), always taken in ascending key order so two writers of
@@ -31,13 +42,7 @@ const num = (value: bigint | number | null): number | null => (value === null ? 
  * them, the sum of a product's lines at a warehouse is stable, so `new_quantity` is exact.
  */
 export async function lockStockLevels(tx: Tx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
-  const keys = [
-    ...new Set(
-      pairs.map((pair) =>
-        createHash('sha256').update(`stock:${tenantId}:${pair.productId}:${pair.warehouseId}`).digest().readBigInt64BE(0),
-      ),
-    ),
-  ].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const keys = stockLockKeys(tenantId, pairs);
   if (keys.length === 0) return;
   // A volatile function in the target list runs after ORDER BY: the locks are taken in key order.
   await tx.$queryRaw`
