@@ -111,3 +111,6 @@ export const badRequest = (reason: string, details?: FieldProblem[]) =>
   new AppError('BAD_REQUEST', reason, { details });
 export const notFound = (reason?: string) => new AppError('NOT_FOUND', reason);
 export const conflict = (reason: string) => new AppError('CONFLICT', reason);
+/** A CONFLICT about one field, e.g. `input.items[2].sku out of stock`. */
+export const conflictAt = (field: string, message: string) =>
+  new AppError('CONFLICT', `${field} ${message}`, { details: [{ field, message }] });

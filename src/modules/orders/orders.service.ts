@@ -1,6 +1,6 @@
 import type { CursorCodec } from '../../kernel/cursor';
 import type { Db } from '../../kernel/db';
-import { AppError, notFound, type FieldProblem } from '../../kernel/errors';
+import { AppError, conflictAt, notFound, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency, type Tx } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
@@ -58,7 +58,6 @@ interface Location {
 const backorderPolicy = (preferences: preferenceRepository.ItemPreferenceRecord[]) => (request: allocations.Pair) =>
   allowsBackorder(preferences.find((p) => p.productId === request.productId && p.warehouseId === request.warehouseId));
 
-const conflictAt = (field: string, message: string) => new AppError('CONFLICT', `${field} ${message}`, { details: [{ field, message }] });
 
 /** Orders, minimal: allocation on creation, shipping, cancelling, returns, restock and picking corrections. */
 export class OrderService {

@@ -1,5 +1,5 @@
 import type { Db } from '../../kernel/db';
-import { AppError, notFound, type FieldProblem } from '../../kernel/errors';
+import { AppError, conflictAt, notFound, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency, type Tx } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { requireScope, type Principal } from '../auth/scopes';
@@ -257,4 +257,3 @@ export class SupplyService {
   }
 }
 
-const conflictAt = (field: string, message: string) => new AppError('CONFLICT', `${field} ${message}`, { details: [{ field, message }] });
