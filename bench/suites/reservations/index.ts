@@ -17,7 +17,7 @@ const SEEDED_UNITS = 50_000_000;
 export const reservationsSuite: Suite = {
   name: 'Reservations',
   notes: [
-    `"reserve 1 unit" creates a reservation of one unit of one SKU (${SEEDED_UNITS} available at one warehouse): validation, the SKU's stock lock, the move from AVAILABLE to RESERVED, the reservation rows and the ledger row, in one transaction per request. Every request contends for the same SKU.`,
+    `"reserve 1 unit" creates a reservation of one unit of one SKU (${SEEDED_UNITS} available at one warehouse): validation, the SKU's stock lock, the move from AVAILABLE to RESERVED, the reservation rows and the ledger row, each reservation all or none. Reservations of the SKU that arrive while earlier ones hold its lock go to the database together, in one statement. Every request contends for the same SKU.`,
     `The raw row is one autocommit conditional UPDATE of one row per request over bare node:http: what the hot-row update alone costs. The 200-client row shows whether throughput holds when four times as many clients queue for the same SKU.`,
   ],
   async run({ fixture, teardown, measure, log }) {

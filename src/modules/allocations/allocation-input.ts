@@ -2,7 +2,6 @@ import { badRequest, conflict, type FieldProblem } from '../../kernel/errors';
 import type { Db } from '../../kernel/db';
 import type { Tx } from '../../kernel/idempotency';
 import { isUuid } from '../../kernel/ids';
-import { Prisma } from '../../__generated__/prisma/client';
 
 /** Most items one order or reservation may hold. */
 export const MAX_ITEMS = 100;
@@ -42,23 +41,21 @@ export interface AllocationTarget {
   warehouseId: string;
   channelId: string;
   items: ResolvedItem[];
-  /**
-   * With `options.sellable`: the units of each product sellable now at the warehouse, keyed
-   * `productId:warehouseId` (what `sellableNow` reads), from the same snapshot as the check.
-   */
-  sellable?: Map<string, number>;
+}
+
+interface AllocationInput {
+  business_id: string;
+  warehouse_id: string;
+  channel_id: string;
+  items: ItemInput[];
 }
 
 /**
- * Checks the business, warehouse, sales channel and items an order or reservation names against
- * the tenant's catalog: every problem is reported at once, as a VALIDATION_ERROR per field.
+ * The checks of an order or reservation that need no database: the ids are UUIDs (returned in
+ * lower case) and the items are 1 to MAX_ITEMS with whole quantities in range. Every problem is
+ * reported at once, as a VALIDATION_ERROR per field.
  */
-export async function resolveAllocationTarget(
-  tx: Tx | Db,
-  tenantId: string,
-  input: { business_id: string; warehouse_id: string; channel_id: string; items: ItemInput[] },
-  options: { sellable?: boolean } = {},
-): Promise<AllocationTarget> {
+export function checkAllocationInput(input: AllocationInput): { businessId: string; warehouseId: string; channelId: string } {
   const problems: FieldProblem[] = [];
   const at = (field: string, message: string) => problems.push({ field: `input.${field}`, message });
   const id = (field: 'business_id' | 'warehouse_id' | 'channel_id') => {
@@ -75,24 +72,25 @@ export async function resolveAllocationTarget(
     }
   });
   if (problems.length > 0) throw rejected(problems);
+  return { businessId, warehouseId, channelId };
+}
+
+/**
+ * Checks the business, warehouse, sales channel and items an order or reservation names against
+ * the tenant's catalog: every problem is reported at once, as a VALIDATION_ERROR per field.
+ */
+export async function resolveAllocationTarget(tx: Tx | Db, tenantId: string, input: AllocationInput): Promise<AllocationTarget> {
+  const { businessId, warehouseId, channelId } = checkAllocationInput(input);
+  const problems: FieldProblem[] = [];
+  const at = (field: string, message: string) => problems.push({ field: `input.${field}`, message });
 
   // One statement for the whole check: the business, the warehouse, the channel and the products.
   const [found] = await tx.$queryRaw<{ business: boolean | null; warehouseBusinessId: string | null; channel: boolean | null;
-    products: { id: string; sku: string; sellable: string | null }[] }[]>`
-    -- Expired reservations are few (the sweeper releases them): found by the status index, not by the SKU's allocations.
-    WITH expired AS MATERIALIZED (
-      SELECT r.id FROM reservations r WHERE r.status = 'ACTIVE' AND r.expires_at <= now() AND r.tenant_id = ${tenantId}::uuid)
+    products: { id: string; sku: string }[] }[]>`
     SELECT (SELECT true FROM businesses WHERE tenant_id = ${tenantId}::uuid AND id = ${businessId}::uuid) AS business,
            (SELECT business_id FROM warehouses WHERE tenant_id = ${tenantId}::uuid AND id = ${warehouseId}::uuid) AS "warehouseBusinessId",
            (SELECT true FROM sales_channels WHERE tenant_id = ${tenantId}::uuid AND id = ${channelId}::uuid) AS channel,
-           coalesce((SELECT json_agg(json_build_object('id', p.id, 'sku', p.sku, 'sellable', ${options.sellable ? Prisma.sql`(
-                       coalesce((SELECT sum(i.quantity) FROM inventory_items i
-                                  WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = p.id AND i.warehouse_id = ${warehouseId}::uuid
-                                    AND i.state = 'AVAILABLE'), 0)
-                     + coalesce((SELECT sum(a.quantity) FROM stock_allocations a
-                                  WHERE a.reservation_id IN (SELECT e.id FROM expired e)
-                                    AND a.tenant_id = ${tenantId}::uuid AND a.product_id = p.id AND a.warehouse_id = ${warehouseId}::uuid), 0))::text`
-                   : Prisma.sql`NULL`}))
+           coalesce((SELECT json_agg(json_build_object('id', p.id, 'sku', p.sku))
                        FROM products p
                       WHERE p.tenant_id = ${tenantId}::uuid AND p.sku = ANY(${[...new Set(input.items.map((item) => item.sku))]}::text[])), '[]') AS products`;
   const business = found?.business ?? null;
@@ -110,10 +108,7 @@ export async function resolveAllocationTarget(
     return { productId: product?.id ?? '', sku: item.sku, quantity: item.quantity, field: `input.items[${index}].quantity` };
   });
   if (problems.length > 0) throw rejected(problems);
-  const sellable = options.sellable
-    ? new Map(products.map((product) => [`${product.id}:${warehouseId}`, Number(product.sellable)]))
-    : undefined;
-  return { businessId, warehouseId, channelId, items, sellable };
+  return { businessId, warehouseId, channelId, items };
 }
 
 /** The CONFLICT of a client-chosen id that is taken. */

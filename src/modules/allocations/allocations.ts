@@ -77,7 +77,7 @@ export async function releaseReservations(tx: Tx, tenantId: string, ids: string[
 }
 
 /** 409 naming the item whose SKU is short. */
-export function outOfStock(request: AllocationRequest, requested: number, available: number) {
+export function outOfStock(request: Pick<AllocationRequest, 'sku' | 'warehouseId' | 'field'>, requested: number, available: number) {
   return new AppError('CONFLICT', `out of stock: SKU "${request.sku}" has ${available} available at warehouse "${request.warehouseId}", ${requested} requested`, {
     details: [{ field: request.field, message: 'out of stock' }],
   });
@@ -96,11 +96,7 @@ export async function refuseWhenShort(
 ) {
   requests = requests.filter((request) => !mayBackorder(request));
   if (requests.length === 0) return;
-  refuseWhenShortOf(requests, await repository.sellableNow(db, tenantId, requests));
-}
-
-/** `refuseWhenShort` with what is sellable already read (keyed `productId:warehouseId`). */
-export function refuseWhenShortOf(requests: AllocationRequest[], sellable: Map<string, number>) {
+  const sellable = await repository.sellableNow(db, tenantId, requests);
   const requested = new Map<string, number>();
   for (const request of requests) {
     const key = pairKey(request);

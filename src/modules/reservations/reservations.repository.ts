@@ -99,44 +99,70 @@ export async function expiredReservations(db: Client, limit: number) {
      WHERE status = 'ACTIVE' AND expires_at <= now() ORDER BY expires_at LIMIT ${limit}`;
 }
 
-/** What `reserveStock` did: see the `reserve_stock` function of the database. */
-export type ReserveOutcome =
-  | { outcome: 'RESERVED'; createdAt: Date }
-  | { outcome: 'TAKEN' }
-  | { outcome: 'EXPIRED' }
+/** One reservation of `reserveStockBatch`: its SKUs are resolved by the database. */
+export interface BatchedReservation {
+  id: string;
+  /** Whether `id` was chosen by the client (only then can it be taken). */
+  checkId: boolean;
+  businessId: string;
+  warehouseId: string;
+  channelId: string;
+  customer: ReservationContact;
+  notes: string | null;
+  expiresAt: Date;
+  items: { id: string; sku: string; quantity: number }[];
+  actor: { type: string; id: string };
+  references: unknown;
+}
+
+/** What `reserveStockBatch` did with one reservation; INVALID: a business, warehouse, channel or SKU is not the tenant's. */
+export type BatchReserveOutcome =
+  | { outcome: 'RESERVED'; createdAt: Date; productIds: string[] }
+  | { outcome: 'TAKEN' | 'EXPIRED' | 'INVALID' }
   | { outcome: 'SHORT'; itemIndex: number; requested: number; available: number };
 
 /**
- * The whole reservation in one statement (the `reserve_stock` database function): the stock locks
- * of `lockKeys` (ascending), the availability check of every SKU's summed quantity, the reservation
- * and its items, the moves from AVAILABLE to RESERVED lines, the allocations, one ALLOCATION ledger
- * row per line moved from and their broadcasts. Writes nothing unless the outcome is RESERVED;
- * takes no lock when an expired reservation still holds units of these SKUs (EXPIRED).
+ * Reservations of one tenant at one warehouse in one statement (the `reserve_stock_batch` database
+ * function), in order, each all or none: the stock locks of their SKUs (ascending), each SKU's
+ * summed quantity checked against what the earlier ones left, the reservations and their items,
+ * the moves from AVAILABLE to RESERVED lines, the allocations, one ALLOCATION ledger row per item
+ * and line moved from, and their broadcasts. One outcome per reservation; nothing is written for
+ * one that is not RESERVED, and nothing at all (no lock taken) when the outcome is EXPIRED.
  */
-export async function reserveStock(
-  db: Client,
-  tenantId: string,
-  reservation: NewReservation,
-  options: { lockKeys: bigint[]; checkId: boolean; actor: { type: string; id: string }; references: unknown },
-): Promise<ReserveOutcome> {
-  const [row] = await db.$queryRaw<{ outcome: string; item_index: number | null; requested: bigint | null; available: bigint | null; created_at: Date | null }[]>`
-    SELECT * FROM reserve_stock(
-      ${tenantId}::uuid, ${reservation.id}::uuid, ${reservation.businessId}::uuid, ${reservation.warehouseId}::uuid,
-      ${reservation.channelId}::uuid, ${JSON.stringify(reservation.customer)}::jsonb, ${reservation.notes}::text,
-      ${reservation.expiresAt.toISOString()}::timestamptz, ${reservation.items.map((i) => i.id)}::uuid[],
-      ${reservation.items.map((i) => i.productId)}::uuid[], ${reservation.items.map((i) => String(i.quantity))}::bigint[],
-      ${options.lockKeys.map(String)}::text[]::bigint[], ${options.actor.type}::text, ${options.actor.id}::text,
-      ${JSON.stringify(options.references)}::jsonb, ${options.checkId}::boolean)`;
-  if (!row) throw new Error('reserve_stock returned no row');
-  switch (row.outcome) {
-    case 'RESERVED':
-      return { outcome: 'RESERVED', createdAt: row.created_at! };
-    case 'SHORT':
-      return { outcome: 'SHORT', itemIndex: row.item_index! - 1, requested: Number(row.requested), available: Number(row.available) };
-    case 'TAKEN':
-    case 'EXPIRED':
-      return { outcome: row.outcome };
-    default:
-      throw new Error(`reserve_stock returned "${row.outcome}"`);
-  }
+export async function reserveStockBatch(db: Client, tenantId: string, reservations: BatchedReservation[]): Promise<BatchReserveOutcome[]> {
+  const requests = reservations.map((reservation, n) => ({
+    n,
+    id: reservation.id,
+    check_id: reservation.checkId,
+    business_id: reservation.businessId,
+    warehouse_id: reservation.warehouseId,
+    channel_id: reservation.channelId,
+    customer: reservation.customer,
+    notes: reservation.notes,
+    expires_at: reservation.expiresAt.toISOString(),
+    item_ids: reservation.items.map((item) => item.id),
+    skus: reservation.items.map((item) => item.sku),
+    quantities: reservation.items.map((item) => item.quantity),
+    actor_type: reservation.actor.type,
+    actor_id: reservation.actor.id,
+    references: reservation.references,
+  }));
+  const rows = await db.$queryRaw<{ ordinal: number; outcome: string; item_index: number | null; requested: bigint | null; available: bigint | null;
+    created_at: Date | null; product_ids: string[] | null }[]>`
+    SELECT * FROM reserve_stock_batch(${tenantId}::uuid, ${JSON.stringify(requests)}::jsonb)`;
+  if (rows.length !== reservations.length) throw new Error(`reserve_stock_batch answered ${rows.length} of ${reservations.length} reservations`);
+  return rows.map((row) => {
+    switch (row.outcome) {
+      case 'RESERVED':
+        return { outcome: 'RESERVED', createdAt: row.created_at!, productIds: row.product_ids! };
+      case 'SHORT':
+        return { outcome: 'SHORT', itemIndex: row.item_index! - 1, requested: Number(row.requested), available: Number(row.available) };
+      case 'TAKEN':
+      case 'EXPIRED':
+      case 'INVALID':
+        return { outcome: row.outcome };
+      default:
+        throw new Error(`reserve_stock_batch returned "${row.outcome}"`);
+    }
+  });
 }

@@ -8,6 +8,7 @@ import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
 import * as stock from '../stock/stock.repository';
 import {
+  checkAllocationInput,
   checkNewId,
   idTaken,
   interrupted,
@@ -17,6 +18,7 @@ import {
   resolveAllocationTarget,
   type ItemInput,
 } from '../allocations/allocation-input';
+import { HotKeyBatcher, type BatchOutcome } from '../allocations/hot-key-batcher';
 import * as allocations from '../allocations/allocations';
 import * as allocationRepository from '../allocations/allocations.repository';
 import * as repository from './reservations.repository';
@@ -55,6 +57,13 @@ function checkContact(customer: ReservationContact) {
 
 /** Reservations: stock held for a customer until an order exists, `expires_at` passes or it is removed. */
 export class ReservationService {
+  /** Reservations of the same SKUs share a statement (see `reserveBatched`). */
+  private readonly batcher = new HotKeyBatcher<{ tenantId: string; reservation: repository.BatchedReservation }, repository.BatchReserveOutcome>({
+    inFlightPerKey: 2,
+    maxBatch: 100,
+    run: (batch) => this.runBatch(batch),
+  });
+
   constructor(
     private readonly db: Db,
     private readonly cursors: CursorCodec,
@@ -69,92 +78,103 @@ export class ReservationService {
     }
   }
 
-  /** Runs one statement outside a transaction, a cut-off connection reported as `interrupted`. */
-  private async interruptible<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (!(error instanceof AppError) && isInterruption(error)) throw interrupted();
-      throw error;
-    }
-  }
-
   /** Holds the items' units as RESERVED, all or none (ALLOCATION); refused with CONFLICT when a SKU is short. */
   async createReservation(principal: Principal, input: CreateReservationInput, idempotency?: Idempotency): Promise<ReservationRecord> {
     requireScope(principal, 'inventory:write');
-    const { tenantId } = principal;
-    const id = checkNewId('input.id', input.id);
+    const clientId = checkNewId('input.id', input.id);
     const now = Date.now();
     if (!Number.isSafeInteger(input.expires_at) || input.expires_at <= now || input.expires_at > now + MAX_RESERVATION_MS) {
       throw invalid('input.expires_at', 'must be a time (Unix milliseconds) in the future, at most 30 days ahead');
     }
     if (input.notes != null && input.notes.length > 2000) throw invalid('input.notes', 'must be at most 2000 characters');
     checkContact(input.customer);
-    const target = await resolveAllocationTarget(this.db, tenantId, input, { sellable: !idempotency });
-    const reservationId = id ?? uuidv7();
+    const id = clientId ?? uuidv7();
+    const context = this.context(principal, id);
     // UUIDv7s of one millisecond are not ordered among themselves: sorted, items keep input order.
-    const itemIds = target.items.map(() => uuidv7()).sort();
-    const items = target.items.map((item, index) => ({ ...item, id: itemIds[index]! }));
-    const requests = items.map((item) => ({ ...item, warehouseId: target.warehouseId, holder: { reservationId } }));
-    if (!idempotency) allocations.refuseWhenShortOf(requests, target.sellable!);
-
-    const reservation: repository.NewReservation = {
-      id: reservationId,
-      businessId: target.businessId,
-      warehouseId: target.warehouseId,
-      channelId: target.channelId,
+    const itemIds = input.items.map(() => uuidv7()).sort();
+    const reservation: repository.BatchedReservation = {
+      ...checkAllocationInput(input),
+      id,
+      checkId: clientId !== undefined,
       customer: { name: input.customer.name, email: input.customer.email ?? null, phone: input.customer.phone ?? null },
       notes: input.notes ?? null,
       expiresAt: new Date(input.expires_at),
-      items,
+      items: input.items.map((item, index) => ({ id: itemIds[index]!, sku: item.sku, quantity: item.quantity })),
+      actor: context.actor,
+      references: context.references,
     };
-    const context = this.context(principal, reservationId);
-    // The common case is one statement (`reserveStock`): the SKUs' locks are held for the work only.
-    const reserve = async (client: Db | Tx) => {
-      const done = await repository.reserveStock(client, tenantId, reservation, {
-        lockKeys: stock.stockLockKeys(tenantId, requests),
-        // A generated id (UUIDv7) is new; only a client-chosen one can be taken.
-        checkId: id !== undefined,
-        actor: context.actor,
-        references: context.references,
-      });
-      if (done.outcome === 'TAKEN') throw idTaken('reservation', reservationId);
-      if (done.outcome === 'SHORT') throw allocations.outOfStock(requests[done.itemIndex]!, done.requested, done.available);
-      return done.outcome === 'RESERVED' ? done.createdAt : null;
-    };
-    // An expired reservation still holds units of these SKUs: release it and reserve on the general path.
-    const reserveReleasingExpired = async (tx: Tx) => {
-      await repository.insertReservation(tx, tenantId, reservation);
-      await allocations.lockForAllocation(tx, tenantId, requests);
-      const { changes } = await allocations.allocate(tx, tenantId, requests, 'RESERVED');
-      await stock.recordMutations(tx, tenantId, context, changes);
-      return reservationId;
-    };
+    const { tenantId } = principal;
+    if (!idempotency) {
+      // The common case: in one statement with the other reservations of these SKUs that arrive meanwhile.
+      const skus = [...new Set(input.items.map((item) => item.sku))].sort();
+      const done = await this.batcher.submit(JSON.stringify([tenantId, reservation.warehouseId, skus]), { tenantId, reservation });
+      if (done.outcome !== 'EXPIRED') return this.answer(tenantId, input, reservation, done);
+    }
+    // With an idempotency key, or when an expired reservation still holds units of these SKUs.
+    const target = await resolveAllocationTarget(this.db, tenantId, input);
+    const requests = target.items.map((item) => ({ ...item, warehouseId: target.warehouseId, holder: { reservationId: id } }));
+    const createdId = await allocations.withBoundedContention(tenantId, requests, () =>
+      this.transaction((tx) =>
+        runIdempotent(tx, tenantId, idempotency, async () => {
+          const [done] = await repository.reserveStockBatch(tx, tenantId, [reservation]);
+          if (done!.outcome !== 'EXPIRED') return (await this.answer(tenantId, input, reservation, done!)).id;
+          // Release the expired reservations first (whether or not the sweeper got to them yet), then reserve.
+          await repository.insertReservation(tx, tenantId, { ...reservation, items: target.items.map((item, index) => ({ ...item, id: itemIds[index]! })) });
+          await allocations.lockForAllocation(tx, tenantId, requests);
+          const { changes } = await allocations.allocate(tx, tenantId, requests, 'RESERVED');
+          await stock.recordMutations(tx, tenantId, context, changes);
+          return id;
+        }),
+      ),
+    );
+    return this.load(tenantId, createdId);
+  }
 
-    const created = await allocations.withBoundedContention(tenantId, requests, async () => {
-      if (!idempotency) {
-        const createdAt = await this.interruptible(() => reserve(this.db));
-        if (createdAt) return { id: reservationId, createdAt };
-      }
-      const createdId = await this.transaction((tx) =>
-        runIdempotent(tx, tenantId, idempotency, async () => ((await reserve(tx)) ? reservationId : reserveReleasingExpired(tx))),
-      );
-      return { id: createdId, createdAt: null };
-    });
-    if (created.createdAt === null) return this.load(tenantId, created.id);
-    return effective({
-      id: reservation.id,
-      businessId: reservation.businessId,
-      warehouseId: reservation.warehouseId,
-      channelId: reservation.channelId,
-      customer: reservation.customer,
-      notes: reservation.notes,
-      expiresAt: reservation.expiresAt,
-      status: 'ACTIVE',
-      releasedAt: null,
-      createdAt: created.createdAt,
-      items: items.map((item) => ({ productId: item.productId, sku: item.sku, quantity: item.quantity })),
-    });
+  /** The reservation `reserveStockBatch` created, or the error of its outcome. */
+  private async answer(tenantId: string, input: CreateReservationInput, reservation: repository.BatchedReservation, done: repository.BatchReserveOutcome) {
+    switch (done.outcome) {
+      case 'RESERVED':
+        return effective({
+          id: reservation.id,
+          businessId: reservation.businessId,
+          warehouseId: reservation.warehouseId,
+          channelId: reservation.channelId,
+          customer: reservation.customer,
+          notes: reservation.notes,
+          expiresAt: reservation.expiresAt,
+          status: 'ACTIVE',
+          releasedAt: null,
+          createdAt: done.createdAt,
+          items: input.items.map((item, index) => ({ productId: done.productIds[index]!, sku: item.sku, quantity: item.quantity })),
+        });
+      case 'TAKEN':
+        throw idTaken('reservation', reservation.id);
+      case 'SHORT':
+        throw allocations.outOfStock(
+          { sku: input.items[done.itemIndex]!.sku, warehouseId: reservation.warehouseId, field: `input.items[${done.itemIndex}].quantity` },
+          done.requested,
+          done.available,
+        );
+      case 'INVALID':
+        // Names every problem as a VALIDATION_ERROR.
+        await resolveAllocationTarget(this.db, tenantId, input);
+        throw new AppError('CONFLICT', 'the catalog changed while the reservation was checked; send it again');
+      case 'EXPIRED':
+        throw new Error('an EXPIRED outcome takes the general path');
+    }
+  }
+
+  /** One batch of `reserveBatched`: a statement cut off fails them all as interrupted; another error is retried one by one. */
+  private async runBatch(batch: { tenantId: string; reservation: repository.BatchedReservation }[]): Promise<BatchOutcome<repository.BatchReserveOutcome>[]> {
+    const { tenantId } = batch[0]!;
+    try {
+      const outcomes = await repository.reserveStockBatch(this.db, tenantId, batch.map((entry) => entry.reservation));
+      return outcomes.map((value) => ({ ok: true, value }));
+    } catch (error) {
+      if (isInterruption(error)) return batch.map(() => ({ ok: false, error: interrupted() }));
+      if (batch.length === 1) return [{ ok: false, error }];
+      return Promise.all(batch.map(async (entry) => (await this.runBatch([entry]))[0]!));
+    }
   }
 
   /** Releases a reservation early: its units become available again (ALLOCATION). */
