@@ -112,6 +112,36 @@ describe('batched reservations', () => {
     await expectStockInvariants(t, world.tenant.id);
   });
 
+  it('takes each reservation of a batch from the lines in allocation order, continuing where the previous one stopped', async () => {
+    await addStock(t, world, 'SKU-3', 2, { position: 'A-01' });
+    await addStock(t, world, 'SKU-3', 3, { position: 'A-02' });
+    await addStock(t, world, 'SKU-3', 5);
+    const lock = await holdStockLock('SKU-3');
+    const send = (quantity: number) => graphql(t, world.tenant.key, CREATE, { input: input([{ sku: 'SKU-3', quantity }]) });
+    // The first two occupy the two statements allowed per SKU; the next three queue and go as one batch.
+    const first = [send(1), send(1)];
+    expect(await until(lock.waiting, (pids) => pids.length === 2)).toHaveLength(2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const batch = [send(3), send(3), send(3)];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await lock.release();
+    const responses = await Promise.all([...first, ...batch]);
+    expect(responses.map(outcome).sort()).toEqual([expect.stringMatching(/^CONFLICT input\.items\[0\]\.quantity: .*out of stock: SKU "SKU-3" has 2 available .*, 3 requested$/), 'ok', 'ok', 'ok', 'ok']);
+    // A-01 (2), then A-02 (3), then the line without a position (5): 1 + 1 + 3 + 3 = 8 units taken in that order.
+    const held = await sql<{ reservation: string; position: string | null; quantity: number }>(
+      t.databaseUrl,
+      `SELECT a.reservation_id AS reservation, p.code AS position, a.quantity::int AS quantity
+         FROM stock_allocations a LEFT JOIN positions p ON p.id = a.position_id
+        WHERE a.tenant_id = $1 AND a.product_id = $2 ORDER BY a.reservation_id, p.code NULLS LAST`,
+      [world.tenant.id, world.catalog.productIds.get('SKU-3')],
+    );
+    const byReservation = new Map<string, string[]>();
+    for (const row of held) byReservation.set(row.reservation, [...(byReservation.get(row.reservation) ?? []), `${row.position ?? '-'}:${row.quantity}`]);
+    expect([...byReservation.values()].map((lines) => lines.join(' ')).sort()).toEqual(['-:3', 'A-01:1', 'A-01:1', 'A-02:3']);
+    expect(await levels(t, world, 'SKU-3')).toMatchObject({ quantity: 10, available: 2, reserved: 8 });
+    await expectStockInvariants(t, world.tenant.id);
+  });
+
   it('fails every reservation of a batch whose statement is cut off with a retryable error, and writes none of them', async () => {
     await addStock(t, world, 'SKU-2', 20);
     const before = await operationsSnapshot(t, world.tenant.id);

@@ -57,6 +57,10 @@ DECLARE
     line_expiries timestamptz[];
     line_left bigint[];
     line_targets uuid[];
+    -- Per product of `found_ids`: the units left on its lines, and its next line to take from.
+    product_left bigint[];
+    product_next int[];
+    pi int;
     -- The takes: request n took q units from line j.
     take_n int[] := '{}';
     take_j int[] := '{}';
@@ -72,6 +76,8 @@ BEGIN
       FROM products p
      WHERE p.tenant_id = p_tenant_id
        AND p.sku IN (SELECT s FROM jsonb_array_elements(p_requests) e CROSS JOIN LATERAL jsonb_array_elements_text(e -> 'skus') AS s);
+    found_skus := coalesce(found_skus, '{}');
+    found_ids := coalesce(found_ids, '{}');
     good_businesses := ARRAY(
         SELECT w.business_id FROM warehouses w
          WHERE w.tenant_id = p_tenant_id AND w.id = warehouse
@@ -106,6 +112,15 @@ BEGIN
                      WHERE i.tenant_id = p_tenant_id AND i.product_id = ANY(found_ids) AND i.warehouse_id = warehouse
                        AND i.state = 'AVAILABLE' AND i.quantity > 0
                        FOR UPDATE) AS f) AS l;
+    product_left := array_fill(0::bigint, ARRAY[cardinality(found_ids)]);
+    product_next := array_fill(0, ARRAY[cardinality(found_ids)]);
+    FOR j IN 1 .. cardinality(line_ids) LOOP
+        pi := array_position(found_ids, line_products[j]);
+        product_left[pi] := product_left[pi] + line_left[j];
+        IF product_next[pi] = 0 THEN
+            product_next[pi] := j;
+        END IF;
+    END LOOP;
 
     -- Each request in turn against what the earlier ones left.
     FOR req IN
@@ -128,7 +143,7 @@ BEGIN
         FOR k IN 1 .. cardinality(req_products) LOOP
             CONTINUE WHEN req_products[k] = ANY(req_products[1:k - 1]);
             SELECT sum(u.q)::bigint INTO need FROM unnest(req_products, req.quantities) AS u(p, q) WHERE u.p = req_products[k];
-            SELECT coalesce(sum(v.l), 0)::bigint INTO have FROM unnest(line_products, line_left) AS v(p, l) WHERE v.p = req_products[k];
+            have := product_left[array_position(found_ids, req_products[k])];
             IF need > have THEN
                 short_item := k;
                 EXIT;
@@ -138,19 +153,25 @@ BEGIN
             RETURN QUERY SELECT req.n, 'SHORT'::text, short_item, need, have, NULL::timestamptz, NULL::uuid[];
             CONTINUE;
         END IF;
-        -- Each item takes its units from the lines that expire first.
+        -- Each item takes its units from the lines that expire first (its product's lines are
+        -- contiguous and used up in order, and the check above guarantees there are enough).
         FOR k IN 1 .. cardinality(req_products) LOOP
+            pi := array_position(found_ids, req_products[k]);
             missing := req.quantities[k];
-            FOR j IN 1 .. cardinality(line_ids) LOOP
-                EXIT WHEN missing = 0;
-                CONTINUE WHEN line_products[j] <> req_products[k] OR line_left[j] = 0;
+            product_left[pi] := product_left[pi] - missing;
+            j := product_next[pi];
+            WHILE missing > 0 LOOP
                 take := least(line_left[j], missing);
                 line_left[j] := line_left[j] - take;
                 missing := missing - take;
                 take_n := take_n || req.n;
                 take_j := take_j || j;
                 take_q := take_q || take;
+                IF line_left[j] = 0 THEN
+                    j := j + 1;
+                END IF;
             END LOOP;
+            product_next[pi] := j;
         END LOOP;
         accepted := accepted || req.n;
         accepted_ids := accepted_ids || req.id;
