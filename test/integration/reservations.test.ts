@@ -204,6 +204,21 @@ describe('expiry', () => {
     await expectStockInvariants(t, world.tenant.id);
   });
 
+  it('lets an order sell the units of an expired reservation at once, beside the active ones', async () => {
+    await addStock(t, world, 'SKU-6', 5);
+    const active = await Promise.all([1, 2, 3].map(() => reserve([{ sku: 'SKU-6', quantity: 1 }])));
+    const expired = await expiredReservation([{ sku: 'SKU-6', quantity: 2 }]);
+    expect(await levels(t, world, 'SKU-6')).toMatchObject({ quantity: 5, available: 2, reserved: 3 });
+    const order = (await graphqlData(t, world.tenant.key, `mutation($input: CreateOrderInput!) { createOrder(input: $input) { order { id status items { state } } } }`, {
+      input: { business_id: world.catalog.businessId, warehouse_id: world.warehouseId, channel_id: world.channelId, items: [{ sku: 'SKU-6', quantity: 2 }] },
+    })).createOrder.order;
+    expect(order).toMatchObject({ status: 'OPEN', items: [{ state: 'ALLOCATED' }] });
+    expect(await releases(expired)).toHaveLength(1);
+    expect(await levels(t, world, 'SKU-6')).toMatchObject({ quantity: 5, available: 0, committed: 2, reserved: 3 });
+    for (const reservation of active) await graphqlData(t, world.tenant.key, REMOVE, { input: { id: reservation.id } });
+    await expectStockInvariants(t, world.tenant.id);
+  });
+
   it('is recorded exactly once when several sweepers run at the same time', async () => {
     const ids: string[] = [(await reserve([{ sku: 'SKU-2', quantity: 1 }, { sku: 'SKU-1', quantity: 1 }])).id, (await reserve([{ sku: 'SKU-1', quantity: 2 }])).id];
     await expire(ids);

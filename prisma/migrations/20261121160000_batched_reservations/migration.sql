@@ -9,6 +9,30 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
     SELECT ('x' || left(encode(sha256(convert_to('stock:' || p_tenant_id || ':' || p_product_id || ':' || p_warehouse_id, 'UTF8')), 'hex'), 16))::bit(64)::bigint
 $$;
 
+-- What reservations past their expiry, not yet released by the sweeper, still hold of the
+-- (product, warehouse) pairs `p_product_ids[n]`, `p_warehouse_ids[n]`: one row per allocation.
+-- Such reservations are few, so each is read through its own allocations (the subquery is fenced
+-- so that only the reservation index can serve it), never through the pairs' allocations, which
+-- grow with every active reservation and open order of the SKU.
+CREATE FUNCTION "expired_reservation_holdings"(p_tenant_id uuid, p_product_ids uuid[], p_warehouse_ids uuid[])
+RETURNS TABLE (reservation_id uuid, product_id uuid, warehouse_id uuid, quantity bigint)
+LANGUAGE plpgsql STABLE ROWS 1 AS $$
+#variable_conflict use_column
+DECLARE
+    expired_id uuid;
+BEGIN
+    FOR expired_id IN
+        SELECT r.id FROM reservations r WHERE r.status = 'ACTIVE' AND r.expires_at <= now() AND r.tenant_id = p_tenant_id
+    LOOP
+        RETURN QUERY
+            SELECT h.reservation_id, h.product_id, h.warehouse_id, h.quantity
+              FROM (SELECT a.reservation_id, a.product_id, a.warehouse_id, a.quantity
+                      FROM stock_allocations a WHERE a.reservation_id = expired_id OFFSET 0) AS h
+             WHERE (h.product_id, h.warehouse_id) IN (SELECT u.p, u.w FROM unnest(p_product_ids, p_warehouse_ids) AS u(p, w));
+    END LOOP;
+END
+$$;
+
 -- Creates the reservations of `p_requests`, all at one warehouse, in array order, each all or none.
 -- `p_requests` is a JSON array whose elements carry their position `n` (from 0) and `id`,
 -- `check_id` (only a client-chosen id can be taken), `business_id`, `warehouse_id`, `channel_id`,
@@ -86,16 +110,11 @@ BEGIN
         SELECT c.id FROM sales_channels c
          WHERE c.tenant_id = p_tenant_id AND c.id IN (SELECT (e ->> 'channel_id')::uuid FROM jsonb_array_elements(p_requests) e));
 
-    -- Expired reservations are few (the sweeper releases them): each is probed through its own
-    -- allocations, never the SKUs' (which grow with every active reservation and open order).
-    FOR src IN SELECT r.id FROM reservations r WHERE r.status = 'ACTIVE' AND r.expires_at <= now() AND r.tenant_id = p_tenant_id LOOP
-        IF EXISTS (SELECT 1 FROM stock_allocations a
-                    WHERE a.reservation_id = src.id AND a.warehouse_id = warehouse AND a.product_id = ANY(found_ids)) THEN
-            RETURN QUERY SELECT (e ->> 'n')::int, 'EXPIRED'::text, NULL::int, NULL::bigint, NULL::bigint, NULL::timestamptz, NULL::uuid[]
-                           FROM jsonb_array_elements(p_requests) e ORDER BY 1;
-            RETURN;
-        END IF;
-    END LOOP;
+    IF EXISTS (SELECT 1 FROM expired_reservation_holdings(p_tenant_id, found_ids, array_fill(warehouse, ARRAY[cardinality(found_ids)]))) THEN
+        RETURN QUERY SELECT (e ->> 'n')::int, 'EXPIRED'::text, NULL::int, NULL::bigint, NULL::bigint, NULL::timestamptz, NULL::uuid[]
+                       FROM jsonb_array_elements(p_requests) e ORDER BY 1;
+        RETURN;
+    END IF;
 
     -- The stock locks, in ascending key order (a volatile function in the target list runs after ORDER BY).
     lock_keys := ARRAY(SELECT DISTINCT stock_lock_key(p_tenant_id, u.p, warehouse) AS k FROM unnest(found_ids) AS u(p) ORDER BY k);

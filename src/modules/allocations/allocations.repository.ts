@@ -141,10 +141,8 @@ export async function pairsOf(tx: Tx, tenantId: string, holder: { reservationIds
  */
 export async function expiredReservationsTouching(tx: Tx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
   const rows = await tx.$queryRaw<{ id: string }[]>`
-    SELECT DISTINCT r.id FROM reservations r JOIN stock_allocations a ON a.reservation_id = r.id
-     WHERE r.tenant_id = ${tenantId}::uuid AND r.status = 'ACTIVE' AND r.expires_at <= now()
-       AND (a.product_id, a.warehouse_id) IN (
-         SELECT * FROM unnest(${pairs.map((p) => p.productId)}::uuid[], ${pairs.map((p) => p.warehouseId)}::uuid[]))`;
+    SELECT DISTINCT h.reservation_id AS id
+      FROM expired_reservation_holdings(${tenantId}::uuid, ${pairs.map((p) => p.productId)}::uuid[], ${pairs.map((p) => p.warehouseId)}::uuid[]) AS h`;
   return rows.map((row) => row.id);
 }
 
@@ -153,15 +151,15 @@ export async function expiredReservationsTouching(tx: Tx, tenantId: string, pair
  * still hold. One statement, so one consistent snapshot; read without locks.
  */
 export async function sellableNow(db: Tx | import('../../kernel/db').Db, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+  const [products, warehouses] = [pairs.map((p) => p.productId), pairs.map((p) => p.warehouseId)];
   const rows = await db.$queryRaw<{ productId: string; warehouseId: string; quantity: bigint }[]>`
-    WITH pair AS (SELECT DISTINCT * FROM unnest(${pairs.map((p) => p.productId)}::uuid[], ${pairs.map((p) => p.warehouseId)}::uuid[]) AS t(product_id, warehouse_id))
+    WITH pair AS (SELECT DISTINCT * FROM unnest(${products}::uuid[], ${warehouses}::uuid[]) AS t(product_id, warehouse_id)),
+         held AS MATERIALIZED (SELECT * FROM expired_reservation_holdings(${tenantId}::uuid, ${products}::uuid[], ${warehouses}::uuid[]))
     SELECT pair.product_id AS "productId", pair.warehouse_id AS "warehouseId",
            (coalesce((SELECT sum(i.quantity) FROM inventory_items i
                        WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = pair.product_id AND i.warehouse_id = pair.warehouse_id
                          AND i.state = 'AVAILABLE'), 0)
-          + coalesce((SELECT sum(a.quantity) FROM stock_allocations a JOIN reservations r ON r.id = a.reservation_id
-                       WHERE a.tenant_id = ${tenantId}::uuid AND a.product_id = pair.product_id AND a.warehouse_id = pair.warehouse_id
-                         AND r.status = 'ACTIVE' AND r.expires_at <= now()), 0))::bigint AS quantity
+          + coalesce((SELECT sum(h.quantity) FROM held h WHERE h.product_id = pair.product_id AND h.warehouse_id = pair.warehouse_id), 0))::bigint AS quantity
       FROM pair`;
   return new Map(rows.map((row) => [`${row.productId}:${row.warehouseId}`, Number(row.quantity)]));
 }
