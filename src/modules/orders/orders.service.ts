@@ -9,7 +9,8 @@ import * as catalog from '../catalog/catalog.repository';
 import * as stock from '../stock/stock.repository';
 import type { LineChangeRecord } from '../stock/stock.repository';
 import type { StockMutationSource } from '../stock/stock.types';
-import { checkNewId, idTaken, interrupted, isInterruption, rejected, resolveAllocationTarget, type ItemInput } from '../allocations/allocation-input';
+import { checkNewId, idTaken, rejected, resolveAllocationTarget, type ItemInput } from '../allocations/allocation-input';
+import { writeTransaction } from '../allocations/write-transaction';
 import * as allocations from '../allocations/allocations';
 import * as allocationRepository from '../allocations/allocations.repository';
 import * as preferenceRepository from '../preferences/preferences.repository';
@@ -17,7 +18,6 @@ import { allowsBackorder, checkSinglePosition } from '../preferences/preferences
 import * as repository from './orders.repository';
 import type { OrderItemRecord, OrderItemState, OrderRecord, OrderStatus } from './orders.repository';
 
-const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
 
 export interface CreateOrderInput {
   business_id: string;
@@ -66,14 +66,6 @@ export class OrderService {
     private readonly cursors: CursorCodec,
   ) {}
 
-  private async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    try {
-      return await this.db.$transaction(work, TRANSACTION_OPTIONS);
-    } catch (error) {
-      if (!(error instanceof AppError) && isInterruption(error)) throw interrupted();
-      throw error;
-    }
-  }
 
   /**
    * Commits the items' units to a new order (COMMITTED, source ALLOCATION), all or none; CONFLICT
@@ -93,7 +85,7 @@ export class OrderService {
       const preferences = await preferenceRepository.preferencesOfPairs(this.db, tenantId, requests);
       await allocations.refuseWhenShort(this.db, tenantId, requests, backorderPolicy(preferences));
     }
-    const id = await allocations.withBoundedContention(tenantId, requests, () => this.transaction((tx) =>
+    const id = await allocations.withBoundedContention(tenantId, requests, () => writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         if (chosenId && (await repository.orderExists(tx, orderId))) throw idTaken('order', orderId);
         // Rows nobody else can see yet go in before the stock locks: the locked part stays short.
@@ -247,7 +239,7 @@ export class OrderService {
 
     const pairs = [...references.map((r) => ({ productId: itemById.get(r.item_id.toLowerCase())!.productId, warehouseId: order.warehouseId })),
       ...locations.map((location, index) => ({ productId: itemById.get(references[index]!.item_id.toLowerCase())!.productId, warehouseId: location.warehouseId }))];
-    await this.transaction((tx) =>
+    await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         await stock.lockStockLevels(tx, tenantId, pairs);
         await repository.lockOrder(tx, order.id);
@@ -313,7 +305,7 @@ export class OrderService {
   ) {
     const { tenantId } = principal;
     const order = await this.load(tenantId, id);
-    await this.transaction((tx) =>
+    await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         await stock.lockStockLevels(tx, tenantId, order.items.map((item) => ({ productId: item.productId, warehouseId: order.warehouseId })));
         await repository.lockOrder(tx, order.id);

@@ -1,7 +1,7 @@
 import type { CursorCodec } from '../../kernel/cursor';
 import type { Db } from '../../kernel/db';
 import { AppError, notFound } from '../../kernel/errors';
-import { runIdempotent, type Idempotency, type Tx } from '../../kernel/idempotency';
+import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
@@ -11,14 +11,13 @@ import {
   checkAllocationInput,
   checkNewId,
   idTaken,
-  interrupted,
   invalid,
-  isInterruption,
   rejected,
   resolveAllocationTarget,
   type ItemInput,
 } from '../allocations/allocation-input';
 import { HotKeyBatcher, type BatchOutcome } from '../allocations/hot-key-batcher';
+import { interrupted, isInterruption, writeTransaction } from '../allocations/write-transaction';
 import * as allocations from '../allocations/allocations';
 import * as allocationRepository from '../allocations/allocations.repository';
 import * as repository from './reservations.repository';
@@ -26,7 +25,6 @@ import type { ReservationContact, ReservationRecord, ReservationStatus } from '.
 
 /** How far ahead a reservation may expire. */
 export const MAX_RESERVATION_MS = 30 * 24 * 60 * 60 * 1000;
-const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
 
 export interface CreateReservationInput {
   business_id: string;
@@ -69,14 +67,6 @@ export class ReservationService {
     private readonly cursors: CursorCodec,
   ) {}
 
-  private async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    try {
-      return await this.db.$transaction(work, TRANSACTION_OPTIONS);
-    } catch (error) {
-      if (!(error instanceof AppError) && isInterruption(error)) throw interrupted();
-      throw error;
-    }
-  }
 
   /** Holds the items' units as RESERVED, all or none (ALLOCATION); refused with CONFLICT when a SKU is short. */
   async createReservation(principal: Principal, input: CreateReservationInput, idempotency?: Idempotency): Promise<ReservationRecord> {
@@ -114,7 +104,7 @@ export class ReservationService {
     const target = await resolveAllocationTarget(this.db, tenantId, input);
     const requests = target.items.map((item) => ({ ...item, warehouseId: target.warehouseId, holder: { reservationId: id } }));
     const createdId = await allocations.withBoundedContention(tenantId, requests, () =>
-      this.transaction((tx) =>
+      writeTransaction(this.db, (tx) =>
         runIdempotent(tx, tenantId, idempotency, async () => {
           const [done] = await repository.reserveStockBatch(tx, tenantId, [reservation]);
           if (done!.outcome !== 'EXPIRED') return (await this.answer(tenantId, input, reservation, done!)).id;
@@ -185,7 +175,7 @@ export class ReservationService {
     if (found.status !== 'ACTIVE') {
       throw new AppError('CONFLICT', `reservation "${found.id}" is ${found.status} and holds no stock`);
     }
-    await this.transaction((tx) =>
+    await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         await stock.lockStockLevels(tx, tenantId, await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [found.id] }));
         const ended = await allocations.releaseReservations(tx, tenantId, [found.id], 'REMOVED', principal.actor);
@@ -204,7 +194,7 @@ export class ReservationService {
   async releaseExpired(limit = 100): Promise<number> {
     let released = 0;
     for (const { id, tenantId } of await repository.expiredReservations(this.db, limit)) {
-      released += await this.transaction(async (tx) => {
+      released += await writeTransaction(this.db, async (tx) => {
         await stock.lockStockLevels(tx, tenantId, await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [id] }));
         return (await allocations.releaseReservations(tx, tenantId, [id], 'EXPIRED', allocations.EXPIRY_ACTOR)).length;
       });

@@ -1,5 +1,5 @@
 import type { Db } from '../../kernel/db';
-import { AppError, conflictAt, notFound, type FieldProblem } from '../../kernel/errors';
+import { conflictAt, notFound, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency, type Tx } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { requireScope, type Principal } from '../auth/scopes';
@@ -7,13 +7,13 @@ import * as catalog from '../catalog/catalog.repository';
 import * as stock from '../stock/stock.repository';
 import type { LineChangeRecord } from '../stock/stock.repository';
 import type { StockReference } from '../stock/stock.types';
-import { checkNewId, idTaken, interrupted, invalid, isInterruption, MAX_ITEM_QUANTITY, MAX_ITEMS, rejected, type ItemInput } from '../allocations/allocation-input';
+import { checkNewId, idTaken, invalid, MAX_ITEM_QUANTITY, MAX_ITEMS, rejected, type ItemInput } from '../allocations/allocation-input';
+import { writeTransaction } from '../allocations/write-transaction';
 import * as allocationRepository from '../allocations/allocations.repository';
 import { checkSinglePosition } from '../preferences/preferences.service';
 import * as repository from './supply.repository';
 import type { AnnouncementRecord, SupplyProcessing, SupplyRecord } from './supply.repository';
 
-const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
 
 export interface CreateAnnouncementInput {
   business_id: string;
@@ -35,14 +35,6 @@ export interface CreateSupplyInput {
 export class SupplyService {
   constructor(private readonly db: Db) {}
 
-  private async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    try {
-      return await this.db.$transaction(work, TRANSACTION_OPTIONS);
-    } catch (error) {
-      if (!(error instanceof AppError) && isInterruption(error)) throw interrupted();
-      throw error;
-    }
-  }
 
   /** Announces goods for a warehouse (step 1); items may come with it or be added next. Changes no stock yet. */
   async createAnnouncement(principal: Principal, input: CreateAnnouncementInput, idempotency?: Idempotency): Promise<AnnouncementRecord> {
@@ -60,7 +52,7 @@ export class SupplyService {
     if (input.reference != null && (input.reference.length === 0 || input.reference.length > 255)) problems.push({ field: 'input.reference', message: 'must be 1 to 255 characters' });
     if (problems.length > 0) throw rejected(problems);
     const items = input.items ? await this.resolveItems(tenantId, input.items, true) : [];
-    await this.transaction((tx) =>
+    await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         if (await repository.idTaken(tx, 'announcements', id)) throw idTaken('announcement', id);
         await repository.insertAnnouncement(tx, tenantId, { id, businessId: business!.id, warehouseId: warehouse!.id, reference: input.reference ?? null });
@@ -77,7 +69,7 @@ export class SupplyService {
     const { tenantId } = principal;
     const announcement = await this.announcement(principal, announcementId);
     const resolved = await this.resolveItems(tenantId, items, false);
-    await this.transaction((tx) =>
+    await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         const [current] = await repository.findAnnouncements(tx, tenantId, [announcement.id], { forUpdate: true });
         if (current!.status !== 'OPEN') throw conflictAt('input.announcement_id', `announcement "${announcement.id}" is already part of supply "${current!.supplyId}"`);
@@ -113,7 +105,7 @@ export class SupplyService {
     const warehouseId = found[0]!.warehouseId;
     const positionId = await this.resolveLocation(tenantId, warehouseId, input.location_id);
     const dueAt = input.due_at == null ? null : new Date(input.due_at);
-    await this.transaction((tx) =>
+    await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         if (await repository.idTaken(tx, 'supplies', id)) throw idTaken('supply', id);
         const current = await repository.findAnnouncements(tx, tenantId, ids, { forUpdate: true });
@@ -139,7 +131,7 @@ export class SupplyService {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
     const supply = await this.supply(principal, supplyId);
-    await this.transaction((tx) =>
+    await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         await stock.lockStockLevels(tx, tenantId, supply.items.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })));
         const [current] = await repository.findSupplies(tx, tenantId, [supply.id], { forUpdate: true });
@@ -161,7 +153,7 @@ export class SupplyService {
     const { tenantId } = principal;
     const supply = await this.supply(principal, supplyId);
     const resolved = await this.resolveItems(tenantId, items, false);
-    await this.transaction((tx) =>
+    await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         await stock.lockStockLevels(tx, tenantId, resolved.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })));
         const [current] = await repository.findSupplies(tx, tenantId, [supply.id], { forUpdate: true });
