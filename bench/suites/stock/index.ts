@@ -104,7 +104,7 @@ export const stockSuite: Suite = {
   name: 'Stock',
   notes: [
     `"inventory(sku)" reads one SKU's groups (16 lines at 8 places) with their warehouse and position; the bare row runs the same grouping query and batched reads without authentication or GraphQL.`,
-    `"POST ${LINES_PER_POST} lines" sends one request with ${LINES_PER_POST} entries, all adding to existing lines: lines/s = req/s x ${LINES_PER_POST}. Every request locks the same products and warehouses, so concurrent requests queue behind each other: this is the throughput of one writer of those lines, with the ledger (one mutation per line) written in the same transaction.`,
+    `"POST ${LINES_PER_POST} lines" sends one request with ${LINES_PER_POST} entries, all adding to existing lines: lines/s = req/s x ${LINES_PER_POST}. Every request locks the same products and warehouses, so it is measured with one client: the throughput of one writer of those lines, with the ledger (one mutation per line) written in the same transaction.`,
   ],
   async run({ fixture, teardown, measure, log }) {
     const { post, lineCount } = await seedStock(fixture);
@@ -133,6 +133,9 @@ export const stockSuite: Suite = {
         request: {
           url: `${full.origin}/api/inventory/items`,
           method: 'POST',
+          // One writer: more would only queue on the same stock locks, each holding a database
+          // connection, and the queue left when the case ends would starve the cases after it.
+          connections: 1,
           headers: { 'content-type': 'application/json', ...auth },
           body: JSON.stringify({ data: post }),
         },

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
+import { precompileRouting } from './operation-matcher';
 import type { ZodType } from 'zod';
 import type { Services } from '../../services';
 import { AppError, badRequest } from '../errors';
@@ -109,6 +110,7 @@ export async function mountRestApi(app: FastifyInstance, operations: RestOperati
     });
   }
   await api.init();
+  precompileRouting(api);
 
   const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
   const operationOf = (method: string, path: string) => {
