@@ -24,7 +24,7 @@ describe('precompileRouting', () => {
   it('matches every operation, every other method and paths beside them as openapi-backend does', async () => {
     const [original, precompiled] = [await backend(), await backend()];
     precompileRouting(precompiled);
-    const paths = original.router.getOperations().flatMap(({ path }) => {
+    const paths = original.router.getOperations().flatMap(({ path }: { path: string }) => {
       const filled = path.replace(/\{[^}]+\}/g, 'x-1');
       return [filled, `${filled}/`, `${filled}/extra`, filled.replace(/\/[^/]+$/, ''), path];
     });

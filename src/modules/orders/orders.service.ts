@@ -18,7 +18,6 @@ import { allowsBackorder, checkSinglePosition } from '../preferences/preferences
 import * as repository from './orders.repository';
 import type { OrderItemRecord, OrderItemState, OrderRecord, OrderStatus } from './orders.repository';
 
-
 export interface CreateOrderInput {
   business_id: string;
   warehouse_id: string;
@@ -58,14 +57,12 @@ interface Location {
 const backorderPolicy = (preferences: preferenceRepository.ItemPreferenceRecord[]) => (request: allocations.Pair) =>
   allowsBackorder(preferences.find((p) => p.productId === request.productId && p.warehouseId === request.warehouseId));
 
-
 /** Orders, minimal: allocation on creation, shipping, cancelling, returns, restock and picking corrections. */
 export class OrderService {
   constructor(
     private readonly db: Db,
     private readonly cursors: CursorCodec,
   ) {}
-
 
   /**
    * Commits the items' units to a new order (COMMITTED, source ALLOCATION), all or none; CONFLICT

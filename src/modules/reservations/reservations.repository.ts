@@ -34,14 +34,10 @@ export interface ReservationItemRecord {
   quantity: number;
 }
 
-export interface NewReservation {
-  id: string;
-  businessId: string;
-  warehouseId: string;
-  channelId: string;
-  customer: ReservationContact;
-  notes: string | null;
-  expiresAt: Date;
+/** What a new reservation is made of, before any stock moves. */
+type ReservationHeader = Pick<ReservationRecord, 'id' | 'businessId' | 'warehouseId' | 'channelId' | 'customer' | 'notes' | 'expiresAt'>;
+
+export interface NewReservation extends ReservationHeader {
   items: { id: string; productId: string; quantity: number }[];
 }
 
@@ -100,16 +96,9 @@ export async function expiredReservations(db: Client, limit: number) {
 }
 
 /** One reservation of `reserveStockBatch`: its SKUs are resolved by the database. */
-export interface BatchedReservation {
-  id: string;
+export interface BatchedReservation extends ReservationHeader {
   /** Whether `id` was chosen by the client (only then can it be taken). */
   checkId: boolean;
-  businessId: string;
-  warehouseId: string;
-  channelId: string;
-  customer: ReservationContact;
-  notes: string | null;
-  expiresAt: Date;
   items: { id: string; sku: string; quantity: number }[];
   actor: { type: string; id: string };
   references: unknown;
@@ -151,7 +140,7 @@ export async function reserveStockBatch(db: Client, tenantId: string, reservatio
     created_at: Date | null; product_ids: string[] | null }[]>`
     SELECT * FROM reserve_stock_batch(${tenantId}::uuid, ${JSON.stringify(requests)}::jsonb)`;
   if (rows.length !== reservations.length) throw new Error(`reserve_stock_batch answered ${rows.length} of ${reservations.length} reservations`);
-  return rows.map((row) => {
+  return rows.sort((a, b) => a.ordinal - b.ordinal).map((row) => {
     switch (row.outcome) {
       case 'RESERVED':
         return { outcome: 'RESERVED', createdAt: row.created_at!, productIds: row.product_ids! };

@@ -55,7 +55,7 @@ function checkContact(customer: ReservationContact) {
 
 /** Reservations: stock held for a customer until an order exists, `expires_at` passes or it is removed. */
 export class ReservationService {
-  /** Reservations of the same SKUs share a statement (see `reserveBatched`). */
+  /** Reservations without an idempotency key, batched by tenant, warehouse and SKUs (see `createReservation`). */
   private readonly batcher = new HotKeyBatcher<{ tenantId: string; reservation: repository.BatchedReservation }, repository.BatchReserveOutcome>({
     inFlightPerKey: 2,
     maxBatch: 100,
@@ -66,7 +66,6 @@ export class ReservationService {
     private readonly db: Db,
     private readonly cursors: CursorCodec,
   ) {}
-
 
   /** Holds the items' units as RESERVED, all or none (ALLOCATION); refused with CONFLICT when a SKU is short. */
   async createReservation(principal: Principal, input: CreateReservationInput, idempotency?: Idempotency): Promise<ReservationRecord> {
@@ -154,7 +153,7 @@ export class ReservationService {
     }
   }
 
-  /** One batch of `reserveBatched`: a statement cut off fails them all as interrupted; another error is retried one by one. */
+  /** One batch of the batcher: a statement cut off fails them all as interrupted; another error is retried one by one. */
   private async runBatch(batch: { tenantId: string; reservation: repository.BatchedReservation }[]): Promise<BatchOutcome<repository.BatchReserveOutcome>[]> {
     const { tenantId } = batch[0]!;
     try {

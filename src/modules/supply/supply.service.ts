@@ -14,7 +14,6 @@ import { checkSinglePosition } from '../preferences/preferences.service';
 import * as repository from './supply.repository';
 import type { AnnouncementRecord, SupplyProcessing, SupplyRecord } from './supply.repository';
 
-
 export interface CreateAnnouncementInput {
   business_id: string;
   warehouse_id: string;
@@ -34,7 +33,6 @@ export interface CreateSupplyInput {
 /** Incoming goods: announcements grouped into supplies, expected until received. */
 export class SupplyService {
   constructor(private readonly db: Db) {}
-
 
   /** Announces goods for a warehouse (step 1); items may come with it or be added next. Changes no stock yet. */
   async createAnnouncement(principal: Principal, input: CreateAnnouncementInput, idempotency?: Idempotency): Promise<AnnouncementRecord> {
