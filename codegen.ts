@@ -1,38 +1,30 @@
+import { posix } from 'node:path';
 import type { CodegenConfig } from '@graphql-codegen/cli';
+import { BASE_SCHEMA_FILE } from './src/kernel/graphql/schema';
+import { modules } from './src/modules';
 
-/** Resolver signatures typed from the SDL in schema/, with GraphQL types mapped to Prisma rows. */
+const withGraphQL = modules.flatMap((module) => (module.graphql ? [{ name: module.name, ...module.graphql }] : []));
+
+/**
+ * Resolver signatures typed from every module's SDL in schema/, with GraphQL types mapped to the
+ * rows their resolvers receive (each module names its mappers relative to its own folder).
+ */
 const config: CodegenConfig = {
-  schema: 'schema/*.graphql',
+  schema: [BASE_SCHEMA_FILE, ...withGraphQL.map((module) => module.schema)].map((file) => `schema/${file}`),
   generates: {
     'src/__generated__/graphql.ts': {
       plugins: ['typescript', 'typescript-resolvers'],
       config: {
         useTypeImports: true,
         enumsAsTypes: true,
-        contextType: '../kernel/graphql/context#GraphQLContext',
+        contextType: '../modules/context#GraphQLContext',
         scalars: { Int64: 'number', QueryFilter: 'string' },
-        mappers: {
-          Product: './prisma/client#Product as ProductRow',
-          Business: './prisma/client#Business as BusinessRow',
-          Warehouse: './prisma/client#Warehouse as WarehouseRow',
-          Position: './prisma/client#Position as PositionRow',
-          SalesChannel: './prisma/client#SalesChannel as SalesChannelRow',
-          Inventory: '../modules/stock/stock.types#InventoryGroup',
-          InventoryItem: '../modules/stock/stock.types#InventoryLine',
-          StockMutation: '../modules/stock/stock.types#LedgerEntry',
-          Location: '../modules/stock/stock.types#StockLocation',
-          StockMutationReference: '../modules/stock/stock.types#StockReference',
-          InventoryList: '../modules/stock/stock.types#StockReference',
-          Reservation: '../modules/reservations/reservations.repository#ReservationRecord',
-          ReservationItem: '../modules/reservations/reservations.repository#ReservationItemRecord',
-          Order: '../modules/orders/orders.repository#OrderRecord',
-          OrderItem: '../modules/orders/orders.repository#OrderItemRecord',
-          ItemPreference: '../modules/preferences/preferences.repository#ItemPreferenceRecord',
-          Announcement: '../modules/supply/supply.repository#AnnouncementRecord',
-          AnnouncementItem: '../modules/supply/supply.repository#AnnouncementItemRecord',
-          Supply: '../modules/supply/supply.repository#SupplyRecord',
-          SupplyItem: '../modules/supply/supply.repository#SupplyItemRecord',
-        },
+        // Paths relative to src/__generated__/, where the generated file lives.
+        mappers: Object.fromEntries(
+          withGraphQL.flatMap((module) =>
+            Object.entries(module.mappers ?? {}).map(([type, target]) => [type, posix.join('../modules', module.name, target)]),
+          ),
+        ),
       },
     },
   },

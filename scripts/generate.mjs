@@ -13,6 +13,13 @@ const inputs = [
   'codegen.ts',
   'package-lock.json',
   ...readdirSync(join(root, 'schema')).filter((f) => f.endsWith('.graphql')).sort().map((f) => `schema/${f}`),
+  // codegen reads the module list and each module's mappers.
+  'src/modules/index.ts',
+  ...readdirSync(join(root, 'src/modules'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => `src/modules/${entry.name}/index.ts`)
+    .filter((file) => existsSync(join(root, file)))
+    .sort(),
 ];
 const hash = createHash('sha256');
 for (const file of inputs) hash.update(file).update(readFileSync(join(root, file)));

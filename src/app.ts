@@ -1,16 +1,17 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { createHmac } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './kernel/config';
+import { createCursorCodec } from './kernel/cursor';
 import type { Db } from './kernel/db';
 import { mountGraphQL } from './kernel/graphql/endpoint';
+import { buildSchema } from './kernel/graphql/schema';
 import { installErrorHandling } from './kernel/http-errors';
 import { uuidv7 } from './kernel/ids';
+import type { Worker } from './kernel/module';
 import { mountRestApi } from './kernel/rest/router';
-import { mountEdgeDataPlane, rewriteEdgeHost } from './modules/edge/edge.http';
-import { mountOAuthHttp } from './modules/oauth/oauth.http';
-import { startBroadcastWorker } from './modules/broadcasts/broadcast-worker';
-import { startReservationSweeper } from './modules/reservations/reservation-sweeper';
-import { restOperations } from './rest-operations';
-import { createServices, type Services } from './services';
+import type { GraphQLContext, Services } from './modules/context';
+import { modules } from './modules';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -26,6 +27,41 @@ export interface AppDependencies {
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Every REST operation of the service, in the order `openapi.yaml` lists them. */
+export const restOperations = modules.flatMap((module) => module.rest ?? []);
+
+/** The GraphQL schema: the base SDL plus every module's SDL and resolvers. */
+export const buildGraphQLSchema = () => buildSchema(modules.flatMap((module) => (module.graphql ? [module.graphql] : [])));
+
+/** Builds the service container: the shared parts, then each module's services in list order. */
+export function createServices(deps: Omit<AppDependencies, 'backgroundWorkers'> & { log: FastifyBaseLogger }): Services {
+  const { config } = deps;
+  const services = {
+    config,
+    db: deps.db,
+    masterKey: deps.masterKey,
+    log: deps.log,
+    authCacheTtlMs: deps.authCacheTtlMs,
+    baseUrl: config.publicBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
+    // Derived from the master key so every process of a deployment signs cursors alike.
+    cursors: createCursorCodec(createHmac('sha256', deps.masterKey).update('pagination-cursors').digest()),
+  } as Services;
+  for (const module of modules) Object.assign(services, module.services?.(services));
+  return services;
+}
+
+/** Fastify's `rewriteUrl`: the first module that claims a request decides its URL. */
+function rewriteUrlOf(services: Services) {
+  const rewriters = modules.flatMap((module) => module.rewriteUrl?.(services) ?? []);
+  return (request: IncomingMessage) => {
+    for (const rewrite of rewriters) {
+      const url = rewrite(request);
+      if (url !== undefined) return url;
+    }
+    return request.url ?? '/';
+  };
+}
+
 export interface BuiltApp {
   app: FastifyInstance;
   services: Services;
@@ -35,6 +71,9 @@ export interface BuiltApp {
 
 /** Builds the HTTP application: /api (REST), /graphql and /healthz. Never listens. */
 export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
+  // The URL rewriting needs the services and the services need the logger: the rewriters are
+  // looked up through this holder once both exist.
+  let rewriteUrl: (request: IncomingMessage) => string = (request) => request.url ?? '/';
   const app = Fastify({
     logger: { level: deps.config.logLevel },
     bodyLimit: BODY_LIMIT_BYTES,
@@ -47,9 +86,10 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    rewriteUrl: rewriteEdgeHost(deps.config.edge.domain),
+    rewriteUrl: (request) => rewriteUrl(request),
   });
-  const services = createServices(deps);
+  const services = createServices({ ...deps, log: app.log });
+  rewriteUrl = rewriteUrlOf(services);
 
   // `app.close()` stops accepting connections but does not wait for requests whose body is still
   // arriving, so shutdown waits on this count before closing the database under them.
@@ -87,26 +127,31 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
       return reply.status(503).send({ status: 'unavailable', database: 'down' });
     }
   });
-  // Searches waiting for their batch are written before the database closes, once the requests
-  // still in flight (which may record searches) are done.
+  // Modules close (writing what they hold back, such as searches waiting for their batch) once the
+  // requests still in flight are done, before the database closes.
   app.addHook('onClose', async () => {
     await whenIdle(5_000);
-    await services.search.close();
+    for (const module of modules) await module.close?.(services);
   });
-  // Expired reservations are released in the ledger, and stock broadcasts delivered, by every
-  // process: each exactly once overall.
-  let workers: { stop(): Promise<void> }[] = [];
+  let workers: Worker[] = [];
   app.addHook('onReady', async () => {
     if (deps.backgroundWorkers === false) return;
     const logError = (error: unknown) => app.log.error(error);
-    workers = [startReservationSweeper(services.reservations, logError), startBroadcastWorker(services.broadcasts, logError)];
+    workers = modules.flatMap((module) => module.workers?.(services, logError) ?? []);
   });
   app.addHook('onClose', async () => {
     await Promise.all(workers.map((worker) => worker.stop()));
   });
-  await mountRestApi(app, restOperations, services);
-  mountGraphQL(app, services);
-  mountEdgeDataPlane(app, services);
-  mountOAuthHttp(app, services);
+  const { authenticator } = services;
+  await mountRestApi(app, restOperations, services, {
+    authenticate: (header) => authenticator.authenticate(header),
+    isMasterKey: (header) => authenticator.isMasterKey(header),
+  });
+  mountGraphQL<GraphQLContext>(app, {
+    schema: buildGraphQLSchema(),
+    authenticate: (header) => authenticator.authenticate(header),
+    context: (principal, requestId) => ({ principal, services, requestId }),
+  });
+  for (const module of modules) await module.http?.(app, services);
   return { app, services, whenIdle };
 }

@@ -1,3 +1,4 @@
+import Fastify from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,8 @@ import { startEmbeddedPostgres } from '../../src/kernel/embedded-postgres';
 import { uuidv7 } from '../../src/kernel/ids';
 import { applyMigrations } from '../../src/kernel/migrations';
 import type { Principal } from '../../src/modules/auth/scopes';
-import { createServices, type Services } from '../../src/services';
+import { createServices } from '../../src/app';
+import type { Services } from '../../src/modules/context';
 import type { Teardown } from './teardown';
 
 /** A migrated database on a throwaway embedded PostgreSQL with one tenant's data in it. */
@@ -65,7 +67,7 @@ export async function startFixture(teardown: Teardown, options: FixtureOptions =
   });
   const db = createDb(postgres.url, { poolSize: options.poolSize });
   teardown.add('disconnect Prisma', () => db.$disconnect());
-  const services = createServices({ config, db, masterKey });
+  const services = createServices({ config, db, masterKey, log: Fastify({ logger: false }).log });
 
   const tenant = await services.admin.createTenant('Bench tenant');
   const { key: apiKey } = await services.admin.createApiKey(tenant.id, { name: 'bench', scopes: ['*'] });

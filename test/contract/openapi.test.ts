@@ -1,17 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DATA_PLANE_ONLY_ERRORS, errorRegistry } from '../../src/kernel/errors';
 import { OPENAPI_FILE, renderOpenApiYaml } from '../../src/kernel/rest/openapi-yaml';
-import * as adminRoutes from '../../src/modules/auth/admin.routes';
-import * as proxyRoutes from '../../src/modules/proxies/proxies.routes';
-import * as edgeRoutes from '../../src/modules/edge/edge.routes';
-import * as oauthAdminRoutes from '../../src/modules/oauth/oauth-admin.routes';
-import * as oauthRoutes from '../../src/modules/oauth/oauth.routes';
-import * as searchRoutes from '../../src/modules/search/search.routes';
-import * as inventoryRoutes from '../../src/modules/stock/inventory.routes';
-import { restOperations } from '../../src/rest-operations';
+import { restOperations } from '../../src/app';
+import { modules } from '../../src/modules';
+
+const MODULES_DIR = resolve(import.meta.dirname, '../../src/modules');
 
 const committed = readFileSync(OPENAPI_FILE, 'utf8');
 const document = parse(committed);
@@ -48,12 +45,19 @@ describe('openapi.yaml', () => {
     }
   });
 
-  it('names every operation after its handler and lists each once', () => {
-    for (const module of [adminRoutes, proxyRoutes, oauthAdminRoutes, oauthRoutes, edgeRoutes, searchRoutes, inventoryRoutes]) {
-      for (const [exportName, value] of Object.entries(module)) {
-        if (Array.isArray(value)) continue;
-        expect((value as { operationId: string }).operationId).toBe(exportName);
+  it('names every operation after its handler, exported from its module\'s routes, and lists each once', async () => {
+    for (const module of modules) {
+      const routeFiles = readdirSync(join(MODULES_DIR, module.name)).filter((file) => file.endsWith('.routes.ts'));
+      const exported = new Map<unknown, string>();
+      for (const file of routeFiles) {
+        const routes = (await import(join(MODULES_DIR, module.name, file))) as Record<string, unknown>;
+        for (const [exportName, value] of Object.entries(routes)) {
+          if (Array.isArray(value) || typeof value !== 'object' || value === null || !('operationId' in value)) continue;
+          expect((value as { operationId: string }).operationId).toBe(exportName);
+          exported.set(value, exportName);
+        }
       }
+      for (const operation of module.rest ?? []) expect(exported.get(operation)).toBe(operation.operationId);
     }
     const ids = restOperations.map((operation) => operation.operationId);
     expect(new Set(ids).size).toBe(ids.length);

@@ -3,7 +3,7 @@ import { afterAll } from 'vitest';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/kernel/config';
 import { createDb, type Db } from '../../src/kernel/db';
-import type { Services } from '../../src/services';
+import type { Services } from '../../src/modules/context';
 import { createTestDatabase } from './db';
 import { createRestClient, type RestClient } from './rest';
 

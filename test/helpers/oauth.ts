@@ -5,7 +5,7 @@ import { afterAll } from 'vitest';
 import { buildApp } from '../../src/app';
 import { loadConfig } from '../../src/kernel/config';
 import { createDb, type Db } from '../../src/kernel/db';
-import type { Services } from '../../src/services';
+import type { Services } from '../../src/modules/context';
 import { TEST_MASTER_KEY } from './app';
 import { createTestDatabase } from './db';
 import { createRestClient, type RestClient, type RestResponse } from './rest';

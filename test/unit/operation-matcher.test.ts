@@ -3,7 +3,7 @@ import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/kernel/rest/openapi';
 import { precompileRouting } from '../../src/kernel/rest/operation-matcher';
-import { restOperations } from '../../src/rest-operations';
+import { restOperations } from '../../src/app';
 
 async function backend() {
   const api = new OpenAPIBackend({ definition: buildOpenApiDocument(restOperations) as never, quick: true, validate: false });

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getIntrospectionQuery, graphqlSync } from 'graphql';
-import type { Principal } from '../../modules/auth/scopes';
-import type { Services } from '../../services';
+import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../errors';
-import { buildSchema } from './schema';
+import type { Principal } from '../principal';
 import { createGraphQLServer } from './yoga';
 
 declare module 'fastify' {
@@ -17,17 +16,26 @@ declare module 'fastify' {
  * adapter; see bench/). The bearer credential is verified before yoga runs, so a bad token is an
  * HTTP 401 and never reaches execution.
  */
-export function mountGraphQL(app: FastifyInstance, services: Services) {
-  const schema = buildSchema();
-  const yoga = createGraphQLServer<{ req: FastifyRequest; reply: FastifyReply }>({
+export function mountGraphQL<TContext extends object>(
+  app: FastifyInstance,
+  options: {
+    schema: GraphQLSchema;
+    /** Verifies the Authorization header: the caller, or an UNAUTHORIZED AppError. */
+    authenticate(authorization: string | undefined): Promise<Principal>;
+    /** The resolvers' context of one request. */
+    context(principal: Principal, requestId: string): TContext;
+  },
+) {
+  const { schema } = options;
+  const yoga = createGraphQLServer<{ req: FastifyRequest; reply: FastifyReply }, TContext>({
     schema,
-    context: ({ req }) => ({ principal: req.principal!, services, requestId: req.id }),
+    context: ({ req }) => options.context(req.principal!, req.id),
     logError: (error) => app.log.error({ err: error }, 'graphql resolver error'),
   });
 
   let introspection: unknown;
   const authenticate = async (request: FastifyRequest) => {
-    request.principal = await services.authenticator.authenticate(request.headers.authorization);
+    request.principal = await options.authenticate(request.headers.authorization);
   };
 
   app.decorateRequest('principal', null);

@@ -1,7 +1,6 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { NoSchemaIntrospectionCustomRule, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaInitialContext } from 'graphql-yoga';
-import type { GraphQLContext } from './context';
 import { createErrorMask } from './errors';
 
 /** Limits every operation must stay within; documented in the README. */
@@ -31,9 +30,9 @@ const maskValidationErrors = (mask: (error: unknown) => GraphQLError): Plugin =>
  * graphql-yoga as this service runs it: operation limits, no introspection, every error mapped to
  * our codes. `context` turns the server's request context into the resolvers' context.
  */
-export function createGraphQLServer<ServerContext extends Record<string, unknown>>(options: {
+export function createGraphQLServer<ServerContext extends Record<string, unknown>, TContext extends object>(options: {
   schema: GraphQLSchema;
-  context: (initial: YogaInitialContext & ServerContext) => GraphQLContext;
+  context: (initial: YogaInitialContext & ServerContext) => TContext;
   logError: (error: unknown) => void;
 }) {
   const armor = new EnvelopArmor({
@@ -45,7 +44,7 @@ export function createGraphQLServer<ServerContext extends Record<string, unknown
     blockFieldSuggestion: { enabled: true },
   }).protect();
   const maskError = createErrorMask(options.logError);
-  return createYoga<ServerContext, GraphQLContext>({
+  return createYoga<ServerContext, TContext>({
     schema: options.schema,
     graphqlEndpoint: '/graphql',
     graphiql: false,

@@ -107,9 +107,9 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
       tags: [operation.tag],
       security:
         operation.security === 'bearer'
-          ? [{ bearerAuth: scopes }]
+          ? [{ bearerAuth: [...scopes] }]
           : operation.security === 'bearer-optional'
-            ? [{ bearerAuth: scopes }, {}]
+            ? [{ bearerAuth: [...scopes] }, {}]
             : operation.security === 'master'
             ? [{ masterKey: [] }]
             : [],

@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { Principal, Scope } from '../../modules/auth/scopes';
-import type { Services } from '../../services';
 import type { ErrorKey } from '../errors';
+import type { Principal } from '../principal';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -38,7 +37,7 @@ export interface BodyMediaType {
   description: string;
 }
 
-export interface OperationInput<P, Q, B> {
+export interface OperationInput<TServices, P, Q, B> {
   params: P;
   query: Q;
   body: B;
@@ -49,7 +48,7 @@ export interface OperationInput<P, Q, B> {
   /** The body of a request sent in a `text` media type of `bodyMediaTypes`. */
   textBody?: { mediaType: string; text: string };
   request: FastifyRequest;
-  services: Services;
+  services: TServices;
 }
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -59,6 +58,7 @@ type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
  * validation and its handler. `operationId` equals the handler's name.
  */
 export interface RestOperation<
+  TServices = unknown,
   P extends z.ZodType | undefined = z.ZodType | undefined,
   Q extends z.ZodType | undefined = z.ZodType | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
@@ -71,7 +71,7 @@ export interface RestOperation<
   tag: string;
   security: Security;
   /** Scopes the operation needs, documented on the operation; the service enforces them. */
-  scopes?: Scope[];
+  scopes?: readonly string[];
   params?: P;
   query?: Q;
   /** Request headers the operation reads (documented as header parameters); the handler reads them from `request`. */
@@ -89,13 +89,19 @@ export interface RestOperation<
   validationErrorCode?: string;
   responses: Record<number, ResponseSpec>;
   errors: ErrorKey[];
-  handler(input: OperationInput<Out<P>, Out<Q>, Out<B>>): Promise<HttpResult>;
+  handler(input: OperationInput<TServices, Out<P>, Out<Q>, Out<B>>): Promise<HttpResult>;
 }
 
-export function defineOperation<
-  P extends z.ZodType | undefined = undefined,
-  Q extends z.ZodType | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
->(operation: RestOperation<P, Q, B>): RestOperation {
-  return operation as unknown as RestOperation;
+/**
+ * The `defineOperation` of an application whose handlers receive `TServices`: it checks one
+ * operation's handler against its own schemas and erases them for the list of all operations.
+ */
+export function operationDefiner<TServices, TScope extends string = string>() {
+  return <
+    P extends z.ZodType | undefined = undefined,
+    Q extends z.ZodType | undefined = undefined,
+    B extends z.ZodType | undefined = undefined,
+  >(
+    operation: RestOperation<TServices, P, Q, B> & { scopes?: readonly TScope[] },
+  ): RestOperation<TServices> => operation as unknown as RestOperation<TServices>;
 }

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
 import { precompileRouting } from './operation-matcher';
 import type { ZodType } from 'zod';
-import type { Services } from '../../services';
+import type { Principal } from '../principal';
 import { AppError, badRequest } from '../errors';
 import { isFormRequest, parseFormBody } from './form-body';
 import { buildOpenApiDocument } from './openapi';
@@ -46,7 +46,18 @@ function parseWith(schema: ZodType | undefined, value: unknown, section: string,
  * and validates against the generated OpenAPI document, then the zod schemas parse the request
  * into the handler's typed input.
  */
-export async function mountRestApi(app: FastifyInstance, operations: RestOperation[], services: Services) {
+export interface RestSecurity {
+  /** Verifies a tenant credential: the caller, or an UNAUTHORIZED AppError. */
+  authenticate(authorization: string | undefined): Promise<Principal>;
+  isMasterKey(authorization: string | undefined): boolean;
+}
+
+export async function mountRestApi<TServices>(
+  app: FastifyInstance,
+  operations: RestOperation<TServices>[],
+  services: TServices,
+  security: RestSecurity,
+) {
   const api = new OpenAPIBackend({
     definition: buildOpenApiDocument(operations) as never,
     strict: true,
@@ -85,10 +96,10 @@ export async function mountRestApi(app: FastifyInstance, operations: RestOperati
     },
   });
   api.registerSecurityHandler('bearerAuth', (_c: Context, request: FastifyRequest) =>
-    services.authenticator.authenticate(request.headers.authorization),
+    security.authenticate(request.headers.authorization),
   );
   api.registerSecurityHandler('masterKey', (_c: Context, request: FastifyRequest) => {
-    if (!services.authenticator.isMasterKey(request.headers.authorization)) {
+    if (!security.isMasterKey(request.headers.authorization)) {
       throw new AppError('UNAUTHORIZED', 'the admin API needs the master key');
     }
     return true;
@@ -182,7 +193,7 @@ export async function mountRestApi(app: FastifyInstance, operations: RestOperati
 }
 
 /** A text body of a declared media type: JSON under another name is parsed, true text passes as is. */
-function decodeTextBody(operation: RestOperation | undefined, request: FastifyRequest, body: string): unknown {
+function decodeTextBody(operation: RestOperation<unknown> | undefined, request: FastifyRequest, body: string): unknown {
   const media = operation?.bodyMediaTypes?.[mediaTypeOf(request)];
   if (!media) throw new AppError('UNSUPPORTED_MEDIA_TYPE');
   if (media.kind === 'text') return body;

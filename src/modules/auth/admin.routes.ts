@@ -1,4 +1,4 @@
-import { defineOperation } from '../../kernel/rest/operation';
+import { defineOperation } from '../context';
 import { singleEnvelope, z } from '../../kernel/rest/schemas';
 import { single } from '../../kernel/envelope';
 import { ALL_SCOPES, SCOPES } from './scopes';

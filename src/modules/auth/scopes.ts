@@ -1,4 +1,5 @@
 import { AppError } from '../../kernel/errors';
+import type { Principal } from '../../kernel/principal';
 
 /** Every scope a credential can carry; `*` grants all of them. */
 export const SCOPES = [
@@ -19,18 +20,7 @@ export type Scope = (typeof SCOPES)[number];
 export const ALL_SCOPES = '*';
 export type GrantableScope = Scope | typeof ALL_SCOPES;
 
-/**
- * Who is behind a request: the tenant, the scopes granted and the credential that proved it. An
- * OAuth access token acts for its client (client_credentials) or for a signed-in user of the tenant.
- */
-export interface Principal {
-  tenantId: string;
-  scopes: ReadonlySet<string>;
-  actor:
-    | { type: 'api_key'; id: string }
-    | { type: 'oauth_client'; id: string }
-    | { type: 'user'; id: string; clientId: string };
-}
+export type { Principal } from '../../kernel/principal';
 
 export function hasScope(principal: Principal, scope: Scope): boolean {
   return principal.scopes.has(ALL_SCOPES) || principal.scopes.has(scope);

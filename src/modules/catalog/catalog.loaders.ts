@@ -1,4 +1,4 @@
-import type { GraphQLContext } from '../../kernel/graphql/context';
+import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 
 /** Per-request batched loads of catalog rows by id, for nested fields (`warehouse`, `position`, ...). */

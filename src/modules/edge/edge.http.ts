@@ -5,25 +5,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../kernel/errors';
-import type { Services } from '../../services';
+import type { Services } from '../context';
 import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
 
 export const EDGE_PATH_PREFIX = '/edge/';
 
 /**
  * Fastify's `rewriteUrl`: a request for host `{key}.{domain}` becomes `/edge/{key}{url}`, so that
- * every path on a proxy's own host name reaches the proxy (the API's paths included). Other hosts
- * are left alone.
+ * every path on a proxy's own host name reaches the proxy (the API's paths included). Requests for
+ * other hosts are not claimed (undefined).
  */
-export function rewriteEdgeHost(domain: string | undefined): (request: IncomingMessage) => string {
-  const suffix = domain === undefined ? undefined : `.${domain}`;
+export function rewriteEdgeHost(domain: string | undefined): ((request: IncomingMessage) => string | undefined) | undefined {
+  if (domain === undefined) return undefined;
+  const suffix = `.${domain}`;
   return (request) => {
     const url = request.url ?? '/';
-    if (suffix === undefined) return url;
     const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
-    if (!host.endsWith(suffix)) return url;
+    if (!host.endsWith(suffix)) return undefined;
     const key = host.slice(0, -suffix.length);
-    return PROXY_KEY_PATTERN.test(key) ? `${EDGE_PATH_PREFIX}${key}${url.startsWith('/') ? url : `/${url}`}` : url;
+    return PROXY_KEY_PATTERN.test(key) ? `${EDGE_PATH_PREFIX}${key}${url.startsWith('/') ? url : `/${url}`}` : undefined;
   };
 }
 

@@ -1,4 +1,4 @@
-import { defineOperation } from '../../kernel/rest/operation';
+import { defineOperation } from '../context';
 import { z } from '../../kernel/rest/schemas';
 
 export const purgeProxyCache = defineOperation({

@@ -1,5 +1,5 @@
 import { single } from '../../kernel/envelope';
-import { defineOperation } from '../../kernel/rest/operation';
+import { defineOperation } from '../context';
 import { singleEnvelope, z } from '../../kernel/rest/schemas';
 import { OAuthClientCreated, OAuthClientInput, UserCreated, UserInput } from './oauth.schemas';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services';
+import type { Services } from '../context';
 import { mountOAuthPages } from './pages/pages.routes';
 import { mountWellKnown } from './well-known.routes';
 

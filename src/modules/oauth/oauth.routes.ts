@@ -1,6 +1,6 @@
 import { single } from '../../kernel/envelope';
 import { isFormRequest } from '../../kernel/rest/form-body';
-import { defineOperation } from '../../kernel/rest/operation';
+import { defineOperation } from '../context';
 import { singleEnvelope, z } from '../../kernel/rest/schemas';
 import {
   AuthorizationSession,

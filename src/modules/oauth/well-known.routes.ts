@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services';
+import type { Services } from '../context';
 import { CLIENT_SCOPES } from './oauth.scopes';
 import { SIGNING_ALGORITHM } from './signing-keys';
 

@@ -1,6 +1,6 @@
 import type { Resolvers } from '../../__generated__/graphql';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
-import type { GraphQLContext } from '../../kernel/graphql/context';
+import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { idempotencyOf } from '../allocations/graphql-idempotency';
 import { businessLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';

@@ -1,5 +1,5 @@
 import { list, single } from '../../kernel/envelope';
-import { defineOperation } from '../../kernel/rest/operation';
+import { defineOperation } from '../context';
 import { pageBlock } from '../../kernel/rest/page-links';
 import { listEnvelope, pageQuery, singleEnvelope, z } from '../../kernel/rest/schemas';
 import { ProxyCreateInput, ProxyKey, ProxyOutput, ProxyReplaceInput } from './proxies.schemas';

@@ -1,6 +1,6 @@
 import { requestFingerprint, parseIdempotencyKey } from '../../kernel/idempotency';
 import { badRequest } from '../../kernel/errors';
-import { defineOperation } from '../../kernel/rest/operation';
+import { defineOperation } from '../context';
 import { z } from '../../kernel/rest/schemas';
 import {
   InventoryItemCreate,

@@ -1,5 +1,5 @@
 import type { Resolvers } from '../../__generated__/graphql';
-import type { GraphQLContext } from '../../kernel/graphql/context';
+import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { idempotencyOf } from '../allocations/graphql-idempotency';
 import { businessLoader, positionLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';

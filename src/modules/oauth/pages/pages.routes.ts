@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../kernel/errors';
 import { parseFormBody } from '../../../kernel/rest/form-body';
-import type { Services } from '../../../services';
+import type { Services } from '../../context';
 import { SessionUnusable, type OpenSession } from '../authorization.service';
 import { consentPage, errorPage, loginPage } from './templates';
 

@@ -1,0 +1,25 @@
+import type { Module } from '../context';
+import { adminOperations } from './admin.routes';
+import { AdminService } from './admin.service';
+import { createAuthenticator, type Authenticator } from './authenticator';
+
+declare module '../context' {
+  interface Services {
+    authenticator: Authenticator;
+    admin: AdminService;
+  }
+}
+
+/** Tenants, API keys and the verification of every bearer credential. */
+export const authModule: Module = {
+  name: 'auth',
+  services: (services) => {
+    const authenticator = createAuthenticator(services.db, services.masterKey, {
+      cacheTtlMs: services.authCacheTtlMs,
+      // The OAuth module is built after this one; its verifier is needed only once a token arrives.
+      accessTokens: { verify: (token) => services.oauth.accessTokens.verify(token) },
+    });
+    return { authenticator, admin: new AdminService(services.db, authenticator) };
+  },
+  rest: adminOperations,
+};

@@ -1,0 +1,33 @@
+/**
+ * The one list of modules. The composition root (src/app.ts), the REST router, the GraphQL schema,
+ * codegen and the contract tests loop over it: adding a module is its folder plus one line here.
+ * Services are built in this order (a module may use those listed before it).
+ */
+import { authModule } from './auth';
+import { broadcastsModule } from './broadcasts';
+import { catalogModule } from './catalog';
+import type { Module } from './context';
+import { edgeModule } from './edge';
+import { oauthModule } from './oauth';
+import { ordersModule } from './orders';
+import { preferencesModule } from './preferences';
+import { proxiesModule } from './proxies';
+import { reservationsModule } from './reservations';
+import { searchModule } from './search';
+import { stockModule } from './stock';
+import { supplyModule } from './supply';
+
+export const modules: readonly Module[] = [
+  authModule,
+  proxiesModule,
+  edgeModule,
+  oauthModule,
+  searchModule,
+  catalogModule,
+  stockModule,
+  reservationsModule,
+  ordersModule,
+  preferencesModule,
+  supplyModule,
+  broadcastsModule,
+];

@@ -1,0 +1,20 @@
+import type { Module } from '../context';
+import { orderResolvers } from './orders.resolvers';
+import { OrderService } from './orders.service';
+
+declare module '../context' {
+  interface Services {
+    orders: OrderService;
+  }
+}
+
+/** Orders: units committed, shipped, deallocated, restocked and corrected. */
+export const ordersModule: Module = {
+  name: 'orders',
+  services: ({ db, cursors }) => ({ orders: new OrderService(db, cursors) }),
+  graphql: {
+    schema: 'orders.graphql',
+    resolvers: [orderResolvers],
+    mappers: { Order: './orders.repository#OrderRecord', OrderItem: './orders.repository#OrderItemRecord' },
+  },
+};
