@@ -17,7 +17,11 @@ import { reservationsSuite } from './suites/reservations';
 import { stockSuite } from './suites/stock';
 
 /** Every suite, in the order its rows appear; later benchmarks add theirs here. */
-const suites: Suite[] = [httpOverheadSuite, edgeSuite, searchSuite, stockSuite, reservationsSuite];
+const allSuites: Suite[] = [httpOverheadSuite, edgeSuite, searchSuite, stockSuite, reservationsSuite];
+
+/** BENCH_SUITES (comma-separated, matched against the start of a suite's name, case-insensitive) runs only those. */
+const wanted = (process.env.BENCH_SUITES ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+const suites = wanted.length === 0 ? allSuites : allSuites.filter((suite) => wanted.some((name) => suite.name.toLowerCase().startsWith(name)));
 
 // Progress goes to stderr so that stdout carries only the report.
 const log = (line: string) => console.error(`bench: ${line}`);

@@ -529,3 +529,32 @@ describe('errors', () => {
     expect(response.body.data).toBeNull();
   });
 });
+
+describe('plain JSON operations, executed without yoga\'s Fetch API layer', () => {
+  // `extensions: {}` sends the same operation through yoga's full handler: both must answer alike.
+  const throughYoga = (query: string, variables?: Record<string, unknown>) => graphql(query, { body: { query, variables, extensions: {} } });
+  const cases: [string, string, Record<string, unknown>?][] = [
+    ['a page of products', '{ products(first: 2) { edges { cursor node { id name sku } } pageInfo { hasNextPage endCursor } } }'],
+    ['a field error beside data', '{ ping product(id: "00000000-0000-7000-8000-000000000000") { id } }'],
+    ['a variable of the wrong type', 'query ($n: Int) { products(first: $n) { edges { cursor } } }', { n: 'two' }],
+    ['an invalid argument', '{ products(first: 1000) { edges { cursor } } }'],
+    ['a mutation refused by validation', 'mutation { createBusiness(input: { name: "" }) { business { id } } }'],
+  ];
+  it.each(cases)('answers %s exactly as yoga\'s handler does', async (_name, query, variables) => {
+    const direct = await graphql(query, { variables });
+    const viaYoga = await throughYoga(query, variables);
+    expect(direct.status).toBe(viaYoga.status);
+    expect(direct.headers['content-type']).toBe(viaYoga.headers['content-type']);
+    expect(direct.body).toEqual(viaYoga.body);
+  });
+
+  it('leaves what it does not handle to yoga: a parse error, a batch, another media type', async () => {
+    expectError(await graphql('{ products( }'), 'VALIDATION_ERROR');
+    const batch = await graphql('', { body: [{ query: '{ ping }' }] });
+    expect(batch.status).toBe(200);
+    expect(batch.body.errors?.[0]?.extensions?.code).toBe('VALIDATION_ERROR');
+    const strict = await graphql('{ ping }', { headers: { accept: 'application/graphql-response+json' } });
+    expect(strict.headers['content-type']).toContain('application/graphql-response+json');
+    expect(strict.body).toEqual({ data: { ping: true } });
+  });
+});

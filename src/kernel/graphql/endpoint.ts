@@ -3,6 +3,7 @@ import { getIntrospectionQuery, graphqlSync } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../errors';
 import type { Principal } from '../principal';
+import { executeDirectly } from './direct-execution';
 import { createGraphQLServer } from './yoga';
 
 declare module 'fastify' {
@@ -44,6 +45,8 @@ export function mountGraphQL<TContext extends object>(
     url: '/graphql',
     preHandler: authenticate,
     handler: async (request, reply) => {
+      const direct = await executeDirectly(yoga, { body: request.body, accept: request.headers.accept }, { req: request, reply });
+      if (direct) return reply.status(direct.status).type('application/json; charset=utf-8').send(direct.json);
       const response = await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply });
       response.headers.forEach((value, name) => {
         reply.header(name, value);
