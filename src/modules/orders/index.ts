@@ -15,6 +15,6 @@ export const ordersModule: Module = {
   graphql: {
     schema: 'orders.graphql',
     resolvers: [orderResolvers],
-    mappers: { Order: './orders.repository#OrderRecord', OrderItem: './orders.repository#OrderItemRecord' },
+    mappers: { Order: './orders.resolvers#OrderParent', OrderItem: './orders.repository#OrderItemRecord' },
   },
 };

@@ -4,7 +4,11 @@ import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { idempotencyOf } from '../allocations/graphql-idempotency';
 import { businessLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import type { StockReference } from '../stock/stock.types';
 import type { OrderRecord } from './orders.repository';
+
+/** What an Order field receives: a loaded order, or the `{type, id}` reference a stock mutation holds. */
+export type OrderParent = OrderRecord | StockReference;
 
 const orderLoader = (context: GraphQLContext) =>
   requestLoader(context, 'order', () => byIdLoader((ids) => context.services.orders.ordersByIds(context.principal.tenantId, ids)));
@@ -14,8 +18,8 @@ const salesChannelLoader = (context: GraphQLContext) =>
     byIdLoader((ids) => context.services.orders.salesChannelsByIds(context.principal.tenantId, ids)),
   );
 
-/** An order named by a stock mutation's references arrives as `{type, id}`: load the rest. */
-async function full(parent: OrderRecord | { id: string }, context: GraphQLContext): Promise<OrderRecord> {
+/** The order itself: a reference is loaded (once per request: the loader keeps it), a record passes. */
+async function full(parent: OrderParent, context: GraphQLContext): Promise<OrderRecord> {
   if ('items' in parent) return parent;
   return (await orderLoader(context).load(parent.id))!;
 }
@@ -66,8 +70,8 @@ export const orderResolvers: Resolvers = {
     updated_at: async (parent, _args, context) => (await full(parent, context)).updatedAt.getTime(),
   },
   StockMutation: {
-    // The order arrives as a `{type, id}` reference; the Order resolvers load the rest.
-    order: (entry) => (entry.references.find((reference) => reference.type === 'Order') as unknown as OrderRecord | undefined) ?? null,
+    // The order's `{type, id}` reference; the Order resolvers load the rest.
+    order: (entry) => entry.references.find((reference) => reference.type === 'Order') ?? null,
   },
   OrderItem: {
     product: async (item, _args, context) => (await productLoader(context).load(item.productId))!,
