@@ -70,6 +70,18 @@ describe('businesses', () => {
     const error = await graphqlError(t, tenant.key, 'VALIDATION_ERROR', `mutation { createBusiness(input: { name: "  " }) { business { id } } }`);
     expect(error.extensions?.field).toBe('input.name');
   });
+
+  it.each([['a NUL character', 'Acme\u0000BV'], ['an unpaired surrogate', 'Acme \ud800']])(
+    'refuse a name with %s before it reaches the database, storing nothing',
+    async (_what, name) => {
+      const before = await sql(t.databaseUrl, 'SELECT count(*)::int AS n FROM businesses');
+      const mutation = `mutation($input: CreateBusinessInput!) { createBusiness(input: $input) { business { id } } }`;
+      const error = await graphqlError(t, tenant.key, 'VALIDATION_ERROR', mutation, { input: { name } });
+      expect(error.extensions?.field).toBe('input.name');
+      expect(error.message).toContain('must not contain NUL or unpaired surrogate characters');
+      expect(await sql(t.databaseUrl, 'SELECT count(*)::int AS n FROM businesses')).toEqual(before);
+    },
+  );
 });
 
 describe('warehouses and positions', () => {

@@ -1,4 +1,15 @@
 import type { Resolvers } from '../../__generated__/graphql';
+import {
+  BusinessIdArgument,
+  CreateNamedInput,
+  CreatePositionInput,
+  CreateProductInput,
+  CreateWarehouseInput,
+  UpdateNamedInput,
+  UpdatePositionInput,
+  UpdateProductInput,
+} from './catalog.schemas';
+import { parseInput } from '../../kernel/validation';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
 import { businessLoader, warehouseLoader } from './catalog.loaders';
 
@@ -16,7 +27,7 @@ export const catalogResolvers: Resolvers = {
       toConnection(await services.catalog.listBusinesses(principal, connectionArguments(args))),
     business: (_parent, { id }, { principal, services }) => services.catalog.getBusiness(principal, id),
     warehouses: async (_parent, args, { principal, services }) =>
-      toConnection(await services.catalog.listWarehouses(principal, args.business_id, connectionArguments(args))),
+      toConnection(await services.catalog.listWarehouses(principal, parseInput(BusinessIdArgument, args.business_id, 'business_id'), connectionArguments(args))),
     warehouse: (_parent, { id }, { principal, services }) => services.catalog.getWarehouse(principal, id),
     positions: async (_parent, args, { principal, services }) =>
       toConnection(await services.catalog.listPositions(principal, args.warehouse_id, connectionArguments(args))),
@@ -27,46 +38,46 @@ export const catalogResolvers: Resolvers = {
   },
   Mutation: {
     createProduct: async (_parent, { input }, { principal, services }) => ({
-      product: await services.catalog.createProduct(principal, input),
+      product: await services.catalog.createProduct(principal, parseInput(CreateProductInput, input)),
     }),
     updateProduct: async (_parent, { input }, { principal, services }) => ({
-      product: await services.catalog.updateProduct(principal, input),
+      product: await services.catalog.updateProduct(principal, parseInput(UpdateProductInput, input)),
     }),
     deleteProduct: async (_parent, { input }, { principal, services }) => ({
       id: await services.catalog.deleteProduct(principal, input.id),
     }),
     createBusiness: async (_parent, { input }, { principal, services }) => ({
-      business: await services.catalog.createBusiness(principal, input),
+      business: await services.catalog.createBusiness(principal, parseInput(CreateNamedInput, input)),
     }),
     updateBusiness: async (_parent, { input }, { principal, services }) => ({
-      business: await services.catalog.updateBusiness(principal, input),
+      business: await services.catalog.updateBusiness(principal, parseInput(UpdateNamedInput, input)),
     }),
     deleteBusiness: async (_parent, { input }, { principal, services }) => ({
       id: await services.catalog.deleteBusiness(principal, input.id),
     }),
     createWarehouse: async (_parent, { input }, { principal, services }) => ({
-      warehouse: await services.catalog.createWarehouse(principal, input),
+      warehouse: await services.catalog.createWarehouse(principal, parseInput(CreateWarehouseInput, input)),
     }),
     updateWarehouse: async (_parent, { input }, { principal, services }) => ({
-      warehouse: await services.catalog.updateWarehouse(principal, input),
+      warehouse: await services.catalog.updateWarehouse(principal, parseInput(UpdateNamedInput, input)),
     }),
     deleteWarehouse: async (_parent, { input }, { principal, services }) => ({
       id: await services.catalog.deleteWarehouse(principal, input.id),
     }),
     createPosition: async (_parent, { input }, { principal, services }) => ({
-      position: await services.catalog.createPosition(principal, input),
+      position: await services.catalog.createPosition(principal, parseInput(CreatePositionInput, input)),
     }),
     updatePosition: async (_parent, { input }, { principal, services }) => ({
-      position: await services.catalog.updatePosition(principal, input),
+      position: await services.catalog.updatePosition(principal, parseInput(UpdatePositionInput, input)),
     }),
     deletePosition: async (_parent, { input }, { principal, services }) => ({
       id: await services.catalog.deletePosition(principal, input.id),
     }),
     createSalesChannel: async (_parent, { input }, { principal, services }) => ({
-      sales_channel: await services.catalog.createSalesChannel(principal, input),
+      sales_channel: await services.catalog.createSalesChannel(principal, parseInput(CreateNamedInput, input)),
     }),
     updateSalesChannel: async (_parent, { input }, { principal, services }) => ({
-      sales_channel: await services.catalog.updateSalesChannel(principal, input),
+      sales_channel: await services.catalog.updateSalesChannel(principal, parseInput(UpdateNamedInput, input)),
     }),
     deleteSalesChannel: async (_parent, { input }, { principal, services }) => ({
       id: await services.catalog.deleteSalesChannel(principal, input.id),

@@ -1,0 +1,20 @@
+/** The catalog's GraphQL inputs, parsed at the edge: services receive them valid and typed. */
+import { z } from 'zod';
+import { isUuid } from '../../kernel/ids';
+import { code, displayName } from '../../kernel/validation';
+
+const Name = displayName();
+const Sku = code(100);
+const PositionCode = code(64);
+const Gtins = z.array(code(64)).max(20, 'may hold at most 20 barcodes');
+
+export const CreateProductInput = z.object({ sku: Sku, name: Name, gtin: Gtins.nullish() });
+export const UpdateProductInput = z.object({ id: z.string(), sku: Sku.nullish(), name: Name.nullish(), gtin: Gtins.nullish() });
+/** Businesses and sales channels: a name. */
+export const CreateNamedInput = z.object({ name: Name });
+export const UpdateNamedInput = z.object({ id: z.string(), name: Name.nullish() });
+export const CreateWarehouseInput = z.object({ business_id: z.string(), name: Name });
+export const CreatePositionInput = z.object({ warehouse_id: z.string(), code: PositionCode });
+export const UpdatePositionInput = z.object({ id: z.string(), code: PositionCode.nullish() });
+/** `warehouses(business_id:)`: a business id, when given. */
+export const BusinessIdArgument = z.string().refine(isUuid, { message: 'is not a valid id' }).nullish();
