@@ -53,7 +53,8 @@ export function createAuthenticator(
         const verified = await options.accessTokens.verify(token);
         // A token is never trusted past its own expiry (a TTL of 0 would mean "no TTL" to lru-cache).
         const trustMs = Math.min(ttl, verified.expiresAt - Date.now());
-        if (trustMs >= 1) cache.set(token, { principal: verified.principal, keyId: verified.grantId }, { ttl: trustMs });
+        const entry = { principal: verified.principal, keyId: verified.grantId };
+        if (trustMs >= 1) cache.set(token, entry, { ttl: trustMs });
         return verified.principal;
       }
       const parsed = parseApiKey(token);
