@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { freshnessSeconds, isNotModified, usesCache } from '../../src/modules/edge/cache-policy';
 import { isPublicAddress } from '../../src/modules/edge/origin-address';
-import { ResponseCache, type CachedResponse } from '../../src/modules/edge/response-cache';
+import { entrySize, ResponseCache, type CachedResponse } from '../../src/modules/edge/response-cache';
 
 const NOW = Date.parse('2024-05-01T12:00:00Z');
 const route = (age: number | null, is_as_origin: boolean | null = null) => ({ age, is_as_origin, is_public: null });
@@ -83,6 +83,23 @@ describe('ResponseCache', () => {
     expect(cache.get('b', NOW)).toBeUndefined();
     expect(cache.get('a', NOW)).toBeDefined();
     expect(cache.get('e', NOW)).toBeDefined();
+  });
+
+  it('stays within its bound in bytes when filled with three times as much', () => {
+    const cache = new ResponseCache(100_000);
+    const keys = Array.from({ length: 300 }, (_, i) => `p\n/fill/${i}`);
+    let offered = 0;
+    for (const key of keys) {
+      const filler = entry(500 + (key.length % 7) * 100);
+      expect(cache.set(key, filler)).toBe(true);
+      offered += entrySize(key, filler);
+      expect(cache.size).toBeLessThanOrEqual(100_000);
+    }
+    expect(offered).toBeGreaterThanOrEqual(3 * 100_000);
+    // Most of the bound is in use, by the newest entries; the oldest went first.
+    expect(cache.size).toBeGreaterThan(90_000);
+    expect(cache.get(keys.at(-1)!, NOW)).toBeDefined();
+    expect(cache.get(keys[0]!, NOW)).toBeUndefined();
   });
 
   it('refuses entries over a quarter of the bound, forgets entries past their stale window, purges by prefix', () => {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../../kernel/db';
 import { AppError } from '../../kernel/errors';
 import { findApiKey } from './auth.repository';
@@ -29,9 +30,9 @@ export interface Authenticator {
 }
 
 /**
- * Verified keys are remembered for `cacheTtlMs` so that a hot client costs one hash, not one query,
- * per request. A revocation is seen at once by the process that revoked and within the TTL by the
- * others.
+ * Verified keys are remembered for `cacheTtlMs` (at least 1) so that a hot client costs one hash,
+ * not one query, per request. A revocation is seen at once by the process that revoked and within
+ * the TTL by the others.
  */
 export function createAuthenticator(
   db: Db,
@@ -39,8 +40,7 @@ export function createAuthenticator(
   options: { cacheTtlMs?: number; accessTokens?: AccessTokenVerifier } = {},
 ): Authenticator {
   const ttl = options.cacheTtlMs ?? 5_000;
-  const cache = new Map<string, { principal: Principal; expiresAt: number; keyId: string }>();
-  const MAX_CACHED = 10_000;
+  const cache = new LRUCache<string, { principal: Principal; keyId: string }>({ max: 10_000, ttl });
 
   return {
     async authenticate(header) {
@@ -48,11 +48,13 @@ export function createAuthenticator(
       const token = bearerToken(header);
       if (!token) throw unauthorized('expected "Authorization: Bearer <token>"');
       const cached = cache.get(token);
-      if (cached && cached.expiresAt > Date.now()) return cached.principal;
+      if (cached) return cached.principal;
       if (options.accessTokens && jwtPattern.test(token)) {
         const verified = await options.accessTokens.verify(token);
-        if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-        cache.set(token, { principal: verified.principal, expiresAt: Math.min(Date.now() + ttl, verified.expiresAt), keyId: verified.grantId });
+        // A token is never trusted past its own expiry (a TTL of 0 would mean "no TTL" to lru-cache).
+        const trustMs = Math.min(ttl, verified.expiresAt - Date.now());
+        const entry = { principal: verified.principal, keyId: verified.grantId };
+        if (trustMs >= 1) cache.set(token, entry, { ttl: trustMs });
         return verified.principal;
       }
       const parsed = parseApiKey(token);
@@ -66,8 +68,7 @@ export function createAuthenticator(
         scopes: new Set(row.scopes),
         actor: { type: 'api_key', id: row.id },
       };
-      if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-      cache.set(token, { principal, expiresAt: Date.now() + ttl, keyId: row.id });
+      cache.set(token, { principal, keyId: row.id });
       return principal;
     },
     isMasterKey(header) {
@@ -75,7 +76,8 @@ export function createAuthenticator(
       return token !== null && secretsEqual(token, masterKey);
     },
     forget(keyId) {
-      for (const [token, entry] of cache) if (entry.keyId === keyId) cache.delete(token);
+      // Copied first: lru-cache does not promise that iteration survives deletes.
+      for (const [token, entry] of [...cache.entries()]) if (entry.keyId === keyId) cache.delete(token);
     },
   };
 }

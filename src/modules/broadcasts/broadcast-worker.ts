@@ -1,36 +1,24 @@
+import { startPoller, type Poller } from '../../kernel/poller';
 import type { BroadcastService } from './broadcasts.service';
 
-/** How often each process looks for deliveries that are due. */
+/** How long each process waits after a pass before it looks for deliveries that are due again. */
 export const POLL_INTERVAL_MS = 250;
 
 /**
- * Delivers channel broadcasts in the background. Every process of a deployment runs one; claims
- * with `FOR UPDATE SKIP LOCKED` keep them from sending the same delivery at the same time.
+ * Delivers channel broadcasts in the background, one pass at a time. Every process of a
+ * deployment runs one; claims with `FOR UPDATE SKIP LOCKED` keep them from sending the same
+ * delivery at the same time.
  */
-export function startBroadcastWorker(service: BroadcastService, logError: (error: unknown) => void, intervalMs = POLL_INTERVAL_MS) {
-  let running: Promise<void> = Promise.resolve();
-  let busy = false;
-  let stopped = false;
-  const pass = async () => {
-    busy = true;
-    try {
-      while (!stopped && (await service.deliverDue()) > 0);
-    } catch (error) {
-      logError(error);
-    } finally {
-      busy = false;
-    }
-  };
-  const timer = setInterval(() => {
-    if (!busy) running = pass();
-  }, intervalMs);
-  timer.unref();
-  return {
-    /** Stops polling and waits for the pass in progress. */
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
+export function startBroadcastWorker(
+  service: Pick<BroadcastService, 'deliverDue'>,
+  logError: (error: unknown) => void,
+  intervalMs = POLL_INTERVAL_MS,
+): Poller {
+  return startPoller(
+    async (stopping) => {
+      while (!stopping() && (await service.deliverDue()) > 0);
     },
-  };
+    intervalMs,
+    logError,
+  );
 }

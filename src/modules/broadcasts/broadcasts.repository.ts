@@ -62,12 +62,22 @@ export async function claimDue(db: Db, limit: number, claimMs: number) {
       JOIN channel_webhooks w ON w.channel_id = c.channel_id`;
 }
 
-/** Records the outcome of one attempt and brings the mutation's status and messages up to date. */
-export async function recordAttempt(db: Db, delivery: { id: string; mutationId: string }, outcome: { status: 'PENDING' | 'PROCESSED' | 'FAILING'; message: string; retryInMs: number }) {
+/**
+ * Records the outcome of one attempt, releasing the claim (the next attempt is due in `retryInMs`;
+ * null: there is none), and brings the mutation's status and messages up to date.
+ */
+export async function recordAttempt(
+  db: Db,
+  delivery: { id: string; mutationId: string },
+  outcome: { status: 'PENDING' | 'PROCESSED' | 'FAILING'; message: string; retryInMs: number | null },
+) {
+  const retryInSeconds = outcome.retryInMs === null ? null : outcome.retryInMs / 1000;
   await db.$transaction(async (tx) => {
     await tx.$executeRaw`
-      UPDATE stock_broadcasts SET status = ${outcome.status}::broadcast_status, last_message = ${outcome.message}, claimed_until = NULL,
-             next_attempt_at = now() + make_interval(secs => ${outcome.retryInMs / 1000}), updated_at = now()
+      UPDATE stock_broadcasts
+         SET status = ${outcome.status}::broadcast_status, last_message = ${outcome.message}, updated_at = now(),
+             next_attempt_at = coalesce(now() + make_interval(secs => ${retryInSeconds}::float8), next_attempt_at),
+             claimed_until = NULL
        WHERE id = ${delivery.id}::uuid`;
     await refreshMutation(tx, delivery.mutationId);
   });

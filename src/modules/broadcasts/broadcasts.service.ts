@@ -31,6 +31,21 @@ export function broadcastBody(delivery: ClaimedDelivery) {
   });
 }
 
+/**
+ * What follows the `attempts`-th attempt of a delivery: PROCESSED when the channel accepted it,
+ * FAILING once `maxAttempts` were made, otherwise PENDING again after `backoffMs` doubled for
+ * every attempt before this one.
+ */
+export function afterAttempt(
+  config: Pick<BroadcastConfig, 'maxAttempts' | 'backoffMs'>,
+  attempts: number,
+  accepted: boolean,
+) {
+  if (accepted) return { status: 'PROCESSED', retryInMs: null } as const;
+  if (attempts >= config.maxAttempts) return { status: 'FAILING', retryInMs: null } as const;
+  return { status: 'PENDING', retryInMs: config.backoffMs * 2 ** (attempts - 1) } as const;
+}
+
 /** `sha256=<hex>`: HMAC-SHA256 of the raw body with the channel's secret. */
 export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
@@ -80,39 +95,42 @@ export class BroadcastService {
 
   /**
    * Delivers what is due, one pass: claims deliveries (skipping those other processes hold),
-   * posts each, and records the outcome. A 2xx answer is PROCESSED; anything else is retried
-   * after `backoffMs`, doubled per attempt, until `maxAttempts`, then FAILING. Returns how many
-   * deliveries it attempted.
+   * posts each, and records what follows (see `afterAttempt`). Returns how many it attempted.
    */
   async deliverDue(): Promise<number> {
-    const { timeoutMs, maxAttempts, backoffMs } = this.config;
-    const claimed = await repository.claimDue(this.db, BATCH, timeoutMs + 30_000);
+    // A claim outlasts any attempt, so that no other process sends the delivery meanwhile.
+    const claimed = await repository.claimDue(this.db, BATCH, this.config.timeoutMs + 30_000);
     await Promise.all(
       claimed.map(async (delivery) => {
-        const body = broadcastBody(delivery);
-        let accepted = false;
-        let message: string;
-        try {
-          const headers = {
-            'content-type': 'application/json',
-            'x-delivery-id': delivery.id,
-            'x-delivery-attempt': String(delivery.attempts),
-            'x-signature-256': signature(delivery.secret, body),
-          };
-          const response = await postWebhook(delivery.url, headers, body, { timeoutMs, allowPrivate: this.config.allowPrivateWebhooks });
-          accepted = response.status >= 200 && response.status < 300;
-          message = `HTTP ${response.status}${accepted ? '' : `: ${response.text.slice(0, 200)}`}`;
-        } catch (error) {
-          const e = error as { code?: string; message?: string };
-          message =
-            error instanceof WebhookTimeoutError ? (e.message ?? 'timed out')
-            : error instanceof OriginAddressError ? `refused: ${e.message}`
-            : `not reachable: ${e.code ?? e.message}`;
-        }
-        const status = accepted ? 'PROCESSED' : delivery.attempts >= maxAttempts ? 'FAILING' : 'PENDING';
-        await repository.recordAttempt(this.db, delivery, { status, message, retryInMs: backoffMs * 2 ** (delivery.attempts - 1) });
+        const { accepted, message } = await this.post(delivery);
+        const next = afterAttempt(this.config, delivery.attempts, accepted);
+        await repository.recordAttempt(this.db, delivery, { ...next, message });
       }),
     );
     return claimed.length;
+  }
+
+  /** One attempt: whether the channel accepted it (2xx), and what to tell the tenant about it. */
+  private async post(delivery: ClaimedDelivery): Promise<{ accepted: boolean; message: string }> {
+    const body = broadcastBody(delivery);
+    const headers = {
+      'content-type': 'application/json',
+      'x-delivery-id': delivery.id,
+      'x-delivery-attempt': String(delivery.attempts),
+      'x-signature-256': signature(delivery.secret, body),
+    };
+    try {
+      const { timeoutMs, allowPrivateWebhooks: allowPrivate } = this.config;
+      const response = await postWebhook(delivery.url, headers, body, { timeoutMs, allowPrivate });
+      const accepted = response.status >= 200 && response.status < 300;
+      return { accepted, message: `HTTP ${response.status}${accepted ? '' : `: ${response.text.slice(0, 200)}`}` };
+    } catch (error) {
+      const e = error as { code?: string; message?: string };
+      const message =
+        error instanceof WebhookTimeoutError ? (e.message ?? 'timed out')
+        : error instanceof OriginAddressError ? `refused: ${e.message}`
+        : `not reachable: ${e.code ?? e.message}`;
+      return { accepted: false, message };
+    }
   }
 }

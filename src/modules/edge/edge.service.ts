@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { pipeline, Transform, type Readable } from 'node:stream';
+import { LRUCache } from 'lru-cache';
 import type { EdgeConfig } from '../../kernel/config';
 import type { Db } from '../../kernel/db';
 import { AppError, notFound } from '../../kernel/errors';
@@ -121,7 +122,10 @@ const varyMatches = (entry: CachedResponse, headers: IncomingHttpHeaders) =>
  * cache in front of the origins, with signed wildcard URLs and bearer authentication.
  */
 export class EdgeService {
-  private readonly configs = new Map<string, { proxy: Promise<EdgeProxy | null>; expiresAt: number }>();
+  private readonly configs = new LRUCache<string, Promise<EdgeProxy | null>>({
+    max: MAX_CONFIGS_CACHED,
+    ttl: PROXY_CONFIG_TTL_MS,
+  });
   private readonly cache: ResponseCache;
   private readonly fills = new Map<string, Promise<FillOutcome>>();
   /** Bumped by every purge, so that a fill that started before a purge does not store its result. */
@@ -206,15 +210,12 @@ export class EdgeService {
   /** The proxy's configuration, read at most once per PROXY_CONFIG_TTL_MS however many requests ask at once. */
   private proxy(key: string): Promise<EdgeProxy | null> {
     if (!PROXY_KEY_PATTERN.test(key)) return Promise.resolve(null);
-    const now = Date.now();
     const known = this.configs.get(key);
-    if (known && known.expiresAt > now) return known.proxy;
+    if (known) return known;
     const proxy = repository.findProxyByKey(this.db, key).then((row) => (row ? toEdgeProxy(row) : null));
-    if (this.configs.size >= MAX_CONFIGS_CACHED) this.configs.delete(this.configs.keys().next().value!);
-    const slot = { proxy, expiresAt: now + PROXY_CONFIG_TTL_MS };
-    this.configs.set(key, slot);
+    this.configs.set(key, proxy);
     proxy.catch(() => {
-      if (this.configs.get(key) === slot) this.configs.delete(key);
+      if (this.configs.peek(key) === proxy) this.configs.delete(key);
     });
     return proxy;
   }

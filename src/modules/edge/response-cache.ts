@@ -3,6 +3,7 @@
  * bytes exceed the bound. Entries stay after they expire, for serving stale when the origin fails,
  * until their stale window ends too.
  */
+import { LRUCache } from 'lru-cache';
 import type { HeaderMap } from './headers';
 
 export interface CachedResponse {
@@ -30,61 +31,47 @@ export function entrySize(key: string, entry: CachedResponse): number {
 }
 
 export class ResponseCache {
-  private readonly entries = new Map<string, { entry: CachedResponse; size: number }>();
-  private bytes = 0;
+  private readonly entries: LRUCache<string, CachedResponse>;
 
-  constructor(readonly maxBytes: number) {}
+  constructor(readonly maxBytes: number) {
+    // lru-cache wants positive bounds; with fewer than 4 bytes (0 turns caching off) nothing fits anyway.
+    this.entries = new LRUCache({
+      maxSize: Math.max(1, maxBytes),
+      maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)),
+      sizeCalculation: (entry, key) => entrySize(key, entry),
+    });
+  }
 
   /** Bytes held now. */
   get size(): number {
-    return this.bytes;
+    return this.entries.calculatedSize;
   }
 
   /** The entry under `key` unless its stale window has ended; marks it recently used. */
   get(key: string, now: number): CachedResponse | undefined {
-    const slot = this.entries.get(key);
-    if (!slot) return undefined;
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.staleUntil > now) return entry;
     this.entries.delete(key);
-    if (slot.entry.staleUntil <= now) {
-      this.bytes -= slot.size;
-      return undefined;
-    }
-    this.entries.set(key, slot);
-    return slot.entry;
+    return undefined;
   }
 
   /** Stores an entry, evicting the least recently used ones; an entry over a quarter of the bound is not stored. */
   set(key: string, entry: CachedResponse): boolean {
-    const size = entrySize(key, entry);
-    this.delete(key);
-    if (size > this.maxBytes / 4) return false;
-    this.entries.set(key, { entry, size });
-    this.bytes += size;
-    for (const [oldest, slot] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.bytes -= slot.size;
-    }
-    return true;
+    const status: LRUCache.Status<string, CachedResponse> = {};
+    this.entries.set(key, entry, { status });
+    return status.set !== 'miss';
   }
 
   delete(key: string): void {
-    const slot = this.entries.get(key);
-    if (!slot) return;
     this.entries.delete(key);
-    this.bytes -= slot.size;
   }
 
   /** Removes every entry whose key starts with `prefix`; returns how many. */
   deleteByPrefix(prefix: string): number {
-    let removed = 0;
-    for (const [key, slot] of this.entries) {
-      if (!key.startsWith(prefix)) continue;
-      this.entries.delete(key);
-      this.bytes -= slot.size;
-      removed += 1;
-    }
-    return removed;
+    // The keys are collected first: lru-cache does not promise that iteration survives deletes.
+    const keys = [...this.entries.keys()].filter((key) => key.startsWith(prefix));
+    for (const key of keys) this.entries.delete(key);
+    return keys.length;
   }
 
   /** Whether a body of `bytes` could be stored at all. */

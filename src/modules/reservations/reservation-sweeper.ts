@@ -1,34 +1,29 @@
+import { startPoller, type Poller } from '../../kernel/poller';
 import type { ReservationService } from './reservations.service';
 
-/** How often each process looks for reservations whose time ran out. */
+/** How long each process waits after a sweep before it looks for expired reservations again. */
 export const SWEEP_INTERVAL_MS = 1_000;
 
+/** Reservations one transaction of a sweep releases. */
+const BATCH = 100;
+
 /**
- * Records the release of expired reservations in the background. Every process of a deployment
- * runs one; `releaseExpired` records each release exactly once whichever process gets there
- * first. Expired reservations stop counting at `expires_at` whether or not this ran yet.
+ * Records the release of expired reservations in the background, one sweep at a time. Every
+ * process of a deployment runs one; `releaseExpired` records each release exactly once whichever
+ * process gets there first. Expired reservations stop counting at `expires_at` whether or not
+ * this ran yet.
  */
-export function startReservationSweeper(service: ReservationService, logError: (error: unknown) => void, intervalMs = SWEEP_INTERVAL_MS) {
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-  const sweep = async () => {
-    try {
+export function startReservationSweeper(
+  service: Pick<ReservationService, 'releaseExpired'>,
+  logError: (error: unknown) => void,
+  intervalMs = SWEEP_INTERVAL_MS,
+): Poller {
+  return startPoller(
+    async (stopping) => {
       // A full batch means more may be waiting: go on until a batch comes back short.
-      while (!stopped && (await service.releaseExpired(100)) === 100);
-    } catch (error) {
-      logError(error);
-    }
-  };
-  const timer = setInterval(() => {
-    running = running.then(sweep);
-  }, intervalMs);
-  timer.unref();
-  return {
-    /** Stops sweeping and waits for a sweep in progress. */
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
+      while (!stopping() && (await service.releaseExpired(BATCH)) === BATCH);
     },
-  };
+    intervalMs,
+    logError,
+  );
 }
