@@ -1,4 +1,6 @@
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
+import { LRUCache } from 'lru-cache';
 import { NoSchemaIntrospectionCustomRule, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaInitialContext } from 'graphql-yoga';
 import { createErrorMask } from './errors';
@@ -51,7 +53,14 @@ export function createGraphQLServer<ServerContext extends Record<string, unknown
     landingPage: false,
     logging: false,
     maskedErrors: { maskError },
-    plugins: [...armor.plugins, noIntrospection, maskValidationErrors(maskError)],
+    // graphql-jit compiles each operation once into a function; the compiled operations are kept
+    // per document, bounded like yoga's own parse and validation caches.
+    plugins: [
+      ...armor.plugins,
+      noIntrospection,
+      maskValidationErrors(maskError),
+      useGraphQlJit({}, { cache: new LRUCache({ max: 1_000 }) }),
+    ],
     context: options.context,
   });
 }
