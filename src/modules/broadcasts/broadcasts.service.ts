@@ -5,8 +5,9 @@ import { AppError, notFound } from '../../kernel/errors';
 import { isUuid } from '../../kernel/ids';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
-import { invalid } from '../allocations/allocation-input';
 import * as repository from './broadcasts.repository';
+import type { SetSalesChannelWebhookInput } from './broadcasts.schemas';
+import type { z } from 'zod';
 import { OriginAddressError } from '../edge/origin-address';
 import { postWebhook, WebhookTimeoutError } from './webhook-post';
 import type { ClaimedDelivery } from './broadcasts.repository';
@@ -57,20 +58,12 @@ export class BroadcastService {
   ) {}
 
   /** Sets (or replaces) the webhook a sales channel receives new stock quantities on. */
-  async setSalesChannelWebhook(principal: Principal, input: { channel_id: string; url: string; secret: string }) {
+  async setSalesChannelWebhook(principal: Principal, input: z.output<typeof SetSalesChannelWebhookInput>) {
     requireScope(principal, 'catalog:write');
     const channel = isUuid(input.channel_id) ? await catalog.findSalesChannel(this.db, principal.tenantId, input.channel_id.toLowerCase()) : null;
     if (!channel) throw notFound(`no sales channel with id "${input.channel_id}"`);
-    let url: URL | undefined;
-    try {
-      url = new URL(input.url);
-    } catch {
-      url = undefined;
-    }
-    if (!url || !['http:', 'https:'].includes(url.protocol) || input.url.length > 2048) throw invalid('input.url', 'must be an http or https URL of at most 2048 characters');
-    if (input.secret.length < 16 || input.secret.length > 255) throw invalid('input.secret', 'must be 16 to 255 characters');
-    await repository.setWebhook(this.db, principal.tenantId, channel.id, url.toString(), input.secret);
-    return { channelId: channel.id, url: url.toString() };
+    await repository.setWebhook(this.db, principal.tenantId, channel.id, input.url, input.secret);
+    return { channelId: channel.id, url: input.url };
   }
 
   /** Stops broadcasting to a sales channel; its deliveries that have not landed are dropped from their mutations. */
