@@ -1,6 +1,7 @@
 // Regenerates the Prisma client and the GraphQL resolver types into src/__generated__ when their
 // inputs changed since the last run (a content hash is kept beside the output).
 import { execFileSync } from 'node:child_process';
+import process from 'node:process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -88,7 +88,7 @@ export async function applyMigrations(databaseUrl: string, dir = MIGRATIONS_DIR)
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`);
+        throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
       }
       report.applied.push(migration.name);
     }

@@ -12,9 +12,13 @@ const CONTROL_CHARACTERS = /[\x00-\x1f\x7f]/;
 // eslint-disable-next-line no-control-regex
 const UNSTORABLE = /\x00|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** Text that can be stored: no NUL character and no unpaired surrogate. */
-export const storableText = () =>
-  z.string().refine((value) => !UNSTORABLE.test(value), { message: 'must not contain NUL or unpaired surrogate characters' });
+export const UNSTORABLE_TEXT_MESSAGE = 'must not contain U+0000 or unpaired surrogates';
+
+/** Whether PostgreSQL can store the text: no NUL character and no unpaired surrogate. */
+export const isStorableText = (value: string) => !UNSTORABLE.test(value);
+
+/** A string that can be stored (see `isStorableText`). */
+export const storableText = () => z.string().refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE });
 
 /** A display name: 1 to `max` characters, not only spaces. */
 export const displayName = (max = 255) =>

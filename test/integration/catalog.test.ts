@@ -78,7 +78,7 @@ describe('businesses', () => {
       const mutation = `mutation($input: CreateBusinessInput!) { createBusiness(input: $input) { business { id } } }`;
       const error = await graphqlError(t, tenant.key, 'VALIDATION_ERROR', mutation, { input: { name } });
       expect(error.extensions?.field).toBe('input.name');
-      expect(error.message).toContain('must not contain NUL or unpaired surrogate characters');
+      expect(error.message).toContain('must not contain U+0000 or unpaired surrogates');
       expect(await sql(t.databaseUrl, 'SELECT count(*)::int AS n FROM businesses')).toEqual(before);
     },
   );

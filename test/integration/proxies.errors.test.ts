@@ -106,7 +106,7 @@ const invalidBodies: [string, unknown, string][] = [
   ['is_suspended 1', { data: { ...validProxy(), is_suspended: 1 } }, 'body.data.is_suspended'],
   ['is_bucket "false"', { data: withOrigin({ is_bucket: 'false' }) }, 'body.data.routes.origin.is_bucket'],
   ['key a number', { data: { ...validProxy(), key: 42 } }, 'body.data.key'],
-  ['secret a number', { data: withSignature({ secret: 12345678901234567890 }) }, 'body.data.auth.signature.secret'],
+  ['secret a number', { data: withSignature({ secret: 12345678901234567 }) }, 'body.data.auth.signature.secret'],
   ['tenant_id a number', { data: { ...validProxy(), tenant_id: 7 } }, 'body.data.tenant_id'],
   // Missing required fields.
   ['no data', {}, 'body.data'],

@@ -1,4 +1,5 @@
 import { z } from '../../kernel/rest/schemas';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../../kernel/validation';
 import { SCOPES } from '../auth/scopes';
 
 /** Lowercase letters, digits and hyphens, starting and ending with a letter or digit, at most 63 characters: a DNS label, so a key can also serve as a subdomain. */
@@ -10,14 +11,6 @@ export const ProxyKey = z
   .regex(PROXY_KEY_PATTERN, 'must be 1-63 lowercase letters, digits or hyphens, not starting or ending with a hyphen')
   .openapi({ description: 'Unique URL identifier of the proxy (globally unique): 1-63 of `a-z`, `0-9` and `-`, not starting or ending with `-`.', example: 'my-shop' });
 
-/**
- * PostgreSQL cannot store U+0000 in text or jsonb, and jsonb refuses unpaired UTF-16 surrogates:
- * such strings are refused here, as a 400, instead of failing the insert with a 500.
- */
-const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const storableText = (value: string) => !UNSTORABLE_TEXT.test(value);
-const UNSTORABLE_TEXT_MESSAGE = 'must not contain U+0000 or unpaired surrogates';
-
 /** A host must follow the scheme's "//": the URL parser would otherwise read "https:///path" as host "path". */
 const HTTP_URL_START = '^https?://[^/?#]';
 const httpUrlStart = new RegExp(HTTP_URL_START);
@@ -26,7 +19,7 @@ const httpUrl = z
   .string()
   .max(2048)
   .refine((value) => {
-    if (!httpUrlStart.test(value) || !storableText(value)) return false;
+    if (!httpUrlStart.test(value) || !isStorableText(value)) return false;
     try {
       const url = new URL(value);
       return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
@@ -59,8 +52,9 @@ const RoutePath = z
   .string()
   .min(1)
   .max(1024)
+  // eslint-disable-next-line no-control-regex
   .refine((path) => path === '*' || /^\/[^\s\u0000-\u001f\u007f]*$/.test(path), 'must be "*" or a path starting with "/" without whitespace')
-  .refine(storableText, UNSTORABLE_TEXT_MESSAGE)
+  .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE)
   .openapi({ description: 'Input path prefix, or `*` for the wildcard route.', example: '/images' });
 
 export const Route = z
@@ -96,7 +90,7 @@ const ProxyAuth = z
   .object({
     signature: z
       .object({
-        secret: z.string().min(16).max(256).refine(storableText, UNSTORABLE_TEXT_MESSAGE).nullable().optional().openapi({ description: 'Secret that signs wildcard-route URLs (16-256 characters).' }),
+        secret: z.string().min(16).max(256).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).nullable().optional().openapi({ description: 'Secret that signs wildcard-route URLs (16-256 characters).' }),
         cache: CacheSettings.nullable().optional(),
         auth: AuthSettings.nullable().optional(),
       })
@@ -110,7 +104,7 @@ const ProxyAuth = z
 const ProxyOAuth = z
   .object({
     issuer: httpUrl.nullable().optional().openapi({ description: 'Issuer of the tokens the proxy accepts.' }),
-    client_id: z.string().min(1).max(200).refine(storableText, UNSTORABLE_TEXT_MESSAGE).nullable().optional(),
+    client_id: z.string().min(1).max(200).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).nullable().optional(),
     authorize_url: httpUrl.nullable().optional().openapi({ description: 'Where browsers without a token are sent to log in.' }),
     return_url_key: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).nullable().optional().openapi({ description: 'Query parameter that carries the original URL to `authorize_url`.' }),
   })
