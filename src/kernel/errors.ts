@@ -33,6 +33,21 @@ export const errorRegistry = {
     graphqlCode: 'CONFLICT',
     message: 'Conflict: the resource already exists or was changed concurrently',
   },
+  OUT_OF_STOCK: {
+    status: 409,
+    graphqlCode: 'OUT_OF_STOCK',
+    message: 'Conflict: not enough stock is available for the request',
+  },
+  ID_TAKEN: {
+    status: 409,
+    graphqlCode: 'ID_TAKEN',
+    message: 'Conflict: an id, key or other unique value the request sets is already taken',
+  },
+  INVALID_STATE: {
+    status: 409,
+    graphqlCode: 'INVALID_STATE',
+    message: 'Conflict: the entity is not in a state that allows this operation',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     graphqlCode: 'VALIDATION_ERROR',
@@ -58,6 +73,11 @@ export const errorRegistry = {
     graphqlCode: 'INTERNAL_SERVER_ERROR',
     message: 'Internal server error: something went wrong on our side',
   },
+  WRITE_INTERRUPTED: {
+    status: 503,
+    graphqlCode: 'WRITE_INTERRUPTED',
+    message: 'Service unavailable: the write was interrupted before it committed and changed nothing',
+  },
   BAD_GATEWAY: {
     status: 502,
     graphqlCode: 'INTERNAL_SERVER_ERROR',
@@ -74,6 +94,15 @@ export type ErrorKey = keyof typeof errorRegistry;
 
 /** Errors that only the edge data plane (`/edge/...`) answers: no REST operation returns them. */
 export const DATA_PLANE_ONLY_ERRORS: readonly ErrorKey[] = ['BAD_GATEWAY', 'GATEWAY_TIMEOUT'];
+
+/**
+ * Headers an error always carries: RFC 6750's challenge on a 401, and on a retryable write the
+ * hint that client libraries use to retry at once.
+ */
+const DEFAULT_HEADERS: Partial<Record<ErrorKey, Record<string, string>>> = {
+  UNAUTHORIZED: { 'WWW-Authenticate': 'Bearer' },
+  WRITE_INTERRUPTED: { 'Retry-After': '0' },
+};
 
 export interface FieldProblem {
   field: string;
@@ -97,8 +126,7 @@ export class AppError extends Error {
     this.key = key;
     this.status = entry.status;
     this.details = options.details ?? null;
-    // RFC 6750: a 401 tells the client which scheme to use.
-    this.headers = key === 'UNAUTHORIZED' ? { 'WWW-Authenticate': 'Bearer', ...options.headers } : (options.headers ?? {});
+    this.headers = { ...DEFAULT_HEADERS[key], ...options.headers };
   }
 
   /** The field a VALIDATION_ERROR is about, for GraphQL `extensions.field`. */
@@ -111,6 +139,10 @@ export const badRequest = (reason: string, details?: FieldProblem[]) =>
   new AppError('BAD_REQUEST', reason, { details });
 export const notFound = (reason?: string) => new AppError('NOT_FOUND', reason);
 export const conflict = (reason: string) => new AppError('CONFLICT', reason);
-/** A CONFLICT about one field, e.g. `input.items[2].sku out of stock`. */
-export const conflictAt = (field: string, message: string) =>
-  new AppError('CONFLICT', `${field} ${message}`, { details: [{ field, message }] });
+/** An error about one input field (named in the message and in `details`), or about the whole request. */
+const errorAt = (key: ErrorKey, reason: string, field?: string) =>
+  field ? new AppError(key, `${field} ${reason}`, { details: [{ field, message: reason }] }) : new AppError(key, reason);
+/** An id (or key, SKU, e-mail) the request sets that another entity already has. */
+export const idTaken = (reason: string, field?: string) => errorAt('ID_TAKEN', reason, field);
+/** An operation the entity's current state does not allow. */
+export const invalidState = (reason: string, field?: string) => errorAt('INVALID_STATE', reason, field);

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './envelope';
-import { AppError, badRequest } from './errors';
+import { AppError, badRequest, errorRegistry } from './errors';
 
 /** Maps Fastify's own request errors (body parsing, limits) onto the error registry. */
 export function toAppError(error: unknown): AppError | null {
@@ -40,8 +40,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
   reply.status(appError.status);
   if (isGraphQLPath(request)) {
-    const code = appError.status === 401 ? 'UNAUTHORIZED' : appError.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'VALIDATION_ERROR';
-    return reply.send({ errors: [{ message: appError.message, extensions: { code } }] });
+    return reply.send({ errors: [{ message: appError.message, extensions: { code: errorRegistry[appError.key].graphqlCode } }] });
   }
   return reply.send(errorBody(appError.status, appError.message, appError.details));
 }

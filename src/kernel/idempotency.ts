@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Db } from './db';
+import type { Tx } from './db';
 import { AppError, badRequest } from './errors';
-
-/** A transaction client (what `db.$transaction(async (tx) => ...)` hands over). */
-export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 /** How long a key is remembered; a key older than this is treated as new. */
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24;

@@ -154,7 +154,7 @@ describe('channel broadcasts', () => {
     for (const id of [channels.silent, channels.down]) {
       await graphqlData(t, world.tenant.key, `mutation($input: RemoveSalesChannelWebhookInput!) { removeSalesChannelWebhook(input: $input) { channel_id } }`, { input: { channel_id: id } });
     }
-    await graphqlError(t, world.tenant.key, 'CONFLICT', `mutation($input: RetryStockMutationInput!) { retryStockMutation(input: $input) { id } }`, {
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', `mutation($input: RetryStockMutationInput!) { retryStockMutation(input: $input) { id } }`, {
       input: { id: (await mutationsOf('SKU-1'))[0].id },
     });
     await graphqlData(t, world.tenant.key, `mutation($input: RetryStockMutationInput!) { retryStockMutation(input: $input) { id } }`, { input: { id: mutation.id } });

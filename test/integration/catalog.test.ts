@@ -101,11 +101,11 @@ describe('warehouses and positions', () => {
     expect(byBusiness.edges.map((edge: any) => edge.node.id)).toEqual([warehouse.id]);
   });
 
-  it('refuse a duplicate position code in one warehouse with CONFLICT, allow it in another', async () => {
+  it('refuse a duplicate position code in one warehouse with ID_TAKEN, allow it in another', async () => {
     const business = await createBusiness();
     const [one, two] = [await createWarehouse(business.id, 'One'), await createWarehouse(business.id, 'Two')];
     await createPosition(one.id, 'X-1');
-    await graphqlError(t, tenant.key, 'CONFLICT', `mutation($input: CreatePositionInput!) { createPosition(input: $input) { position { id } } }`, {
+    await graphqlError(t, tenant.key, 'ID_TAKEN', `mutation($input: CreatePositionInput!) { createPosition(input: $input) { position { id } } }`, {
       input: { warehouse_id: one.id, code: 'X-1' },
     });
     expect((await createPosition(two.id, 'X-1')).code).toBe('X-1');
@@ -131,7 +131,7 @@ describe('products', () => {
   it('are created with a SKU unique per tenant, changed and fetched', async () => {
     const product = await createProduct('P-100', { gtin: ['8712345678906'] });
     expect(product).toMatchObject({ sku: 'P-100', name: 'Product P-100', gtin: ['8712345678906'] });
-    const error = await graphqlError(t, tenant.key, 'CONFLICT', `mutation { createProduct(input: { sku: "P-100", name: "Again" }) { product { id } } }`);
+    const error = await graphqlError(t, tenant.key, 'ID_TAKEN', `mutation { createProduct(input: { sku: "P-100", name: "Again" }) { product { id } } }`);
     expect(error.message).toMatch(/sku "P-100" already exists/);
     // Another tenant may use the same SKU.
     expect((await createProduct('P-100', {}, other.key)).sku).toBe('P-100');
@@ -139,7 +139,7 @@ describe('products', () => {
       .updateProduct.product;
     expect(changed).toEqual({ sku: 'P-100', name: 'Renamed', gtin: [] });
     await createProduct('P-101');
-    await graphqlError(t, tenant.key, 'CONFLICT', `mutation($input: UpdateProductInput!) { updateProduct(input: $input) { product { id } } }`, { input: { id: product.id, sku: 'P-101' } });
+    await graphqlError(t, tenant.key, 'ID_TAKEN', `mutation($input: UpdateProductInput!) { updateProduct(input: $input) { product { id } } }`, { input: { id: product.id, sku: 'P-101' } });
     expect((await run(`query($id: ID!) { product(id: $id) { sku name } }`, { id: product.id })).product).toEqual({ sku: 'P-100', name: 'Renamed' });
   });
 

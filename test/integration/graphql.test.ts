@@ -403,6 +403,20 @@ describe('introspection', () => {
       expect(body).not.toHaveProperty('data');
     }
   });
+
+  it("gives an error on /graphql the registry's GraphQL code for its status, not VALIDATION_ERROR for all", async () => {
+    const put = await t.app.inject({ method: 'PUT', url: '/graphql', headers: { authorization: `Bearer ${tenantA.key}` } });
+    expect(put.statusCode).toBe(404);
+    expect(JSON.parse(put.body).errors[0].extensions.code).toBe('NOT_FOUND');
+    const big = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${tenantA.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: `{ ping }`, variables: { padding: 'x'.repeat(1_100_000) } }),
+    });
+    expect(big.statusCode).toBe(413);
+    expect(JSON.parse(big.body).errors[0].extensions.code).toBe('VALIDATION_ERROR');
+  });
 });
 
 describe('operation limits', () => {

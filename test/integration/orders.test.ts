@@ -79,9 +79,9 @@ describe('an order from allocation to shipment', () => {
     expect((await ledger('ALLOCATION')).filter((e: { delta: number }) => e.delta < 0).map((e: { delta: number }) => e.delta).sort((a: number, b: number) => a - b)).toEqual([-4, -3, -2]);
 
     const before = await operationsSnapshot(t, world.tenant.id);
-    await graphqlError(t, world.tenant.key, 'CONFLICT', SHIP, { input: { id: order.id } });
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', SHIP, { input: { id: order.id } });
     // Not returned yet: nothing to restock.
-    const early = await graphqlError(t, world.tenant.key, 'CONFLICT', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: world.warehouseId }] } });
+    const early = await graphqlError(t, world.tenant.key, 'INVALID_STATE', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: world.warehouseId }] } });
     expect(early.extensions?.field).toBe('input.items[0].item_id');
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
 
@@ -92,18 +92,18 @@ describe('an order from allocation to shipment', () => {
     expect(await levels(t, world, 'SKU-2')).toMatchObject({ quantity: 8, available: 8 });
     const [restock] = await ledger('RESTOCK');
     expect(restock).toMatchObject({ delta: 6, new_quantity: 8, product: { sku: 'SKU-2' }, location: { id: position('B-01') }, references: [{ id: order.id }] });
-    await graphqlError(t, world.tenant.key, 'CONFLICT', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[1].id, location_id: world.warehouseId }] } });
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[1].id, location_id: world.warehouseId }] } });
     await expectStockInvariants(t, world.tenant.id);
   });
 
-  it('refuses the whole order with CONFLICT naming the item when one SKU is short, and changes nothing', async () => {
+  it('refuses the whole order with OUT_OF_STOCK naming the item when one SKU is short, and changes nothing', async () => {
     const before = await operationsSnapshot(t, world.tenant.id);
-    const error = await graphqlError(t, world.tenant.key, 'CONFLICT', CREATE, {
+    const error = await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE, {
       input: orderInput([{ sku: 'SKU-3', quantity: 1 }, { sku: 'SKU-3', quantity: 2 }, { sku: 'SKU-4', quantity: 6 }]),
     });
     expect(error.message).toContain('out of stock');
     expect(error.extensions?.field).toBe('input.items[2].quantity');
-    await graphqlError(t, world.tenant.key, 'CONFLICT', CREATE, { input: orderInput([{ sku: 'SKU-3', quantity: 3 }, { sku: 'SKU-3', quantity: 3 }]) });
+    await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE, { input: orderInput([{ sku: 'SKU-3', quantity: 3 }, { sku: 'SKU-3', quantity: 3 }]) });
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
   });
 
@@ -148,8 +148,8 @@ describe('cancelling and deallocating', () => {
     expect(cancelled).toMatchObject({ status: 'CANCELLED', items: [{ state: 'CANCELLED', shipped_at: null }] });
     expect(await levels(t, world, 'SKU-3')).toMatchObject({ quantity: 5, available: 5, committed: 0 });
     const before = await operationsSnapshot(t, world.tenant.id);
-    await graphqlError(t, world.tenant.key, 'CONFLICT', CANCEL, { input: { id: order.id } });
-    const error = await graphqlError(t, world.tenant.key, 'CONFLICT', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: world.warehouseId }] } });
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', CANCEL, { input: { id: order.id } });
+    const error = await graphqlError(t, world.tenant.key, 'INVALID_STATE', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: world.warehouseId }] } });
     expect(error.message).toContain('never left stock');
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
   });
@@ -166,7 +166,7 @@ describe('cancelling and deallocating', () => {
   it('deallocates items of an open order without moving stock, and rejects restocking items of an open unshipped order', async () => {
     const order = await createOrder([{ sku: 'SKU-4', quantity: 2 }, { sku: 'SKU-4', quantity: 1 }]);
     const before = await operationsSnapshot(t, world.tenant.id);
-    const error = await graphqlError(t, world.tenant.key, 'CONFLICT', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: world.warehouseId }] } });
+    const error = await graphqlError(t, world.tenant.key, 'INVALID_STATE', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: world.warehouseId }] } });
     expect(error.message).toContain('open, unshipped order');
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
 
@@ -220,7 +220,7 @@ describe('picking corrections', () => {
     });
     expect(wrongWarehouse.extensions?.field).toBe('input.items[0].location_id');
     await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', AVAILABLE, { input: { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: 'nowhere' }] } });
-    await graphqlError(t, world.tenant.key, 'CONFLICT', MISSING, { input: { order_id: order.id, items: [{ item_id: order.items[0].id }] } });
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', MISSING, { input: { order_id: order.id, items: [{ item_id: order.items[0].id }] } });
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
 
     const found = await run(AVAILABLE, { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: position('A-02') }] }, 'markItemsAsAvailable');

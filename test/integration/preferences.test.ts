@@ -77,7 +77,7 @@ describe('createItemPreferences, updateItemPreferences, removeItemPreferences, s
   it('refuses a second preference for the same SKU and warehouse, and an update that leaves a field out', async () => {
     const [created] = await create([preference('SKU-2')]);
     const before = await snapshot();
-    const duplicate = await graphqlError(t, world.tenant.key, 'CONFLICT', CREATE, { input: { preferences: [preference('SKU-2')] } });
+    const duplicate = await graphqlError(t, world.tenant.key, 'ID_TAKEN', CREATE, { input: { preferences: [preference('SKU-2')] } });
     expect(duplicate.extensions?.field).toBe('input.preferences[0].sku');
     const full = { id: created.id, warehouse_id: world.warehouseId, ...levelsOf, is_backorder_allowed: true, is_restricted_to_single_position: false, preorder_deadline_at: null };
     const { preorder_deadline_at: _deadline, ...withoutDeadline } = full;
@@ -96,7 +96,7 @@ describe('backorders', () => {
   it('lets an order exceed availability only when the preference allows it and the preorder deadline has not passed', async () => {
     await addStock(t, world, 'SKU-3', 2);
     const before = await snapshot();
-    await graphqlError(t, world.tenant.key, 'CONFLICT', CREATE_ORDER, { input: order([{ sku: 'SKU-3', quantity: 5 }]) });
+    await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE_ORDER, { input: order([{ sku: 'SKU-3', quantity: 5 }]) });
     expect(await snapshot()).toEqual(before);
 
     const [allowing] = await create([preference('SKU-3', { is_backorder_allowed: true, preorder_deadline_at: Date.now() + 3_600_000 })]);
@@ -104,12 +104,12 @@ describe('backorders', () => {
     expect(created.items.map((i: { state: string }) => i.state)).toEqual(['ALLOCATED', 'BACKORDERED']);
     // Nothing goes negative: the backordered units are simply not held yet.
     expect(await levels(t, world, 'SKU-3')).toMatchObject({ quantity: 2, available: 0, committed: 2 });
-    await graphqlError(t, world.tenant.key, 'CONFLICT', `mutation($input: ShipOrderInput!) { shipOrder(input: $input) { order { id } } }`, { input: { id: created.id } });
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', `mutation($input: ShipOrderInput!) { shipOrder(input: $input) { order { id } } }`, { input: { id: created.id } });
 
     const past = { id: allowing.id, warehouse_id: world.warehouseId, ...levelsOf, is_backorder_allowed: true, is_restricted_to_single_position: false, preorder_deadline_at: Date.now() - 1000 };
     await graphqlData(t, world.tenant.key, UPDATE, { input: { preferences: [past] } });
     const beforeLate = await snapshot();
-    await graphqlError(t, world.tenant.key, 'CONFLICT', CREATE_ORDER, { input: order([{ sku: 'SKU-3', quantity: 1 }]) });
+    await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE_ORDER, { input: order([{ sku: 'SKU-3', quantity: 1 }]) });
     expect(await snapshot()).toEqual(beforeLate);
     await graphqlData(t, world.tenant.key, `mutation($input: CancelOrderInput!) { cancelOrder(input: $input) { order { id } } }`, { input: { id: created.id } });
     await expectStockInvariants(t, world.tenant.id);

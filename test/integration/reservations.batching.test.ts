@@ -102,9 +102,9 @@ describe('batched reservations', () => {
     const outcomes = (await Promise.all(pending)).map(outcome);
     const big = outcomes.slice(0, 3);
     expect(big.filter((o) => o === 'ok')).toHaveLength(2);
-    expect(big.filter((o) => o !== 'ok')).toEqual([expect.stringMatching(/^CONFLICT input\.items\[0\]\.quantity: .*out of stock: SKU "SKU-1" has [12] available .*, 4 requested$/)]);
-    expect(outcomes.slice(3, 5).sort()).toEqual([expect.stringMatching(new RegExp(`^CONFLICT: .*a reservation with id "${clientId}" already exists$`)), 'ok']);
-    expect(outcomes[5]).toMatch(new RegExp(`^CONFLICT: .*a reservation with id "${taken}" already exists$`));
+    expect(big.filter((o) => o !== 'ok')).toEqual([expect.stringMatching(/^OUT_OF_STOCK input\.items\[0\]\.quantity: .*out of stock: SKU "SKU-1" has [12] available .*, 4 requested$/)]);
+    expect(outcomes.slice(3, 5).sort()).toEqual([expect.stringMatching(new RegExp(`^ID_TAKEN: .*a reservation with id "${clientId}" already exists$`)), 'ok']);
+    expect(outcomes[5]).toMatch(new RegExp(`^ID_TAKEN: .*a reservation with id "${taken}" already exists$`));
     expect(outcomes[6]).toMatch(/^VALIDATION_ERROR input\.channel_id: /);
     expect(await levels(t, world, 'SKU-1')).toMatchObject({ quantity: 10, available: 0, reserved: 10 });
     const [count] = await sql<{ n: number }>(t.databaseUrl, 'SELECT count(*)::int AS n FROM reservations WHERE tenant_id = $1', [world.tenant.id]);
@@ -126,7 +126,7 @@ describe('batched reservations', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await lock.release();
     const responses = await Promise.all([...first, ...batch]);
-    expect(responses.map(outcome).sort()).toEqual([expect.stringMatching(/^CONFLICT input\.items\[0\]\.quantity: .*out of stock: SKU "SKU-3" has 2 available .*, 3 requested$/), 'ok', 'ok', 'ok', 'ok']);
+    expect(responses.map(outcome).sort()).toEqual([expect.stringMatching(/^OUT_OF_STOCK input\.items\[0\]\.quantity: .*out of stock: SKU "SKU-3" has 2 available .*, 3 requested$/), 'ok', 'ok', 'ok', 'ok']);
     // A-01 (2), then A-02 (3), then the line without a position (5): 1 + 1 + 3 + 3 = 8 units taken in that order.
     const held = await sql<{ reservation: string; position: string | null; quantity: number }>(
       t.databaseUrl,
@@ -161,7 +161,7 @@ describe('batched reservations', () => {
     await sql(t.databaseUrl, 'SELECT pg_terminate_backend($1)', [batchWaiting[0]]);
     const outcomes = (await Promise.all([...first, ...batch])).map(outcome);
     await lock.release();
-    expect(outcomes).toEqual(Array(8).fill(expect.stringMatching(/^CONFLICT: .*the write was interrupted before it committed and changed nothing; send it again/)));
+    expect(outcomes).toEqual(Array(8).fill(expect.stringMatching(/^WRITE_INTERRUPTED: .*the write was interrupted before it committed and changed nothing; send it again/)));
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
     // Sent again, they all succeed.
     expect((await Promise.all(Array.from({ length: 8 }, send))).map(outcome)).toEqual(Array(8).fill('ok'));

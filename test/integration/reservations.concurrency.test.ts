@@ -42,7 +42,7 @@ describe('a hot SKU', () => {
     };
     await Promise.all(Array.from({ length: 50 }, client));
     const counts = outcomes.reduce<Record<string, number>>((acc, outcome) => ({ ...acc, [outcome]: (acc[outcome] ?? 0) + 1 }), {});
-    expect(counts).toEqual({ ok: 1000, 'CONFLICT:out of stock': 4000 });
+    expect(counts).toEqual({ ok: 1000, 'OUT_OF_STOCK:out of stock': 4000 });
     expect(await levels(t, world, 'SKU-1')).toMatchObject({ quantity: 1000, available: 0, reserved: 1000 });
     const [count] = await sql<{ n: string }>(t.databaseUrl, `SELECT count(*)::text AS n FROM reservations WHERE tenant_id = $1`, [world.tenant.id]);
     expect(count!.n).toBe('1000');

@@ -76,9 +76,9 @@ describe('createReservation', () => {
     await expectStockInvariants(t, world.tenant.id);
   });
 
-  it('takes all items or none: one short SKU refuses the whole reservation with CONFLICT naming the item', async () => {
+  it('takes all items or none: one short SKU refuses the whole reservation with OUT_OF_STOCK naming the item', async () => {
     const before = await operationsSnapshot(t, world.tenant.id);
-    const error = await graphqlError(t, world.tenant.key, 'CONFLICT', CREATE, {
+    const error = await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE, {
       input: reservationInput([{ sku: 'SKU-1', quantity: 2 }, { sku: 'SKU-3', quantity: 6 }]),
     });
     expect(error.message).toContain('out of stock');
@@ -89,7 +89,7 @@ describe('createReservation', () => {
 
   it('checks two items naming the same SKU against their summed quantity', async () => {
     const before = await operationsSnapshot(t, world.tenant.id);
-    await graphqlError(t, world.tenant.key, 'CONFLICT', CREATE, { input: reservationInput([{ sku: 'SKU-3', quantity: 3 }, { sku: 'SKU-3', quantity: 3 }]) });
+    await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE, { input: reservationInput([{ sku: 'SKU-3', quantity: 3 }, { sku: 'SKU-3', quantity: 3 }]) });
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
     const reservation = await reserve([{ sku: 'SKU-3', quantity: 2 }, { sku: 'SKU-3', quantity: 3 }]);
     expect(reservation.items).toEqual([
@@ -167,7 +167,7 @@ describe('removeReservation', () => {
     expect(removed.released_at).toEqual(expect.any(Number));
     expect(await levels(t, world, 'SKU-1')).toMatchObject({ available: 10, reserved: 0 });
     const before = await operationsSnapshot(t, world.tenant.id);
-    await graphqlError(t, world.tenant.key, 'CONFLICT', REMOVE, { input: { id: reservation.id } });
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', REMOVE, { input: { id: reservation.id } });
     await graphqlError(t, world.tenant.key, 'NOT_FOUND', REMOVE, { input: { id: '0190f5b4-1c5e-7000-8000-0000000000ff' } });
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
     await expectStockInvariants(t, world.tenant.id);
@@ -277,7 +277,7 @@ describe('GraphQL result of an interrupted request', () => {
     const response = await pending;
     await blocker.query('ROLLBACK');
     await blocker.end();
-    expect(response.body.errors?.[0]?.extensions?.code, response.rawBody).toBe('CONFLICT');
+    expect(response.body.errors?.[0]?.extensions?.code, response.rawBody).toBe('WRITE_INTERRUPTED');
     expect(response.body.errors?.[0]?.message).toContain('send it again');
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(afterStock);
     expect(before.reservations).toEqual(afterStock.reservations);

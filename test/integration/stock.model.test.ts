@@ -87,7 +87,7 @@ describe('stock model', () => {
             await work();
             return false;
           } catch (error) {
-            if (error instanceof AppError && error.key === 'CONFLICT') return true;
+            if (error instanceof AppError && ['CONFLICT', 'OUT_OF_STOCK', 'INVALID_STATE'].includes(error.key)) return true;
             throw error;
           }
         };

@@ -53,12 +53,12 @@ describe('a supply from announcement to stock', () => {
     expect(await levels(t, world, 'SKU-2')).toMatchObject({ quantity: 0, expected: 4 });
     // Expected stock is not sellable and writes no ledger row.
     expect((await operationsSnapshot(t, world.tenant.id)).stock_mutations).toEqual(ledgerBefore);
-    await graphqlError(t, world.tenant.key, 'CONFLICT', `mutation($input: CreateOrderInput!) { createOrder(input: $input) { order { id } } }`, {
+    await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', `mutation($input: CreateOrderInput!) { createOrder(input: $input) { order { id } } }`, {
       input: { business_id: world.catalog.businessId, warehouse_id: world.warehouseId, channel_id: world.channelId, items: [{ sku: 'SKU-1', quantity: 1 }] },
     });
     const before = await snapshot();
-    await graphqlError(t, world.tenant.key, 'CONFLICT', ADD_ITEMS, { input: { announcement_id: announcement.id, items: [{ sku: 'SKU-1', quantity: 1 }] } });
-    await graphqlError(t, world.tenant.key, 'CONFLICT', CREATE_SUPPLY, { input: { announcement_ids: [second.id], settings: { processing: 'REGISTER' } } });
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', ADD_ITEMS, { input: { announcement_id: announcement.id, items: [{ sku: 'SKU-1', quantity: 1 }] } });
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', CREATE_SUPPLY, { input: { announcement_ids: [second.id], settings: { processing: 'REGISTER' } } });
     expect(await snapshot()).toEqual(before);
 
     const received = (await call(RECEIVE, { supply_id: supply.id })).supply;
@@ -72,7 +72,7 @@ describe('a supply from announcement to stock', () => {
     expect(nodes).toHaveLength(2);
     for (const node of nodes) expect(node).toMatchObject({ location: { id: position }, references: [{ __typename: 'Supply', id: supply.id, status: 'RECEIVED' }] });
     const beforeAgain = await snapshot();
-    await graphqlError(t, world.tenant.key, 'CONFLICT', RECEIVE, { input: { supply_id: supply.id } });
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', RECEIVE, { input: { supply_id: supply.id } });
     expect(await snapshot()).toEqual(beforeAgain);
     await expectStockInvariants(t, world.tenant.id);
   });

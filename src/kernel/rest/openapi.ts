@@ -31,7 +31,24 @@ const extraErrorHeaders: Partial<Record<ErrorKey, Record<string, unknown>>> = {
   TOO_MANY_REQUESTS: {
     'Retry-After': { description: 'Seconds to wait before trying again.', required: true, schema: { type: 'string' } },
   },
+  WRITE_INTERRUPTED: {
+    'Retry-After': { description: '`0`: the write may be sent again at once.', required: true, schema: { type: 'string' } },
+  },
 };
+
+/**
+ * The response of one status. Where an operation can fail in several ways with the same status
+ * (409: `ID_TAKEN` or `CONFLICT`), the response lists each code with the message prefix that
+ * tells them apart.
+ */
+function errorResponse(keys: ErrorKey[], errorSchemaRef: { $ref: string }) {
+  if (keys.length === 1) return { $ref: `#/components/responses/${responseName(keys[0]!)}` };
+  return {
+    description: keys.map((key) => `\`${key}\`: ${errorRegistry[key].message}`).join('\n\n'),
+    headers: { ...requestIdHeader, ...Object.assign({}, ...keys.map((key) => extraErrorHeaders[key] ?? {})) },
+    content: { 'application/json': { schema: errorSchemaRef } },
+  };
+}
 
 const securitySchemes = {
   bearerAuth: {
@@ -92,9 +109,11 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
       errorKeys.add('PAYLOAD_TOO_LARGE');
       errorKeys.add('UNSUPPORTED_MEDIA_TYPE');
     }
+    const byStatus = new Map<number, ErrorKey[]>();
     for (const key of [...errorKeys].sort((a, b) => errorRegistry[a].status - errorRegistry[b].status)) {
-      responses[String(errorRegistry[key].status)] = { $ref: `#/components/responses/${responseName(key)}` };
+      byStatus.set(errorRegistry[key].status, [...(byStatus.get(errorRegistry[key].status) ?? []), key]);
     }
+    for (const [status, keys] of byStatus) responses[String(status)] = errorResponse(keys, errorSchemaRef);
     const scopes = operation.scopes ?? [];
     registry.registerPath({
       operationId: operation.operationId,

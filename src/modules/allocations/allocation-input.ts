@@ -1,6 +1,5 @@
-import { badRequest, conflict, type FieldProblem } from '../../kernel/errors';
-import type { Db } from '../../kernel/db';
-import type { Tx } from '../../kernel/idempotency';
+import { badRequest, idTaken, type FieldProblem } from '../../kernel/errors';
+import type { Db, Tx } from '../../kernel/db';
 import { isUuid } from '../../kernel/ids';
 
 /** Most items one order or reservation may hold. */
@@ -111,5 +110,5 @@ export async function resolveAllocationTarget(tx: Tx | Db, tenantId: string, inp
   return { businessId, warehouseId, channelId, items };
 }
 
-/** The CONFLICT of a client-chosen id that is taken. */
-export const idTaken = (kind: string, id: string) => conflict(`a ${kind} with id "${id}" already exists`);
+/** The ID_TAKEN of a client-chosen id. */
+export const clientIdTaken = (kind: string, id: string) => idTaken(`a ${kind} with id "${id}" already exists`);

@@ -1,4 +1,4 @@
-import type { Tx } from '../../kernel/idempotency';
+import type { DbOrTx, Tx } from '../../kernel/db';
 import * as stock from '../stock/stock.repository';
 import type { LineIdentity } from '../stock/stock.repository';
 import type { InventoryItemState } from '../stock/stock.types';
@@ -150,7 +150,7 @@ export async function expiredReservationsTouching(tx: Tx, tenantId: string, pair
  * Units sellable now per (product, warehouse): AVAILABLE lines plus what expired reservations
  * still hold. One statement, so one consistent snapshot; read without locks.
  */
-export async function sellableNow(db: Tx | import('../../kernel/db').Db, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+export async function sellableNow(db: DbOrTx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
   const [products, warehouses] = [pairs.map((p) => p.productId), pairs.map((p) => p.warehouseId)];
   const rows = await db.$queryRaw<{ productId: string; warehouseId: string; quantity: bigint }[]>`
     WITH pair AS (SELECT DISTINCT * FROM unnest(${products}::uuid[], ${warehouses}::uuid[]) AS t(product_id, warehouse_id)),

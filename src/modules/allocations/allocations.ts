@@ -5,7 +5,7 @@
  * changes for `recordMutations`.
  */
 import { AppError, conflict } from '../../kernel/errors';
-import type { Tx } from '../../kernel/idempotency';
+import type { Tx } from '../../kernel/db';
 import { uuidv7 } from '../../kernel/ids';
 import * as stock from '../stock/stock.repository';
 import type { LineChangeRecord, LineIdentity } from '../stock/stock.repository';
@@ -76,11 +76,10 @@ export async function releaseReservations(tx: Tx, tenantId: string, ids: string[
   return endedIds;
 }
 
-/** 409 naming the item whose SKU is short. */
+/** OUT_OF_STOCK naming the item whose SKU is short. */
 export function outOfStock(request: Pick<AllocationRequest, 'sku' | 'warehouseId' | 'field'>, requested: number, available: number) {
-  return new AppError('CONFLICT', `out of stock: SKU "${request.sku}" has ${available} available at warehouse "${request.warehouseId}", ${requested} requested`, {
-    details: [{ field: request.field, message: 'out of stock' }],
-  });
+  const reason = `out of stock: SKU "${request.sku}" has ${available} available at warehouse "${request.warehouseId}", ${requested} requested`;
+  return new AppError('OUT_OF_STOCK', reason, { details: [{ field: request.field, message: 'out of stock' }] });
 }
 
 /**

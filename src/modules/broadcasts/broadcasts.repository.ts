@@ -1,7 +1,5 @@
-import type { Db } from '../../kernel/db';
-import type { Tx } from '../../kernel/idempotency';
+import type { Db, DbOrTx, Tx } from '../../kernel/db';
 
-type Client = Db | Tx;
 
 /**
  * Queues one delivery per new stock mutation and channel with a webhook, in the transaction that
@@ -67,24 +65,22 @@ export async function claimDue(db: Db, limit: number, claimMs: number) {
  * null: there is none), and brings the mutation's status and messages up to date.
  */
 export async function recordAttempt(
-  db: Db,
+  tx: Tx,
   delivery: { id: string; mutationId: string },
   outcome: { status: 'PENDING' | 'PROCESSED' | 'FAILING'; message: string; retryInMs: number | null },
 ) {
   const retryInSeconds = outcome.retryInMs === null ? null : outcome.retryInMs / 1000;
-  await db.$transaction(async (tx) => {
-    await tx.$executeRaw`
-      UPDATE stock_broadcasts
-         SET status = ${outcome.status}::broadcast_status, last_message = ${outcome.message}, updated_at = now(),
-             next_attempt_at = coalesce(now() + make_interval(secs => ${retryInSeconds}::float8), next_attempt_at),
-             claimed_until = NULL
-       WHERE id = ${delivery.id}::uuid`;
-    await refreshMutation(tx, delivery.mutationId);
-  });
+  await tx.$executeRaw`
+    UPDATE stock_broadcasts
+       SET status = ${outcome.status}::broadcast_status, last_message = ${outcome.message}, updated_at = now(),
+           next_attempt_at = coalesce(now() + make_interval(secs => ${retryInSeconds}::float8), next_attempt_at),
+           claimed_until = NULL
+     WHERE id = ${delivery.id}::uuid`;
+  await refreshMutation(tx, delivery.mutationId);
 }
 
 /** A mutation's `messages` (one per channel) and status from its deliveries: PENDING while any is, then FAILING if any failed. */
-export async function refreshMutation(tx: Client, mutationId: string) {
+export async function refreshMutation(tx: DbOrTx, mutationId: string) {
   await tx.$executeRaw`
     UPDATE stock_mutations m
        SET messages = d.messages, status = d.status::stock_mutation_status
@@ -105,7 +101,7 @@ export async function retryFailing(tx: Tx, tenantId: string, mutationId: string)
   return count;
 }
 
-export async function setWebhook(db: Client, tenantId: string, channelId: string, url: string, secret: string) {
+export async function setWebhook(db: DbOrTx, tenantId: string, channelId: string, url: string, secret: string) {
   await db.$executeRaw`
     INSERT INTO channel_webhooks (channel_id, tenant_id, url, secret) VALUES (${channelId}::uuid, ${tenantId}::uuid, ${url}, ${secret})
     ON CONFLICT (channel_id) DO UPDATE SET url = EXCLUDED.url, secret = EXCLUDED.secret, updated_at = now()`;
@@ -121,7 +117,7 @@ export async function removeWebhook(tx: Tx, tenantId: string, channelId: string)
   return removed;
 }
 
-export async function mutationStatus(db: Client, tenantId: string, id: string) {
+export async function mutationStatus(db: DbOrTx, tenantId: string, id: string) {
   const [row] = await db.$queryRaw<{ status: string }[]>`SELECT status::text FROM stock_mutations WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid`;
   return row?.status;
 }

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { BroadcastConfig } from '../../kernel/config';
-import type { Db } from '../../kernel/db';
-import { AppError, notFound } from '../../kernel/errors';
+import { writeTransaction, type Db } from '../../kernel/db';
+import { invalidState, notFound } from '../../kernel/errors';
 import { isUuid } from '../../kernel/ids';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
@@ -69,7 +69,7 @@ export class BroadcastService {
   /** Stops broadcasting to a sales channel; its deliveries that have not landed are dropped from their mutations. */
   async removeSalesChannelWebhook(principal: Principal, channelId: string) {
     requireScope(principal, 'catalog:write');
-    if (!isUuid(channelId) || !(await this.db.$transaction((tx) => repository.removeWebhook(tx, principal.tenantId, channelId.toLowerCase())))) {
+    if (!isUuid(channelId) || !(await writeTransaction(this.db, (tx) => repository.removeWebhook(tx, principal.tenantId, channelId.toLowerCase())))) {
       throw notFound(`sales channel "${channelId}" has no webhook`);
     }
     return channelId.toLowerCase();
@@ -81,8 +81,8 @@ export class BroadcastService {
     const { tenantId } = principal;
     const status = isUuid(id) ? await repository.mutationStatus(this.db, tenantId, id.toLowerCase()) : undefined;
     if (status === undefined) throw notFound(`no stock mutation with id "${id}"`);
-    const retried = await this.db.$transaction((tx) => repository.retryFailing(tx, tenantId, id.toLowerCase()));
-    if (retried === 0) throw new AppError('CONFLICT', `stock mutation "${id}" is ${status}; only a FAILING one can be retried`);
+    const retried = await writeTransaction(this.db, (tx) => repository.retryFailing(tx, tenantId, id.toLowerCase()));
+    if (retried === 0) throw invalidState(`stock mutation "${id}" is ${status}; only a FAILING one can be retried`);
     return id.toLowerCase();
   }
 
@@ -97,7 +97,7 @@ export class BroadcastService {
       claimed.map(async (delivery) => {
         const { accepted, message } = await this.post(delivery);
         const next = afterAttempt(this.config, delivery.attempts, accepted);
-        await repository.recordAttempt(this.db, delivery, { ...next, message });
+        await writeTransaction(this.db, (tx) => repository.recordAttempt(tx, delivery, { ...next, message }));
       }),
     );
     return claimed.length;

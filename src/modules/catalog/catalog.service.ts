@@ -1,6 +1,6 @@
 import type { CursorCodec } from '../../kernel/cursor';
 import { isUniqueViolation, type Db } from '../../kernel/db';
-import { conflict, notFound } from '../../kernel/errors';
+import { conflict, idTaken, notFound } from '../../kernel/errors';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import type {
@@ -87,7 +87,7 @@ export class CatalogService {
     try {
       return await repository.insertProduct(this.db, data);
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict(`a product with sku "${input.sku}" already exists`);
+      if (isUniqueViolation(error)) throw idTaken(`a product with sku "${input.sku}" already exists`);
       throw error;
     }
   }
@@ -107,7 +107,7 @@ export class CatalogService {
       if (!row) throw notFound(`no product with id "${input.id}"`);
       return row;
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict(`a product with sku "${input.sku}" already exists`);
+      if (isUniqueViolation(error)) throw idTaken(`a product with sku "${input.sku}" already exists`);
       throw error;
     }
   }
@@ -245,7 +245,7 @@ export class CatalogService {
     try {
       return await repository.insertPosition(this.db, { id: uuidv7(), tenantId: principal.tenantId, warehouseId: warehouse.id, code });
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict(`warehouse "${warehouse.id}" already has a position "${code}"`);
+      if (isUniqueViolation(error)) throw idTaken(`warehouse "${warehouse.id}" already has a position "${code}"`);
       if (isForeignKeyViolation(error)) throw notFound(`no warehouse with id "${input.warehouse_id}"`);
       throw error;
     }
@@ -260,7 +260,7 @@ export class CatalogService {
       if (!row) throw notFound(`no position with id "${input.id}"`);
       return row;
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict(`the warehouse already has a position "${input.code}"`);
+      if (isUniqueViolation(error)) throw idTaken(`the warehouse already has a position "${input.code}"`);
       throw error;
     }
   }

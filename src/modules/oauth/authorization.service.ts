@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../kernel/db';
+import { writeTransaction, type Db, type DbOrTx } from '../../kernel/db';
 import { isUuid } from '../../kernel/ids';
 import type { OAuthAuthorizationSession, OAuthClient, User } from '../../__generated__/prisma/client';
 import type { SignedInUser } from './browser-session';
@@ -153,7 +153,7 @@ export class AuthorizationService {
 
   /** Records the user's approval and issues the code: the redirect to the client. Null if the session was used meanwhile. */
   async approve(session: OpenSession, user: User): Promise<string | null> {
-    const code = await this.db.$transaction(async (tx) => {
+    const code = await writeTransaction(this.db, async (tx) => {
       if (!(await repository.completeAuthorizationSession(tx, session.id))) return null;
       await repository.addConsent(tx, user.id, session.clientId, session.scopes);
       return this.issueCode(
@@ -192,7 +192,7 @@ export class AuthorizationService {
 
   private async issueCode(
     grant: { client: OAuthClient; userId: string; redirectUri: string; scopes: string[]; codeChallenge: string | null; nonce: string | null },
-    db: repository.Tx = this.db,
+    db: DbOrTx = this.db,
   ): Promise<string> {
     const code = opaqueToken();
     await repository.insertAuthorizationCode(db, {

@@ -34,7 +34,7 @@ export const createUser = defineOperation({
   params: TenantIdParams,
   body: z.object({ data: UserInput }).strict(),
   responses: { 201: { description: 'The user.', schema: singleEnvelope(UserCreated) } },
-  errors: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT'],
+  errors: ['BAD_REQUEST', 'NOT_FOUND', 'ID_TAKEN'],
   async handler({ params, body, services }) {
     return { status: 201, body: single(await services.oauth.admin.createUser(params.tenant_id, body.data)) };
   },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isUniqueViolation, type Db } from '../../kernel/db';
-import { conflict, notFound } from '../../kernel/errors';
+import { idTaken, notFound } from '../../kernel/errors';
 import { uuidv7 } from '../../kernel/ids';
 import { tenantExists } from '../auth/auth.repository';
 import { sha256 } from '../auth/credentials';
@@ -55,7 +55,7 @@ export class OAuthAdminService {
       const user = await repository.insertUser(this.db, { id: uuidv7(), tenantId, email, passwordHash: await hashPassword(input.password) });
       return { id: user.id, email: user.email, tenant_id: tenantId };
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict(`a user with e-mail ${email} already exists in this tenant`);
+      if (isUniqueViolation(error)) throw idTaken(`a user with e-mail ${email} already exists in this tenant`);
       throw error;
     }
   }

@@ -1,25 +1,22 @@
-import type { Db } from '../../kernel/db';
+import type { DbOrTx, Tx } from '../../kernel/db';
 import type { Prisma } from '../../__generated__/prisma/client';
-
-/** The database, or a transaction of it. */
-export type Tx = Db | Prisma.TransactionClient;
 
 const bytes = (buffer: Buffer) => new Uint8Array(buffer);
 
 // Clients
 
 export const insertClient = (
-  db: Tx,
+  db: DbOrTx,
   client: { id: string; tenantId: string; name: string; secretHash: Buffer | null; isConfidential: boolean; redirectUris: string[]; scopes: string[] },
 ) => db.oAuthClient.create({ data: { ...client, secretHash: client.secretHash ? bytes(client.secretHash) : null } });
 
-export const findClient = (db: Tx, id: string) => db.oAuthClient.findUnique({ where: { id } });
+export const findClient = (db: DbOrTx, id: string) => db.oAuthClient.findUnique({ where: { id } });
 
 /**
  * Counts a failed authentication of a client within a window of `windowSeconds`, in one statement
  * so that concurrent failures on any process all count. Returns the count and when the window began.
  */
-export async function recordFailedClientAuth(db: Tx, id: string, windowSeconds: number) {
+export async function recordFailedClientAuth(db: DbOrTx, id: string, windowSeconds: number) {
   const rows = await db.$queryRaw<{ failed_auth_count: number; failed_auth_window_start: Date }[]>`
     UPDATE oauth_clients SET
       failed_auth_count = CASE WHEN failed_auth_window_start > now() - make_interval(secs => ${windowSeconds})
@@ -33,44 +30,44 @@ export async function recordFailedClientAuth(db: Tx, id: string, windowSeconds: 
 
 // Users
 
-export const insertUser = (db: Tx, user: { id: string; tenantId: string; email: string; passwordHash: string }) =>
+export const insertUser = (db: DbOrTx, user: { id: string; tenantId: string; email: string; passwordHash: string }) =>
   db.user.create({ data: user });
 
-export const findUserByEmail = (db: Tx, tenantId: string, email: string) =>
+export const findUserByEmail = (db: DbOrTx, tenantId: string, email: string) =>
   db.user.findUnique({ where: { tenantId_email: { tenantId, email } } });
 
-export const findUser = (db: Tx, id: string) => db.user.findUnique({ where: { id } });
+export const findUser = (db: DbOrTx, id: string) => db.user.findUnique({ where: { id } });
 
 // Signing keys
 
-export const listSigningKeys = (db: Tx) => db.oAuthSigningKey.findMany({ orderBy: [{ createdAt: 'asc' }, { kid: 'asc' }] });
+export const listSigningKeys = (db: DbOrTx) => db.oAuthSigningKey.findMany({ orderBy: [{ createdAt: 'asc' }, { kid: 'asc' }] });
 
-export const newestSigningKey = (db: Tx) => db.oAuthSigningKey.findFirst({ orderBy: [{ createdAt: 'desc' }, { kid: 'desc' }] });
+export const newestSigningKey = (db: DbOrTx) => db.oAuthSigningKey.findFirst({ orderBy: [{ createdAt: 'desc' }, { kid: 'desc' }] });
 
-export const insertSigningKey = (db: Tx, key: { kid: string; algorithm: string; publicJwk: object; privateKeyEncrypted: Buffer }) =>
+export const insertSigningKey = (db: DbOrTx, key: { kid: string; algorithm: string; publicJwk: object; privateKeyEncrypted: Buffer }) =>
   db.oAuthSigningKey.create({ data: { ...key, publicJwk: key.publicJwk as Prisma.InputJsonObject, privateKeyEncrypted: bytes(key.privateKeyEncrypted) } });
 
 /** Serialises the processes that might each create the first signing key, until the transaction ends. */
-export const lockSigningKeyCreation = (tx: Prisma.TransactionClient) =>
+export const lockSigningKeyCreation = (tx: Tx) =>
   tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(72707370)`;
 
 // Grants
 
 export const insertGrant = (
-  db: Tx,
+  db: DbOrTx,
   grant: { id: string; clientId: string; userId: string | null; grantType: string; scopes: string[] },
 ) => db.oAuthGrant.create({ data: grant });
 
 /** Revokes a grant and so every token issued under it; returns whether it was live. */
-export const revokeGrant = async (db: Tx, id: string) =>
+export const revokeGrant = async (db: DbOrTx, id: string) =>
   (await db.oAuthGrant.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } })).count > 0;
 
-export const findGrant = (db: Tx, id: string) => db.oAuthGrant.findUnique({ where: { id } });
+export const findGrant = (db: DbOrTx, id: string) => db.oAuthGrant.findUnique({ where: { id } });
 
 // Authorization codes
 
 export const insertAuthorizationCode = (
-  db: Tx,
+  db: DbOrTx,
   code: {
     codeHash: Buffer;
     clientId: string;
@@ -83,7 +80,7 @@ export const insertAuthorizationCode = (
   },
 ) => db.oAuthAuthorizationCode.create({ data: { ...code, codeHash: bytes(code.codeHash) } });
 
-export async function lockAuthorizationCode(tx: Prisma.TransactionClient, codeHash: Buffer) {
+export async function lockAuthorizationCode(tx: Tx, codeHash: Buffer) {
   const rows = await tx.$queryRaw<{ code_hash: Uint8Array }[]>`
     SELECT code_hash FROM oauth_authorization_codes WHERE code_hash = ${bytes(codeHash)} FOR UPDATE`;
   if (rows.length === 0) return null;
@@ -95,17 +92,17 @@ export const consumeAuthorizationCode = (tx: Tx, codeHash: Buffer, grantId: stri
 
 // Refresh tokens
 
-export const insertRefreshToken = (db: Tx, token: { tokenHash: Buffer; grantId: string; expiresAt: Date }) =>
+export const insertRefreshToken = (db: DbOrTx, token: { tokenHash: Buffer; grantId: string; expiresAt: Date }) =>
   db.oAuthRefreshToken.create({ data: { ...token, tokenHash: bytes(token.tokenHash) } });
 
-export async function lockRefreshToken(tx: Prisma.TransactionClient, tokenHash: Buffer) {
+export async function lockRefreshToken(tx: Tx, tokenHash: Buffer) {
   const rows = await tx.$queryRaw<{ token_hash: Uint8Array }[]>`
     SELECT token_hash FROM oauth_refresh_tokens WHERE token_hash = ${bytes(tokenHash)} FOR UPDATE`;
   if (rows.length === 0) return null;
   return tx.oAuthRefreshToken.findUnique({ where: { tokenHash: bytes(tokenHash) }, include: { grant: { include: { client: true } } } });
 }
 
-export const findRefreshToken = (db: Tx, tokenHash: Buffer) =>
+export const findRefreshToken = (db: DbOrTx, tokenHash: Buffer) =>
   db.oAuthRefreshToken.findUnique({ where: { tokenHash: bytes(tokenHash) }, include: { grant: { include: { client: true } } } });
 
 export const markRefreshTokenRotated = (tx: Tx, tokenHash: Buffer) =>
@@ -113,11 +110,11 @@ export const markRefreshTokenRotated = (tx: Tx, tokenHash: Buffer) =>
 
 // Consents
 
-export const findConsent = (db: Tx, userId: string, clientId: string) =>
+export const findConsent = (db: DbOrTx, userId: string, clientId: string) =>
   db.oAuthConsent.findUnique({ where: { userId_clientId: { userId, clientId } } });
 
 /** Adds scopes to what a user approved for a client. */
-export async function addConsent(db: Tx, userId: string, clientId: string, scopes: string[]) {
+export async function addConsent(db: DbOrTx, userId: string, clientId: string, scopes: string[]) {
   await db.$executeRaw`
     INSERT INTO oauth_consents (user_id, client_id, scopes)
     VALUES (${userId}::uuid, ${clientId}::uuid, ${scopes}::text[])
@@ -129,7 +126,7 @@ export async function addConsent(db: Tx, userId: string, clientId: string, scope
 // Authorization sessions
 
 export const insertAuthorizationSession = (
-  db: Tx,
+  db: DbOrTx,
   session: {
     id: string;
     clientId: string;
@@ -142,11 +139,11 @@ export const insertAuthorizationSession = (
   },
 ) => db.oAuthAuthorizationSession.create({ data: session });
 
-export const findAuthorizationSession = (db: Tx, id: string) =>
+export const findAuthorizationSession = (db: DbOrTx, id: string) =>
   db.oAuthAuthorizationSession.findUnique({ where: { id }, include: { client: true } });
 
 /** Marks a session done, once: false when it was already completed or has expired. */
-export const completeAuthorizationSession = async (db: Tx, id: string) =>
+export const completeAuthorizationSession = async (db: DbOrTx, id: string) =>
   (await db.oAuthAuthorizationSession.updateMany({
     where: { id, completedAt: null, expiresAt: { gt: new Date() } },
     data: { completedAt: new Date() },

@@ -50,7 +50,7 @@ export const obtainToken = defineOperation({
     200: { description: 'Tokens, for a form-encoded request: the RFC 6749 token response.', schema: TokenResponse, headers: noStoreHeaders },
     201: { description: 'Tokens, for a JSON request.', schema: singleEnvelope(TokenResponse), headers: noStoreHeaders },
   },
-  errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'TOO_MANY_REQUESTS'],
+  errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'TOO_MANY_REQUESTS', 'WRITE_INTERRUPTED'],
   async handler({ body, request, services }) {
     const tokens = await services.oauth.tokens.token(body.data, request.headers.authorization);
     return isFormRequest(request) ? { status: 200, body: tokens, headers: noStore } : { status: 201, body: single(tokens), headers: noStore };

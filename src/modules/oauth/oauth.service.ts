@@ -1,4 +1,4 @@
-import type { Db } from '../../kernel/db';
+import { writeTransaction, type Db } from '../../kernel/db';
 import { AppError } from '../../kernel/errors';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import type { OAuthClient } from '../../__generated__/prisma/client';
@@ -237,7 +237,7 @@ export class OAuthService {
       throw oauthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
     }
     const hash = tokenHash(request.code);
-    const outcome = await this.db.$transaction(async (tx) => {
+    const outcome = await writeTransaction(this.db, async (tx) => {
       const code = await repository.lockAuthorizationCode(tx, hash);
       if (!code || code.clientId !== client.id) throw oauthError('invalid_grant', 'the authorization code is unknown or was issued to another client');
       if (code.consumedAt) {
@@ -291,7 +291,7 @@ export class OAuthService {
   private async refreshToken(client: OAuthClient, request: TokenRequest): Promise<TokenResponse> {
     if (!request.refresh_token) throw oauthError('invalid_request', 'refresh_token is required');
     const hash = tokenHash(request.refresh_token);
-    const outcome = await this.db.$transaction(async (tx) => {
+    const outcome = await writeTransaction(this.db, async (tx) => {
       const token = await repository.lockRefreshToken(tx, hash);
       if (!token || token.grant.clientId !== client.id) throw oauthError('invalid_grant', 'the refresh token is unknown or was issued to another client');
       if (token.grant.revokedAt) throw oauthError('invalid_grant', 'the refresh token has been revoked');

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { Db } from '../../kernel/db';
+import { writeTransaction, type Db } from '../../kernel/db';
 import * as repository from './oauth.repository';
 
 export const SIGNING_ALGORITHM = 'ES256';
@@ -60,7 +60,7 @@ export class SigningKeys {
    * key (after MASTER_KEY changed: tokens signed before stay verifiable, their public keys remain).
    */
   private async loadOrCreate(): Promise<SigningKey> {
-    const { row, privateJwk } = await this.db.$transaction(async (tx) => {
+    const { row, privateJwk } = await writeTransaction(this.db, async (tx) => {
       await repository.lockSigningKeyCreation(tx);
       const existing = await repository.newestSigningKey(tx);
       const opened = existing ? this.open(Buffer.from(existing.privateKeyEncrypted)) : null;

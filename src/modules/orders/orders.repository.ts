@@ -1,9 +1,7 @@
-import type { Db } from '../../kernel/db';
-import type { Tx } from '../../kernel/idempotency';
+import type { DbOrTx, Tx } from '../../kernel/db';
 import type { KeysetQuery } from '../../kernel/pagination';
 import { Prisma } from '../../__generated__/prisma/client';
 
-type Client = Db | Tx;
 
 export type OrderStatus = 'OPEN' | 'SHIPPED' | 'CANCELLED';
 export type OrderItemState = 'ALLOCATED' | 'BACKORDERED' | 'DEALLOCATED' | 'SHIPPED' | 'RETURNED' | 'CANCELLED' | 'RESTOCKED' | 'MISSING' | 'UNAVAILABLE';
@@ -44,7 +42,7 @@ export async function insertOrder(
                   ${order.items.map((i) => String(i.quantity))}::bigint[]) AS v(id, product_id, quantity)`;
 }
 
-export async function orderExists(db: Client, id: string) {
+export async function orderExists(db: DbOrTx, id: string) {
   return (await db.$queryRaw<unknown[]>`SELECT 1 FROM orders WHERE id = ${id}::uuid`).length > 0;
 }
 
@@ -56,7 +54,7 @@ const ORDER_SELECT = Prisma.sql`
                      FROM order_items i JOIN products p ON p.id = i.product_id WHERE i.order_id = o.id), '[]') AS items
     FROM orders o`;
 
-export async function findOrders(db: Client, tenantId: string, ids: readonly string[]): Promise<OrderRecord[]> {
+export async function findOrders(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<OrderRecord[]> {
   return db.$queryRaw<OrderRecord[]>`${ORDER_SELECT} WHERE o.tenant_id = ${tenantId}::uuid AND o.id = ANY(${[...ids]}::uuid[])`;
 }
 
@@ -83,7 +81,7 @@ function listConditions(tenantId: string, status: OrderStatus | undefined) {
   return conditions;
 }
 
-export async function listOrders(db: Client, tenantId: string, status: OrderStatus | undefined, query: KeysetQuery<string>) {
+export async function listOrders(db: DbOrTx, tenantId: string, status: OrderStatus | undefined, query: KeysetQuery<string>) {
   const conditions = listConditions(tenantId, status);
   if (query.after !== undefined) conditions.push(Prisma.sql`o.id > ${query.after}::uuid`);
   if (query.before !== undefined) conditions.push(Prisma.sql`o.id < ${query.before}::uuid`);
@@ -91,7 +89,7 @@ export async function listOrders(db: Client, tenantId: string, status: OrderStat
     ORDER BY o.id ${Prisma.raw(query.backwards ? 'DESC' : 'ASC')} LIMIT ${query.take}`;
 }
 
-export async function orderExistsBeside(db: Client, tenantId: string, status: OrderStatus | undefined, direction: 'before' | 'after', id: string) {
+export async function orderExistsBeside(db: DbOrTx, tenantId: string, status: OrderStatus | undefined, direction: 'before' | 'after', id: string) {
   const conditions = listConditions(tenantId, status);
   conditions.push(direction === 'before' ? Prisma.sql`o.id < ${id}::uuid` : Prisma.sql`o.id > ${id}::uuid`);
   return (await db.$queryRaw<unknown[]>`SELECT 1 FROM orders o WHERE ${Prisma.join(conditions, ' AND ')} LIMIT 1`).length > 0;

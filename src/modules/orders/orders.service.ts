@@ -1,7 +1,7 @@
 import type { CursorCodec } from '../../kernel/cursor';
-import type { Db } from '../../kernel/db';
-import { AppError, conflictAt, notFound, type FieldProblem } from '../../kernel/errors';
-import { runIdempotent, type Idempotency, type Tx } from '../../kernel/idempotency';
+import { writeTransaction, type Db, type Tx } from '../../kernel/db';
+import { AppError, invalidState, notFound, type FieldProblem } from '../../kernel/errors';
+import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
@@ -9,8 +9,7 @@ import * as catalog from '../catalog/catalog.repository';
 import * as stock from '../stock/stock.repository';
 import type { LineChangeRecord } from '../stock/stock.repository';
 import type { StockMutationSource } from '../stock/stock.types';
-import { checkNewId, idTaken, rejected, resolveAllocationTarget, type ItemInput } from '../allocations/allocation-input';
-import { writeTransaction } from '../allocations/write-transaction';
+import { checkNewId, clientIdTaken, rejected, resolveAllocationTarget, type ItemInput } from '../allocations/allocation-input';
 import * as allocations from '../allocations/allocations';
 import * as allocationRepository from '../allocations/allocations.repository';
 import * as preferenceRepository from '../preferences/preferences.repository';
@@ -84,7 +83,7 @@ export class OrderService {
     }
     const id = await allocations.withBoundedContention(tenantId, requests, () => writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        if (chosenId && (await repository.orderExists(tx, orderId))) throw idTaken('order', orderId);
+        if (chosenId && (await repository.orderExists(tx, orderId))) throw clientIdTaken('order', orderId);
         // Rows nobody else can see yet go in before the stock locks: the locked part stays short.
         await repository.insertOrder(tx, tenantId, { id: orderId, businessId: target.businessId, warehouseId: target.warehouseId, channelId: target.channelId, items });
         const preferences = await preferenceRepository.preferencesOfPairs(tx, tenantId, requests);
@@ -104,9 +103,9 @@ export class OrderService {
     return this.changeOrder(principal, id, idempotency, ['OPEN'], async (tx, order) => {
       const shipped = order.items.filter((item) => item.state === 'ALLOCATED');
       if (order.items.some((item) => item.state === 'BACKORDERED')) {
-        throw new AppError('CONFLICT', `order "${order.id}" has BACKORDERED items: wait for their supply, or deallocate or cancel them`);
+        throw new AppError('INVALID_STATE', `order "${order.id}" has BACKORDERED items: wait for their supply, or deallocate or cancel them`);
       }
-      if (shipped.length === 0) throw new AppError('CONFLICT', `order "${order.id}" has no allocated items to ship`);
+      if (shipped.length === 0) throw new AppError('INVALID_STATE', `order "${order.id}" has no allocated items to ship`);
       const held = await allocationRepository.allocationsOf(tx, principal.tenantId, { orderItemIds: shipped.map((item) => item.id) });
       const changes: LineChangeRecord[] = [];
       for (const allocation of held) changes.push(await allocations.moveAllocation(tx, principal.tenantId, allocation, null));
@@ -164,7 +163,7 @@ export class OrderService {
       needsLocation: true,
       apply: async (tx, tenantId, item, _held, location) => {
         if (item.shippedAt === null) {
-          throw conflictAt('input.items', `item "${item.id}" was cancelled before it shipped: its units never left stock`);
+          throw invalidState(`item "${item.id}" was cancelled before it shipped: its units never left stock`, 'input.items');
         }
         const identity = { productId: item.productId, warehouseId: location!.warehouseId, positionId: location!.positionId, batchNumber: null,
           serialNumber: null, expiresAt: null, state: 'AVAILABLE' as const, reason: 'NONE' as const };
@@ -243,7 +242,7 @@ export class OrderService {
         const [current] = await repository.findOrders(tx, tenantId, [order.id]);
         if (!operation.orderStatuses.includes(current!.status)) {
           const rule = operation.name === 'restockOrderItems' && current!.status === 'OPEN' ? ': items on an open, unshipped order cannot be restocked' : '';
-          throw new AppError('CONFLICT', `${operation.name} needs an order that is ${operation.orderStatuses.join(' or ')}; order "${order.id}" is ${current!.status}${rule}`, {
+          throw new AppError('INVALID_STATE', `${operation.name} needs an order that is ${operation.orderStatuses.join(' or ')}; order "${order.id}" is ${current!.status}${rule}`, {
             details: [{ field: 'input.order_id', message: `order is ${current!.status}` }],
           });
         }
@@ -251,7 +250,7 @@ export class OrderService {
         const items = references.map((reference, index) => {
           const item = currentItems.get(reference.item_id.toLowerCase())!;
           if (!operation.from.includes(item.state)) {
-            throw conflictAt(`input.items[${index}].item_id`, `is ${item.state}; ${operation.name} needs an item that is ${operation.from.join(' or ')}`);
+            throw invalidState(`is ${item.state}; ${operation.name} needs an item that is ${operation.from.join(' or ')}`, `input.items[${index}].item_id`);
           }
           return item;
         });
@@ -308,7 +307,7 @@ export class OrderService {
         await repository.lockOrder(tx, order.id);
         const [current] = await repository.findOrders(tx, tenantId, [order.id]);
         if (!statuses.includes(current!.status)) {
-          throw new AppError('CONFLICT', `order "${order.id}" is ${current!.status}; this needs an order that is ${statuses.join(' or ')}`, {
+          throw new AppError('INVALID_STATE', `order "${order.id}" is ${current!.status}; this needs an order that is ${statuses.join(' or ')}`, {
             details: [{ field: 'input.id', message: `order is ${current!.status}` }],
           });
         }

@@ -1,9 +1,7 @@
-import type { Db } from '../../kernel/db';
-import type { Tx } from '../../kernel/idempotency';
+import type { DbOrTx, Tx } from '../../kernel/db';
 import type { KeysetQuery } from '../../kernel/pagination';
 import { Prisma } from '../../__generated__/prisma/client';
 
-type Client = Db | Tx;
 
 export interface ItemPreferenceRecord {
   id: string;
@@ -63,12 +61,12 @@ export async function deletePreferences(tx: Tx, tenantId: string, ids: string[])
   return rows.map((row) => row.id);
 }
 
-export async function findPreferences(db: Client, tenantId: string, ids: readonly string[]) {
+export async function findPreferences(db: DbOrTx, tenantId: string, ids: readonly string[]) {
   return db.$queryRaw<ItemPreferenceRecord[]>`${SELECT} WHERE f.tenant_id = ${tenantId}::uuid AND f.id = ANY(${[...ids]}::uuid[])`;
 }
 
 /** The preferences of products at warehouses (whatever the business: a warehouse has one). */
-export async function preferencesOfPairs(db: Client, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+export async function preferencesOfPairs(db: DbOrTx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
   if (pairs.length === 0) return [];
   return db.$queryRaw<ItemPreferenceRecord[]>`${SELECT}
     WHERE f.tenant_id = ${tenantId}::uuid AND (f.product_id, f.warehouse_id) IN (
@@ -89,7 +87,7 @@ function conditions(tenantId: string, filter: PreferenceFilter) {
   return list;
 }
 
-export async function listPreferences(db: Client, tenantId: string, filter: PreferenceFilter, query: KeysetQuery<string>) {
+export async function listPreferences(db: DbOrTx, tenantId: string, filter: PreferenceFilter, query: KeysetQuery<string>) {
   const where = conditions(tenantId, filter);
   if (query.after !== undefined) where.push(Prisma.sql`f.id > ${query.after}::uuid`);
   if (query.before !== undefined) where.push(Prisma.sql`f.id < ${query.before}::uuid`);
@@ -97,7 +95,7 @@ export async function listPreferences(db: Client, tenantId: string, filter: Pref
     ORDER BY f.id ${Prisma.raw(query.backwards ? 'DESC' : 'ASC')} LIMIT ${query.take}`;
 }
 
-export async function preferenceExistsBeside(db: Client, tenantId: string, filter: PreferenceFilter, direction: 'before' | 'after', id: string) {
+export async function preferenceExistsBeside(db: DbOrTx, tenantId: string, filter: PreferenceFilter, direction: 'before' | 'after', id: string) {
   const where = conditions(tenantId, filter);
   where.push(direction === 'before' ? Prisma.sql`f.id < ${id}::uuid` : Prisma.sql`f.id > ${id}::uuid`);
   return (await db.$queryRaw<unknown[]>`SELECT 1 FROM item_preferences f JOIN products p ON p.id = f.product_id WHERE ${Prisma.join(where, ' AND ')} LIMIT 1`).length > 0;

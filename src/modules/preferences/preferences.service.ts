@@ -1,7 +1,7 @@
 import type { CursorCodec } from '../../kernel/cursor';
-import { isUniqueViolation, type Db } from '../../kernel/db';
-import { AppError, type FieldProblem } from '../../kernel/errors';
-import { runIdempotent, type Idempotency, type Tx } from '../../kernel/idempotency';
+import { isUniqueViolation, writeTransaction, type Db, type Tx } from '../../kernel/db';
+import { AppError, idTaken, type FieldProblem } from '../../kernel/errors';
+import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
@@ -133,7 +133,7 @@ export class PreferenceService {
           ? [{ field: `input.preferences[${index}].sku`, message: `already has a preference at warehouse "${row.warehouseId}"; update it instead` }]
           : [],
       );
-      if (taken.length > 0) throw new AppError('CONFLICT', taken.map((p) => `${p.field} ${p.message}`).join(', '), { details: taken });
+      if (taken.length > 0) throw new AppError('ID_TAKEN', taken.map((p) => `${p.field} ${p.message}`).join(', '), { details: taken });
       await repository.insertPreferences(tx, tenantId, rows);
       return rows.map((row) => row.id);
     });
@@ -207,9 +207,9 @@ export class PreferenceService {
 
   private async write<T>(principal: Principal, idempotency: Idempotency | undefined, work: (tx: Tx) => Promise<T>): Promise<T> {
     try {
-      return await this.db.$transaction((tx) => runIdempotent(tx, principal.tenantId, idempotency, () => work(tx)));
+      return await writeTransaction(this.db, (tx) => runIdempotent(tx, principal.tenantId, idempotency, () => work(tx)));
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError('CONFLICT', 'a preference for this SKU and warehouse was created meanwhile; update it instead');
+      if (isUniqueViolation(error)) throw idTaken('a preference for this SKU and warehouse was created meanwhile; update it instead');
       throw error;
     }
   }

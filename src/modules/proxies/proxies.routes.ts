@@ -39,7 +39,7 @@ export const createProxy = defineOperation({
   scopes: ['proxies:write'],
   body: z.object({ data: ProxyCreateInput }).strict(),
   responses: { 201: { description: 'The created proxy.', schema: singleEnvelope(ProxyOutput) } },
-  errors: ['BAD_REQUEST', 'FORBIDDEN', 'CONFLICT'],
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'ID_TAKEN'],
   async handler({ body, principal, services }) {
     return { status: 201, body: single(await services.proxies.create(principal, body.data)) };
   },

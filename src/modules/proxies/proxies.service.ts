@@ -1,6 +1,6 @@
 import type { CursorCodec } from '../../kernel/cursor';
 import { isUniqueViolation, type Db } from '../../kernel/db';
-import { badRequest, conflict, notFound } from '../../kernel/errors';
+import { badRequest, idTaken, notFound } from '../../kernel/errors';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import type { Proxy as ProxyRow } from '../../__generated__/prisma/client';
 import { requireScope, type Principal } from '../auth/scopes';
@@ -99,7 +99,7 @@ export class ProxyService {
       this.onChange(input.key);
       return created;
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict(`a proxy with key "${input.key}" already exists`);
+      if (isUniqueViolation(error)) throw idTaken(`a proxy with key "${input.key}" already exists`);
       throw error;
     }
   }

@@ -1,9 +1,7 @@
-import type { Db } from '../../kernel/db';
-import type { Tx } from '../../kernel/idempotency';
+import type { DbOrTx, Tx } from '../../kernel/db';
 import type { KeysetQuery } from '../../kernel/pagination';
 import { Prisma } from '../../__generated__/prisma/client';
 
-type Client = Db | Tx;
 
 export type ReservationStatus = 'ACTIVE' | 'REMOVED' | 'EXPIRED';
 
@@ -61,7 +59,7 @@ const RESERVATION_SELECT = Prisma.sql`
                      FROM reservation_items i JOIN products p ON p.id = i.product_id WHERE i.reservation_id = r.id), '[]') AS items
     FROM reservations r`;
 
-export async function findReservations(db: Client, tenantId: string, ids: readonly string[]): Promise<ReservationRecord[]> {
+export async function findReservations(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<ReservationRecord[]> {
   return db.$queryRaw<ReservationRecord[]>`${RESERVATION_SELECT} WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ANY(${[...ids]}::uuid[])`;
 }
 
@@ -74,7 +72,7 @@ function listConditions(tenantId: string, status: ReservationStatus | undefined)
   return conditions;
 }
 
-export async function listReservations(db: Client, tenantId: string, status: ReservationStatus | undefined, query: KeysetQuery<string>) {
+export async function listReservations(db: DbOrTx, tenantId: string, status: ReservationStatus | undefined, query: KeysetQuery<string>) {
   const conditions = listConditions(tenantId, status);
   if (query.after !== undefined) conditions.push(Prisma.sql`r.id > ${query.after}::uuid`);
   if (query.before !== undefined) conditions.push(Prisma.sql`r.id < ${query.before}::uuid`);
@@ -82,14 +80,14 @@ export async function listReservations(db: Client, tenantId: string, status: Res
     ORDER BY r.id ${Prisma.raw(query.backwards ? 'DESC' : 'ASC')} LIMIT ${query.take}`;
 }
 
-export async function reservationExistsBeside(db: Client, tenantId: string, status: ReservationStatus | undefined, direction: 'before' | 'after', id: string) {
+export async function reservationExistsBeside(db: DbOrTx, tenantId: string, status: ReservationStatus | undefined, direction: 'before' | 'after', id: string) {
   const conditions = listConditions(tenantId, status);
   conditions.push(direction === 'before' ? Prisma.sql`r.id < ${id}::uuid` : Prisma.sql`r.id > ${id}::uuid`);
   return (await db.$queryRaw<unknown[]>`SELECT 1 FROM reservations r WHERE ${Prisma.join(conditions, ' AND ')} LIMIT 1`).length > 0;
 }
 
 /** Active reservations of any tenant whose time ran out, oldest expiry first. */
-export async function expiredReservations(db: Client, limit: number) {
+export async function expiredReservations(db: DbOrTx, limit: number) {
   return db.$queryRaw<{ id: string; tenantId: string }[]>`
     SELECT id, tenant_id AS "tenantId" FROM reservations
      WHERE status = 'ACTIVE' AND expires_at <= now() ORDER BY expires_at LIMIT ${limit}`;
@@ -118,7 +116,7 @@ export type BatchReserveOutcome =
  * and line moved from, and their broadcasts. One outcome per reservation; nothing is written for
  * one that is not RESERVED, and nothing at all (no lock taken) when the outcome is EXPIRED.
  */
-export async function reserveStockBatch(db: Client, tenantId: string, reservations: BatchedReservation[]): Promise<BatchReserveOutcome[]> {
+export async function reserveStockBatch(db: DbOrTx, tenantId: string, reservations: BatchedReservation[]): Promise<BatchReserveOutcome[]> {
   const requests = reservations.map((reservation, n) => ({
     n,
     id: reservation.id,

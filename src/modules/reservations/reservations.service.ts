@@ -1,6 +1,6 @@
 import type { CursorCodec } from '../../kernel/cursor';
-import type { Db } from '../../kernel/db';
-import { AppError, notFound } from '../../kernel/errors';
+import { isInterruption, writeInterrupted, writeTransaction, type Db } from '../../kernel/db';
+import { invalidState, notFound } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
@@ -10,14 +10,13 @@ import * as stock from '../stock/stock.repository';
 import {
   checkAllocationInput,
   checkNewId,
-  idTaken,
+  clientIdTaken,
   invalid,
   rejected,
   resolveAllocationTarget,
   type ItemInput,
 } from '../allocations/allocation-input';
 import { HotKeyBatcher, type BatchOutcome } from '../allocations/hot-key-batcher';
-import { interrupted, isInterruption, writeTransaction } from '../allocations/write-transaction';
 import * as allocations from '../allocations/allocations';
 import * as allocationRepository from '../allocations/allocations.repository';
 import * as repository from './reservations.repository';
@@ -137,7 +136,7 @@ export class ReservationService {
           items: input.items.map((item, index) => ({ productId: done.productIds[index]!, sku: item.sku, quantity: item.quantity })),
         });
       case 'TAKEN':
-        throw idTaken('reservation', reservation.id);
+        throw clientIdTaken('reservation', reservation.id);
       case 'SHORT':
         throw allocations.outOfStock(
           { sku: input.items[done.itemIndex]!.sku, warehouseId: reservation.warehouseId, field: `input.items[${done.itemIndex}].quantity` },
@@ -147,7 +146,7 @@ export class ReservationService {
       case 'INVALID':
         // Names every problem as a VALIDATION_ERROR.
         await resolveAllocationTarget(this.db, tenantId, input);
-        throw new AppError('CONFLICT', 'the catalog changed while the reservation was checked; send it again');
+        throw writeInterrupted('the catalog changed while the reservation was checked; send it again');
       case 'EXPIRED':
         throw new Error('an EXPIRED outcome takes the general path');
     }
@@ -160,7 +159,7 @@ export class ReservationService {
       const outcomes = await repository.reserveStockBatch(this.db, tenantId, batch.map((entry) => entry.reservation));
       return outcomes.map((value) => ({ ok: true, value }));
     } catch (error) {
-      if (isInterruption(error)) return batch.map(() => ({ ok: false, error: interrupted() }));
+      if (isInterruption(error)) return batch.map(() => ({ ok: false, error: writeInterrupted() }));
       if (batch.length === 1) return [{ ok: false, error }];
       return Promise.all(batch.map(async (entry) => (await this.runBatch([entry]))[0]!));
     }
@@ -172,13 +171,13 @@ export class ReservationService {
     const { tenantId } = principal;
     const found = await this.load(tenantId, id);
     if (found.status !== 'ACTIVE') {
-      throw new AppError('CONFLICT', `reservation "${found.id}" is ${found.status} and holds no stock`);
+      throw invalidState(`reservation "${found.id}" is ${found.status} and holds no stock`);
     }
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         await stock.lockStockLevels(tx, tenantId, await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [found.id] }));
         const ended = await allocations.releaseReservations(tx, tenantId, [found.id], 'REMOVED', principal.actor);
-        if (ended.length === 0) throw new AppError('CONFLICT', `reservation "${found.id}" was released meanwhile`);
+        if (ended.length === 0) throw invalidState(`reservation "${found.id}" was released meanwhile`);
         return found.id;
       }),
     );

@@ -1,7 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { CursorCodec } from '../../kernel/cursor';
-import { isUniqueViolation, type Db } from '../../kernel/db';
-import { AppError, badRequest, conflict, notFound, type FieldProblem } from '../../kernel/errors';
+import { isUniqueViolation, writeTransaction, type Db } from '../../kernel/db';
+import { AppError, badRequest, idTaken, notFound, type FieldProblem } from '../../kernel/errors';
 import { uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
@@ -153,7 +153,7 @@ export class IndexService {
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // A generated alias can be taken by a concurrent create: pick again.
-        if (input.alias !== undefined || attempt >= 3) throw conflict(`an index with alias "${alias}" already exists`);
+        if (input.alias !== undefined || attempt >= 3) throw idTaken(`an index with alias "${alias}" already exists`);
       }
     }
     await this.engine.definitionChanged(resolveDefinition(row));
@@ -171,7 +171,7 @@ export class IndexService {
       throw badRequest('data.alias must equal the alias in the path', [{ field: 'body.data.alias', message: 'must equal the alias in the path' }]);
     }
     const data = definitionOf(input);
-    const row = await this.db.$transaction(async (tx) => {
+    const row = await writeTransaction(this.db, async (tx) => {
       const index = await repository.lockIndex(tx, principal.tenantId, alias);
       if (!index) throw notFound(`no index with alias "${alias}"`);
       // A field whose mapping did not change keeps the type its stored values were checked against.
@@ -224,7 +224,7 @@ export class IndexService {
   /** Deletes every document of the index. */
   async clearDocuments(principal: Principal, alias: string): Promise<void> {
     requireScope(principal, 'indexes:write');
-    const row = await this.db.$transaction(async (tx) => {
+    const row = await writeTransaction(this.db, async (tx) => {
       const index = await repository.lockIndex(tx, principal.tenantId, alias);
       if (!index) throw notFound(`no index with alias "${alias}"`);
       const version = await repository.clearDocuments(tx, index);
@@ -234,7 +234,7 @@ export class IndexService {
   }
 
   private async writeDocuments(tenantId: string, alias: string, documents: unknown[]) {
-    const { row, mapped } = await this.db.$transaction(async (tx) => {
+    const { row, mapped } = await writeTransaction(this.db, async (tx) => {
       const index = await repository.lockIndex(tx, tenantId, alias);
       if (!index) throw notFound(`no index with alias "${alias}"`);
       const seen = { ...index.seenFieldTypes };

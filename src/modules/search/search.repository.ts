@@ -1,11 +1,9 @@
 /** Storage of indexes, documents, search settings, searches and clicks. SQL only. */
 import { Prisma, type SearchIndex } from '../../__generated__/prisma/client';
-import type { Db } from '../../kernel/db';
+import type { Db, DbOrTx, Tx } from '../../kernel/db';
 import type { KeysetQuery } from '../../kernel/pagination';
 import type { FieldType } from './engine/engine';
 import type { FieldMapping, IndexSettings, IndexState } from './definition';
-
-export type Tx = Prisma.TransactionClient | Db;
 
 export interface IndexRow extends IndexState {
   name: string;
@@ -71,12 +69,12 @@ const definitionColumns = (data: IndexDefinitionData) => ({
   isActive: data.isActive,
 });
 
-export const findIndex = async (db: Tx, tenantId: string, alias: string) => {
+export const findIndex = async (db: DbOrTx, tenantId: string, alias: string) => {
   const row = await db.searchIndex.findFirst({ where: { tenantId, alias } });
   return row ? toIndexRow(row) : null;
 };
 
-export const findIndexById = async (db: Tx, id: string) => {
+export const findIndexById = async (db: DbOrTx, id: string) => {
   const row = await db.searchIndex.findUnique({ where: { id } });
   return row ? toIndexRow(row) : null;
 };
@@ -85,7 +83,7 @@ export const aliasExistsInAnyTenant = async (db: Db, alias: string) =>
   (await db.searchIndex.findFirst({ where: { alias }, select: { id: true } })) !== null;
 
 /** Aliases of the tenant equal to `base` or `base-<n>`, for picking a free one. */
-export const aliasesLike = async (db: Tx, tenantId: string, base: string) =>
+export const aliasesLike = async (db: DbOrTx, tenantId: string, base: string) =>
   (await db.searchIndex.findMany({ where: { tenantId, alias: { startsWith: base } }, select: { alias: true } })).map((r) => r.alias);
 
 export const INDEX_SORT_COLUMNS = { name: 'name', alias: 'alias', created_at: 'created_at', updated_at: 'updated_at' } as const;
@@ -138,7 +136,7 @@ export async function indexExistsBeside(db: Db, tenantId: string, sort: IndexSor
   return rows.length > 0;
 }
 
-export const insertIndex = async (db: Tx, id: string, tenantId: string, alias: string, data: IndexDefinitionData) =>
+export const insertIndex = async (db: DbOrTx, id: string, tenantId: string, alias: string, data: IndexDefinitionData) =>
   toIndexRow(
     await db.searchIndex.create({
       data: { id, tenantId, alias, ...definitionColumns(data), seenFieldTypes: {}, version: 1, rebuildVersion: 1 },

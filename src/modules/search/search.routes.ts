@@ -84,7 +84,7 @@ export const createIndex = defineOperation({
   scopes: ['indexes:write'],
   body: z.object({ data: IndexInput }).strict(),
   responses: { 201: { description: 'The created index.', schema: singleEnvelope(IndexOutput) } },
-  errors: ['BAD_REQUEST', 'FORBIDDEN', 'CONFLICT'],
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'ID_TAKEN'],
   async handler({ body, principal, services }) {
     return { status: 201, body: single(await services.search.indexes.create(principal, body.data)) };
   },
@@ -119,7 +119,7 @@ export const updateIndex = defineOperation({
   params: AliasParams,
   body: z.object({ data: IndexInput }).strict(),
   responses: { 204: { description: 'Replaced.' } },
-  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
   async handler({ params, body, principal, services }) {
     await services.search.indexes.replace(principal, params.alias, body.data);
     return { status: 204 };
@@ -161,7 +161,7 @@ export const upsertDocuments = defineOperation({
   body: DocumentsBody,
   bodyMediaTypes: { 'text/csv': { kind: 'text', description: `CSV with a header line and 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows; an \`id\` column is required.` } },
   responses: { 204: { description: 'Stored and searchable.' } },
-  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
   async handler({ params, body, textBody, principal, services }) {
     if (textBody) await services.search.indexes.upsertCsv(principal, params.alias, textBody.text);
     else await services.search.indexes.upsertDocuments(principal, params.alias, body.data);
@@ -180,7 +180,7 @@ export const clearDocuments = defineOperation({
   scopes: ['indexes:write'],
   params: AnyAliasParams,
   responses: { 204: { description: 'Cleared.' } },
-  errors: ['FORBIDDEN', 'NOT_FOUND'],
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
   async handler({ params, principal, services }) {
     await services.search.indexes.clearDocuments(principal, params.alias);
     return { status: 204 };

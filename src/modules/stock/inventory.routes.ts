@@ -53,7 +53,7 @@ export const addInventoryItems = defineOperation({
   headers: IdempotencyHeaders,
   body: z.object({ data: z.array(InventoryItemCreate).min(1).max(MAX_ITEMS_PER_WRITE) }).strict(),
   responses: { 201: { description: 'The lines the entries were added to.', schema: InventoryItemsEnvelope } },
-  errors: ['BAD_REQUEST', 'FORBIDDEN', 'CONFLICT', 'UNPROCESSABLE_ENTITY'],
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'CONFLICT', 'UNPROCESSABLE_ENTITY', 'WRITE_INTERRUPTED'],
   async handler({ body, principal, services, request }) {
     const idempotency = idempotencyOf(request.headers, `POST ${path}`, body);
     const lines = await services.stock.addItems(principal, body.data, idempotency);
@@ -80,7 +80,7 @@ export const correctInventoryItems = defineOperation({
   headers: IdempotencyHeaders,
   body: z.object({ data: z.array(InventoryItemUpdate).min(1).max(MAX_ITEMS_PER_WRITE) }).strict(),
   responses: { 200: { description: 'The corrected lines.', schema: InventoryItemsEnvelope } },
-  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'UNPROCESSABLE_ENTITY'],
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'UNPROCESSABLE_ENTITY', 'WRITE_INTERRUPTED'],
   async handler({ body, principal, services, request }) {
     const idempotency = idempotencyOf(request.headers, `PATCH ${path}`, body);
     const lines = await services.stock.updateItems(principal, body.data, idempotency);
@@ -112,7 +112,7 @@ export const removeInventoryItems = defineOperation({
     })
     .strict(),
   responses: { 204: { description: 'Removed.' } },
-  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
   async handler({ query, principal, services }) {
     const eq = query['filter[id][eq]'];
     const inList = query['filter[id][in]'];

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../../kernel/db';
-import type { Tx } from '../../kernel/idempotency';
+import type { DbOrTx, Tx } from '../../kernel/db';
 import type { KeysetQuery } from '../../kernel/pagination';
 import { Prisma } from '../../__generated__/prisma/client';
 import { enqueueBroadcasts } from '../broadcasts/broadcasts.repository';
@@ -15,7 +14,6 @@ import type {
   StockReference,
 } from './stock.types';
 
-type Client = Db | Tx;
 type Sql = Prisma.Sql;
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -71,7 +69,7 @@ type RawLine = Omit<InventoryLine, 'quantity' | 'costAmount'> & { quantity: bigi
 const toLine = (row: RawLine): InventoryLine => ({ ...row, quantity: Number(row.quantity), costAmount: num(row.costAmount) });
 
 /** Lines of the tenant by id (in no particular order); `forUpdate` locks them. */
-export async function findLines(db: Client, tenantId: string, ids: readonly string[], options: { forUpdate?: boolean } = {}) {
+export async function findLines(db: DbOrTx, tenantId: string, ids: readonly string[], options: { forUpdate?: boolean } = {}) {
   if (ids.length === 0) return [];
   const rows = await db.$queryRaw<RawLine[]>`${LINE_SELECT}
     WHERE i.tenant_id = ${tenantId}::uuid AND i.id = ANY(${[...ids]}::uuid[])
@@ -356,7 +354,7 @@ function lineConditions(tenantId: string, filter: LineFilter): Sql[] {
 }
 
 /** A page of lines in id (creation) order. */
-export async function listLines(db: Client, tenantId: string, filter: LineFilter, query: KeysetQuery<string>) {
+export async function listLines(db: DbOrTx, tenantId: string, filter: LineFilter, query: KeysetQuery<string>) {
   const conditions = lineConditions(tenantId, filter);
   if (query.after !== undefined) conditions.push(Prisma.sql`i.id > ${query.after}::uuid`);
   if (query.before !== undefined) conditions.push(Prisma.sql`i.id < ${query.before}::uuid`);
@@ -365,7 +363,7 @@ export async function listLines(db: Client, tenantId: string, filter: LineFilter
   return rows.map(toLine);
 }
 
-export async function lineExistsBeside(db: Client, tenantId: string, filter: LineFilter, direction: 'before' | 'after', id: string) {
+export async function lineExistsBeside(db: DbOrTx, tenantId: string, filter: LineFilter, direction: 'before' | 'after', id: string) {
   const conditions = lineConditions(tenantId, filter);
   conditions.push(direction === 'before' ? Prisma.sql`i.id < ${id}::uuid` : Prisma.sql`i.id > ${id}::uuid`);
   const rows = await db.$queryRaw<unknown[]>`SELECT 1 FROM inventory_items i WHERE ${and(conditions)} LIMIT 1`;
@@ -443,7 +441,7 @@ const toGroup = (row: RawGroup): InventoryGroup => ({
 export const groupKeyOf = (group: InventoryGroup): GroupKey => [group.sku, group.warehouseId, group.positionId ?? NIL_UUID];
 
 /** A page of inventory groups ordered by SKU, warehouse id and position id. */
-export async function listGroups(db: Client, tenantId: string, filter: LineFilter, query: KeysetQuery<GroupKey>) {
+export async function listGroups(db: DbOrTx, tenantId: string, filter: LineFilter, query: KeysetQuery<GroupKey>) {
   const extra: Sql[] = [];
   if (query.after) extra.push(Prisma.sql`${GROUP_KEY} > (${query.after[0]}::text, ${query.after[1]}::uuid, ${query.after[2]}::uuid)`);
   if (query.before) extra.push(Prisma.sql`${GROUP_KEY} < (${query.before[0]}::text, ${query.before[1]}::uuid, ${query.before[2]}::uuid)`);
@@ -454,7 +452,7 @@ export async function listGroups(db: Client, tenantId: string, filter: LineFilte
   return rows.map(toGroup);
 }
 
-export async function groupExistsBeside(db: Client, tenantId: string, filter: LineFilter, direction: 'before' | 'after', key: GroupKey) {
+export async function groupExistsBeside(db: DbOrTx, tenantId: string, filter: LineFilter, direction: 'before' | 'after', key: GroupKey) {
   const comparison = Prisma.raw(direction === 'before' ? '<' : '>');
   const rows = await db.$queryRaw<unknown[]>`SELECT 1 FROM (${groupQuery(tenantId, filter, [
     Prisma.sql`${GROUP_KEY} ${comparison} (${key[0]}::text, ${key[1]}::uuid, ${key[2]}::uuid)`,
@@ -507,7 +505,7 @@ type RawLedgerRow = Omit<LedgerEntry, 'delta' | 'newQuantity' | 'sequence'> & { 
 
 /** A page of the ledger sorted by `sort` (then by write order), `descending` or not. */
 export async function listLedger(
-  db: Client,
+  db: DbOrTx,
   tenantId: string,
   filter: LedgerFilter,
   sort: { field: LedgerSortField; descending: boolean },
@@ -535,7 +533,7 @@ export async function listLedger(
 }
 
 export async function ledgerExistsBeside(
-  db: Client,
+  db: DbOrTx,
   tenantId: string,
   filter: LedgerFilter,
   sort: { field: LedgerSortField; descending: boolean },

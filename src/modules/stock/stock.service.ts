@@ -1,7 +1,7 @@
 import type { CursorCodec } from '../../kernel/cursor';
-import type { Db } from '../../kernel/db';
+import { writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { AppError, badRequest, notFound, type FieldProblem } from '../../kernel/errors';
-import { runIdempotent, type Idempotency, type Tx } from '../../kernel/idempotency';
+import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
@@ -14,8 +14,6 @@ import type { GroupKey, LedgerKey, LineAddition, LineAttributes, LineChangeRecor
 import type { InventoryGroup, InventoryItemState, InventoryLine, LedgerEntry, StockMutationSource } from './stock.types';
 
 const connectionParameters = { after: 'after', before: 'before' };
-/** Stock writes wait for locks held by other writers of the same products; give them time. */
-const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
 
 /** One 400 naming every problem; the message lists the first few. */
 function rejected(problems: FieldProblem[]): AppError {
@@ -98,10 +96,6 @@ export class StockService {
     private readonly cursors: CursorCodec,
   ) {}
 
-  private transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.db.$transaction(work, TRANSACTION_OPTIONS);
-  }
-
   private mutationContext(principal: Principal, source: StockMutationSource): repository.MutationContext {
     return {
       source,
@@ -127,7 +121,7 @@ export class StockService {
   async addItems(principal: Principal, entries: InventoryItemCreateInput[], idempotency?: Idempotency): Promise<InventoryItemRecord[]> {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
-    return this.transaction((tx) =>
+    return writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         const additions = await this.resolveAdditions(tx, tenantId, entries);
         await repository.lockStockLevels(tx, tenantId, additions);
@@ -231,7 +225,7 @@ export class StockService {
     });
     if (problems.length > 0) throw rejected(problems);
 
-    return this.transaction((tx) =>
+    return writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         const ids = entries.map((entry) => entry.id.toLowerCase());
         const found = await this.existingLines(tx, tenantId, ids);
@@ -326,7 +320,7 @@ export class StockService {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
     const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
-    await this.transaction(async (tx) => {
+    await writeTransaction(this.db, async (tx) => {
       const found = await this.existingLines(tx, tenantId, unique);
       await repository.lockStockLevels(tx, tenantId, [...found.values()]);
       const removed = await repository.deleteLines(tx, tenantId, unique);

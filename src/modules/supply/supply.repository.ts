@@ -1,8 +1,6 @@
-import type { Db } from '../../kernel/db';
-import type { Tx } from '../../kernel/idempotency';
+import type { DbOrTx, Tx } from '../../kernel/db';
 import { Prisma } from '../../__generated__/prisma/client';
 
-type Client = Db | Tx;
 
 export type SupplyProcessing = 'REGISTER' | 'MATCH_ORDERS';
 
@@ -60,7 +58,7 @@ export async function insertAnnouncementItems(tx: Tx, tenantId: string, announce
            AS v(id, product_id, quantity)`;
 }
 
-export async function idTaken(db: Client, table: 'announcements' | 'supplies', id: string) {
+export async function isIdUsed(db: DbOrTx, table: 'announcements' | 'supplies', id: string) {
   return (await db.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM ${table} WHERE id = $1::uuid`, id)).length > 0;
 }
 
@@ -71,7 +69,7 @@ const ANNOUNCEMENT_SELECT = Prisma.sql`
                      FROM announcement_items i JOIN products p ON p.id = i.product_id WHERE i.announcement_id = a.id), '[]') AS items
     FROM announcements a`;
 
-export async function findAnnouncements(db: Client, tenantId: string, ids: readonly string[], options: { forUpdate?: boolean } = {}) {
+export async function findAnnouncements(db: DbOrTx, tenantId: string, ids: readonly string[], options: { forUpdate?: boolean } = {}) {
   const rows = await db.$queryRaw<AnnouncementRecord[]>`${ANNOUNCEMENT_SELECT}
     WHERE a.tenant_id = ${tenantId}::uuid AND a.id = ANY(${[...ids]}::uuid[]) ${options.forUpdate ? Prisma.sql`FOR UPDATE OF a` : Prisma.empty}`;
   return rows.map((row) => ({ ...row, items: row.items.map((item) => ({ ...item, quantity: Number(item.quantity) })) }));
@@ -120,7 +118,7 @@ const SUPPLY_SELECT = Prisma.sql`
                      FROM supply_items i JOIN products p ON p.id = i.product_id WHERE i.supply_id = s.id), '[]') AS items
     FROM supplies s`;
 
-export async function findSupplies(db: Client, tenantId: string, ids: readonly string[], options: { forUpdate?: boolean } = {}) {
+export async function findSupplies(db: DbOrTx, tenantId: string, ids: readonly string[], options: { forUpdate?: boolean } = {}) {
   const rows = await db.$queryRaw<SupplyRecord[]>`${SUPPLY_SELECT}
     WHERE s.tenant_id = ${tenantId}::uuid AND s.id = ANY(${[...ids]}::uuid[]) ${options.forUpdate ? Prisma.sql`FOR UPDATE OF s` : Prisma.empty}`;
   return rows.map((row) => ({

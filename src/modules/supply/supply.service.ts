@@ -1,14 +1,13 @@
-import type { Db } from '../../kernel/db';
-import { conflictAt, notFound, type FieldProblem } from '../../kernel/errors';
-import { runIdempotent, type Idempotency, type Tx } from '../../kernel/idempotency';
+import { writeTransaction, type Db, type Tx } from '../../kernel/db';
+import { invalidState, notFound, type FieldProblem } from '../../kernel/errors';
+import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
 import * as stock from '../stock/stock.repository';
 import type { LineChangeRecord } from '../stock/stock.repository';
 import type { StockReference } from '../stock/stock.types';
-import { checkNewId, idTaken, invalid, MAX_ITEM_QUANTITY, MAX_ITEMS, rejected, type ItemInput } from '../allocations/allocation-input';
-import { writeTransaction } from '../allocations/write-transaction';
+import { checkNewId, clientIdTaken, invalid, MAX_ITEM_QUANTITY, MAX_ITEMS, rejected, type ItemInput } from '../allocations/allocation-input';
 import * as allocationRepository from '../allocations/allocations.repository';
 import { checkSinglePosition } from '../preferences/preferences.service';
 import * as repository from './supply.repository';
@@ -52,7 +51,7 @@ export class SupplyService {
     const items = input.items ? await this.resolveItems(tenantId, input.items, true) : [];
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        if (await repository.idTaken(tx, 'announcements', id)) throw idTaken('announcement', id);
+        if (await repository.isIdUsed(tx, 'announcements', id)) throw clientIdTaken('announcement', id);
         await repository.insertAnnouncement(tx, tenantId, { id, businessId: business!.id, warehouseId: warehouse!.id, reference: input.reference ?? null });
         if (items.length > 0) await repository.insertAnnouncementItems(tx, tenantId, id, items);
         return id;
@@ -70,7 +69,7 @@ export class SupplyService {
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         const [current] = await repository.findAnnouncements(tx, tenantId, [announcement.id], { forUpdate: true });
-        if (current!.status !== 'OPEN') throw conflictAt('input.announcement_id', `announcement "${announcement.id}" is already part of supply "${current!.supplyId}"`);
+        if (current!.status !== 'OPEN') throw invalidState(`announcement "${announcement.id}" is already part of supply "${current!.supplyId}"`, 'input.announcement_id');
         await repository.insertAnnouncementItems(tx, tenantId, announcement.id, resolved);
         return announcement.id;
       }),
@@ -105,10 +104,10 @@ export class SupplyService {
     const dueAt = input.due_at == null ? null : new Date(input.due_at);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        if (await repository.idTaken(tx, 'supplies', id)) throw idTaken('supply', id);
+        if (await repository.isIdUsed(tx, 'supplies', id)) throw clientIdTaken('supply', id);
         const current = await repository.findAnnouncements(tx, tenantId, ids, { forUpdate: true });
         const supplied = current.find((a) => a.status !== 'OPEN');
-        if (supplied) throw conflictAt(`input.announcement_ids[${ids.indexOf(supplied.id)}]`, `is already part of supply "${supplied.supplyId}"`);
+        if (supplied) throw invalidState(`is already part of supply "${supplied.supplyId}"`, `input.announcement_ids[${ids.indexOf(supplied.id)}]`);
         await repository.insertSupply(tx, tenantId, { id, warehouseId, positionId, processing: input.settings.processing, dueAt, announcementIds: ids });
         const items = ids.flatMap((announcementId) => current.find((a) => a.id === announcementId)!.items);
         const itemIds = items.map(() => uuidv7()).sort();
@@ -133,7 +132,7 @@ export class SupplyService {
       runIdempotent(tx, tenantId, idempotency, async () => {
         await stock.lockStockLevels(tx, tenantId, supply.items.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })));
         const [current] = await repository.findSupplies(tx, tenantId, [supply.id], { forUpdate: true });
-        if (current!.status !== 'EXPECTED') throw conflictAt('input.supply_id', `supply "${supply.id}" was already received`);
+        if (current!.status !== 'EXPECTED') throw invalidState(`supply "${supply.id}" was already received`, 'input.supply_id');
         const received = await repository.markReceived(tx, supply.id);
         await this.register(tx, principal, current!, received);
         return supply.id;
