@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import type { DbOrTx, Tx } from '../../kernel/db';
-import type { KeysetQuery } from '../../kernel/pagination';
+import type { SqlKeysetList } from '../../kernel/keyset';
+import { int8, parseRows, timestamp, uuid } from '../../kernel/rows';
 import { Prisma } from '../../__generated__/prisma/client';
-
 
 export type ReservationStatus = 'ACTIVE' | 'REMOVED' | 'EXPIRED';
 
@@ -52,6 +53,20 @@ export async function insertReservation(tx: Tx, tenantId: string, reservation: N
                   ${reservation.items.map((i) => String(i.quantity))}::bigint[]) AS v(id, product_id, quantity)`;
 }
 
+const ReservationRow = z.object({
+  id: uuid,
+  businessId: uuid,
+  warehouseId: uuid,
+  channelId: uuid,
+  customer: z.object({ name: z.string(), email: z.string().nullish(), phone: z.string().nullish() }),
+  notes: z.string().nullable(),
+  expiresAt: timestamp,
+  status: z.enum(['ACTIVE', 'REMOVED', 'EXPIRED']),
+  releasedAt: timestamp.nullable(),
+  createdAt: timestamp,
+  items: z.array(z.object({ productId: uuid, sku: z.string(), quantity: int8 })),
+}) satisfies z.ZodType<ReservationRecord, unknown>;
+
 const RESERVATION_SELECT = Prisma.sql`
   SELECT r.id, r.business_id AS "businessId", r.warehouse_id AS "warehouseId", r.channel_id AS "channelId", r.customer, r.notes,
          r.expires_at AS "expiresAt", r.status::text AS status, r.released_at AS "releasedAt", r.created_at AS "createdAt",
@@ -60,7 +75,9 @@ const RESERVATION_SELECT = Prisma.sql`
     FROM reservations r`;
 
 export async function findReservations(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<ReservationRecord[]> {
-  return db.$queryRaw<ReservationRecord[]>`${RESERVATION_SELECT} WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ANY(${[...ids]}::uuid[])`;
+  const rows = await db.$queryRaw<unknown[]>`
+    ${RESERVATION_SELECT} WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ANY(${[...ids]}::uuid[])`;
+  return parseRows(ReservationRow, rows);
 }
 
 /** Conditions of a reservations list: the effective status (ACTIVE past its expiry is EXPIRED). */
@@ -72,19 +89,15 @@ function listConditions(tenantId: string, status: ReservationStatus | undefined)
   return conditions;
 }
 
-export async function listReservations(db: DbOrTx, tenantId: string, status: ReservationStatus | undefined, query: KeysetQuery<string>) {
-  const conditions = listConditions(tenantId, status);
-  if (query.after !== undefined) conditions.push(Prisma.sql`r.id > ${query.after}::uuid`);
-  if (query.before !== undefined) conditions.push(Prisma.sql`r.id < ${query.before}::uuid`);
-  return db.$queryRaw<ReservationRecord[]>`${RESERVATION_SELECT} WHERE ${Prisma.join(conditions, ' AND ')}
-    ORDER BY r.id ${Prisma.raw(query.backwards ? 'DESC' : 'ASC')} LIMIT ${query.take}`;
-}
-
-export async function reservationExistsBeside(db: DbOrTx, tenantId: string, status: ReservationStatus | undefined, direction: 'before' | 'after', id: string) {
-  const conditions = listConditions(tenantId, status);
-  conditions.push(direction === 'before' ? Prisma.sql`r.id < ${id}::uuid` : Prisma.sql`r.id > ${id}::uuid`);
-  return (await db.$queryRaw<unknown[]>`SELECT 1 FROM reservations r WHERE ${Prisma.join(conditions, ' AND ')} LIMIT 1`).length > 0;
-}
+/** The reservations of a tenant in id (creation) order, with one effective status or all. */
+export const reservationList = (tenantId: string, status: ReservationStatus | undefined): SqlKeysetList<ReservationRecord, string> => ({
+  select: RESERVATION_SELECT,
+  where: listConditions(tenantId, status),
+  key: [Prisma.sql`r.id`],
+  values: (id) => [Prisma.sql`${id}::uuid`],
+  row: ReservationRow,
+  keyOf: (record) => record.id,
+});
 
 /** Active reservations of any tenant whose time ran out, oldest expiry first. */
 export async function expiredReservations(db: DbOrTx, limit: number) {

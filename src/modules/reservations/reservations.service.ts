@@ -3,6 +3,7 @@ import { isInterruption, writeInterrupted, writeTransaction, type Db } from '../
 import { invalidState, notFound } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
+import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
@@ -212,11 +213,7 @@ export class ReservationService {
       this.cursors,
       `reservations:${tenantId}:${status ?? ''}`,
       page,
-      {
-        fetch: (query) => repository.listReservations(this.db, tenantId, status ?? undefined, query),
-        exists: (direction, key) => repository.reservationExistsBeside(this.db, tenantId, status ?? undefined, direction, key),
-        keyOf: (record) => record.id,
-      },
+      sqlKeysetSource(this.db, repository.reservationList(tenantId, status ?? undefined)),
       { after: 'after', before: 'before' },
     );
     return { ...result, items: result.items.map((record) => effective(record)) };
