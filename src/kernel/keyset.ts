@@ -63,3 +63,38 @@ export function sqlKeysetSource<Row, K>(db: DbOrTx, list: SqlKeysetList<Row, K>)
     keyOf: list.keyOf,
   };
 }
+
+/** The two Prisma delegate methods a model list needs. */
+export interface KeysetDelegate<Row> {
+  findMany(args: { where: object; orderBy: object; take: number }): Promise<Row[]>;
+  findFirst(args: { where: object; select: object }): Promise<unknown>;
+}
+
+/**
+ * The `paginate` source of a Prisma model's rows narrowed by `where` and ordered by one unique
+ * column (`id`: UUIDv7, creation order; or a tenant-unique `key`).
+ */
+export function modelKeysetSource<Row extends Record<F, string>, F extends string>(
+  delegate: KeysetDelegate<Row>,
+  where: object,
+  column: F,
+): KeysetSource<Row, string> {
+  return {
+    fetch: (query) =>
+      delegate.findMany({
+        where: {
+          ...where,
+          ...(query.after !== undefined ? { [column]: { gt: query.after } } : {}),
+          ...(query.before !== undefined ? { [column]: { lt: query.before } } : {}),
+        },
+        orderBy: { [column]: query.backwards ? 'desc' : 'asc' },
+        take: query.take,
+      }),
+    exists: async (direction, key) =>
+      (await delegate.findFirst({
+        where: { ...where, [column]: direction === 'before' ? { lt: key } : { gt: key } },
+        select: { [column]: true },
+      })) !== null,
+    keyOf: (row) => row[column],
+  };
+}

@@ -1,8 +1,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { CursorCodec } from '../../../src/kernel/cursor';
 import type { Db } from '../../../src/kernel/db';
+import type { Product } from '../../../src/__generated__/prisma/client';
 import { single } from '../../../src/kernel/envelope';
-import { listProducts } from '../../../src/modules/catalog/catalog.repository';
+import { listById } from '../../../src/modules/catalog/catalog.repository';
 import { findProxy } from '../../../src/modules/proxies/proxies.repository';
 import { toRecord } from '../../../src/modules/proxies/proxies.service';
 
@@ -31,7 +32,7 @@ export function createBareListener(db: Db, cursors: CursorCodec, tenantId: strin
   // another page follows) and a signed cursor per edge, computed as the catalog service does.
   const products = async (req: IncomingMessage, res: ServerResponse) => {
     await drain(req);
-    const rows = await listProducts(db, tenantId, { take: PRODUCTS_PAGE_SIZE + 1, backwards: false });
+    const rows = await listById<Product>(db, 'product', { tenantId }).fetch({ take: PRODUCTS_PAGE_SIZE + 1, backwards: false });
     const items = rows.slice(0, PRODUCTS_PAGE_SIZE);
     const edges = items.map((row) => ({
       cursor: cursors.encode(`products:${tenantId}`, row.id),

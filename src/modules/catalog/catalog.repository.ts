@@ -1,41 +1,13 @@
 import type { DbOrTx, Tx } from '../../kernel/db';
-import type { KeysetQuery } from '../../kernel/pagination';
-import type { Product as ProductRow } from '../../__generated__/prisma/client';
-
-/** Either the client or a transaction: reads work on both. */
+import { modelKeysetSource, type KeysetDelegate } from '../../kernel/keyset';
 
 /** The Prisma delegates of the catalog's tables, which all page the same way: by id (UUIDv7: creation order). */
 type CatalogModel = 'product' | 'business' | 'warehouse' | 'position' | 'salesChannel';
 
-interface IdPagedDelegate<Row> {
-  findMany(args: unknown): Promise<Row[]>;
-  findFirst(args: unknown): Promise<Row | null>;
-}
 
-const delegate = <Row>(db: DbOrTx, model: CatalogModel) => db[model] as unknown as IdPagedDelegate<Row>;
-
-/** A page of rows of one catalog table in id order, narrowed by `where`. */
-export const listById = <Row>(db: DbOrTx, model: CatalogModel, where: Record<string, unknown>, query: KeysetQuery<string>) =>
-  delegate<Row>(db, model).findMany({
-    where: {
-      ...where,
-      ...(query.after !== undefined ? { id: { gt: query.after } } : {}),
-      ...(query.before !== undefined ? { id: { lt: query.before } } : {}),
-    },
-    orderBy: { id: query.backwards ? 'desc' : 'asc' },
-    take: query.take,
-  });
-
-/** Whether a row matching `where` lies before or after `id`. */
-export const existsBesideId = async (db: DbOrTx, model: CatalogModel, where: Record<string, unknown>, direction: 'before' | 'after', id: string) =>
-  (await delegate<{ id: string }>(db, model).findFirst({
-    where: { ...where, id: direction === 'before' ? { lt: id } : { gt: id } },
-    select: { id: true },
-  })) !== null;
-
-/** Products of a tenant in id order (UUIDv7: creation order). */
-export const listProducts = (db: DbOrTx, tenantId: string, query: KeysetQuery<string>) =>
-  listById<ProductRow>(db, 'product', { tenantId }, query);
+/** The rows of one catalog table narrowed by `where`, as a keyset list in id (creation) order. */
+export const listById = <Row extends { id: string }>(db: DbOrTx, model: CatalogModel, where: Record<string, unknown>) =>
+  modelKeysetSource(db[model] as unknown as KeysetDelegate<Row>, where, 'id');
 
 export const findProduct = (db: DbOrTx, tenantId: string, id: string) => db.product.findFirst({ where: { tenantId, id } });
 export const findBusiness = (db: DbOrTx, tenantId: string, id: string) => db.business.findFirst({ where: { tenantId, id } });

@@ -48,11 +48,7 @@ export class CatalogService {
       this.cursors,
       scope,
       page,
-      {
-        fetch: (query) => repository.listById<Row>(this.db, model, where, query),
-        exists: (direction, id) => repository.existsBesideId(this.db, model, where, direction, id),
-        keyOf: (row) => row.id,
-      },
+      repository.listById<Row>(this.db, model, where),
       connectionParameters,
     );
   }

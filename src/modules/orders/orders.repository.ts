@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import type { DbOrTx, Tx } from '../../kernel/db';
-import type { KeysetQuery } from '../../kernel/pagination';
+import type { SqlKeysetList } from '../../kernel/keyset';
+import { int8, int8OrNull, parseRows, timestamp, uuid } from '../../kernel/rows';
 import { Prisma } from '../../__generated__/prisma/client';
-
 
 export type OrderStatus = 'OPEN' | 'SHIPPED' | 'CANCELLED';
 export type OrderItemState = 'ALLOCATED' | 'BACKORDERED' | 'DEALLOCATED' | 'SHIPPED' | 'RETURNED' | 'CANCELLED' | 'RESTOCKED' | 'MISSING' | 'UNAVAILABLE';
@@ -46,6 +47,24 @@ export async function orderExists(db: DbOrTx, id: string) {
   return (await db.$queryRaw<unknown[]>`SELECT 1 FROM orders WHERE id = ${id}::uuid`).length > 0;
 }
 
+const ORDER_STATUSES = ['OPEN', 'SHIPPED', 'CANCELLED'] as const;
+const ITEM_STATES = [
+  'ALLOCATED', 'BACKORDERED', 'DEALLOCATED', 'SHIPPED', 'RETURNED', 'CANCELLED', 'RESTOCKED', 'MISSING', 'UNAVAILABLE',
+] as const;
+
+const OrderRow = z.object({
+  id: uuid,
+  businessId: uuid,
+  warehouseId: uuid,
+  channelId: uuid,
+  status: z.enum(ORDER_STATUSES),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  items: z.array(
+    z.object({ id: uuid, productId: uuid, sku: z.string(), quantity: int8, state: z.enum(ITEM_STATES), shippedAt: int8OrNull }),
+  ),
+}) satisfies z.ZodType<OrderRecord, unknown>;
+
 const ORDER_SELECT = Prisma.sql`
   SELECT o.id, o.business_id AS "businessId", o.warehouse_id AS "warehouseId", o.channel_id AS "channelId", o.status::text AS status,
          o.created_at AS "createdAt", o.updated_at AS "updatedAt",
@@ -55,7 +74,9 @@ const ORDER_SELECT = Prisma.sql`
     FROM orders o`;
 
 export async function findOrders(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<OrderRecord[]> {
-  return db.$queryRaw<OrderRecord[]>`${ORDER_SELECT} WHERE o.tenant_id = ${tenantId}::uuid AND o.id = ANY(${[...ids]}::uuid[])`;
+  const rows = await db.$queryRaw<unknown[]>`
+    ${ORDER_SELECT} WHERE o.tenant_id = ${tenantId}::uuid AND o.id = ANY(${[...ids]}::uuid[])`;
+  return parseRows(OrderRow, rows);
 }
 
 /** Locks the order row: writers of one order run one after the other. */
@@ -81,16 +102,12 @@ function listConditions(tenantId: string, status: OrderStatus | undefined) {
   return conditions;
 }
 
-export async function listOrders(db: DbOrTx, tenantId: string, status: OrderStatus | undefined, query: KeysetQuery<string>) {
-  const conditions = listConditions(tenantId, status);
-  if (query.after !== undefined) conditions.push(Prisma.sql`o.id > ${query.after}::uuid`);
-  if (query.before !== undefined) conditions.push(Prisma.sql`o.id < ${query.before}::uuid`);
-  return db.$queryRaw<OrderRecord[]>`${ORDER_SELECT} WHERE ${Prisma.join(conditions, ' AND ')}
-    ORDER BY o.id ${Prisma.raw(query.backwards ? 'DESC' : 'ASC')} LIMIT ${query.take}`;
-}
-
-export async function orderExistsBeside(db: DbOrTx, tenantId: string, status: OrderStatus | undefined, direction: 'before' | 'after', id: string) {
-  const conditions = listConditions(tenantId, status);
-  conditions.push(direction === 'before' ? Prisma.sql`o.id < ${id}::uuid` : Prisma.sql`o.id > ${id}::uuid`);
-  return (await db.$queryRaw<unknown[]>`SELECT 1 FROM orders o WHERE ${Prisma.join(conditions, ' AND ')} LIMIT 1`).length > 0;
-}
+/** The orders of a tenant in id (creation) order, of one status or all. */
+export const orderList = (tenantId: string, status: OrderStatus | undefined): SqlKeysetList<OrderRecord, string> => ({
+  select: ORDER_SELECT,
+  where: listConditions(tenantId, status),
+  key: [Prisma.sql`o.id`],
+  values: (id) => [Prisma.sql`${id}::uuid`],
+  row: OrderRow,
+  keyOf: (record) => record.id,
+});

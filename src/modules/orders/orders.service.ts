@@ -3,6 +3,7 @@ import { writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { AppError, invalidState, notFound, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
+import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
@@ -311,7 +312,7 @@ export class OrderService {
             details: [{ field: 'input.id', message: `order is ${current!.status}` }],
           });
         }
-        await work(tx, normalise(current!));
+        await work(tx, current!);
         return order.id;
       }),
     );
@@ -326,23 +327,18 @@ export class OrderService {
   async orders(principal: Principal, status: OrderStatus | null | undefined, page: PageArguments) {
     requireScope(principal, 'orders:read');
     const { tenantId } = principal;
-    const result = await paginate<OrderRecord, string>(
+    return paginate<OrderRecord, string>(
       this.cursors,
       `orders:${tenantId}:${status ?? ''}`,
       page,
-      {
-        fetch: (query) => repository.listOrders(this.db, tenantId, status ?? undefined, query),
-        exists: (direction, key) => repository.orderExistsBeside(this.db, tenantId, status ?? undefined, direction, key),
-        keyOf: (record) => record.id,
-      },
+      sqlKeysetSource(this.db, repository.orderList(tenantId, status ?? undefined)),
       { after: 'after', before: 'before' },
     );
-    return { ...result, items: result.items.map(normalise) };
   }
 
   /** Orders by id for the GraphQL loaders (references of stock mutations). */
   async ordersByIds(tenantId: string, ids: readonly string[]) {
-    return (await repository.findOrders(this.db, tenantId, ids)).map(normalise);
+    return repository.findOrders(this.db, tenantId, ids);
   }
 
   /** Sales channels by id, for the `channel` of orders. */
@@ -353,7 +349,7 @@ export class OrderService {
   private async load(tenantId: string, id: string) {
     const [record] = isUuid(id) ? await repository.findOrders(this.db, tenantId, [id.toLowerCase()]) : [];
     if (!record) throw notFound(`no order with id "${id}"`);
-    return normalise(record);
+    return record;
   }
 
   private context(principal: Principal, source: StockMutationSource, orderId: string): stock.MutationContext {
@@ -362,9 +358,3 @@ export class OrderService {
 }
 
 /** JSON aggregates hand numbers over as they come; make the item quantities plain numbers. */
-function normalise(record: OrderRecord): OrderRecord {
-  return {
-    ...record,
-    items: record.items.map((item) => ({ ...item, quantity: Number(item.quantity), shippedAt: item.shippedAt === null ? null : Number(item.shippedAt) })),
-  };
-}

@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import type { DbOrTx, Tx } from '../../kernel/db';
-import type { KeysetQuery } from '../../kernel/pagination';
+import type { SqlKeysetList } from '../../kernel/keyset';
+import { parseRows, timestamp, uuid } from '../../kernel/rows';
 import { Prisma } from '../../__generated__/prisma/client';
-
 
 export interface ItemPreferenceRecord {
   id: string;
@@ -21,6 +22,23 @@ export interface ItemPreferenceRecord {
 }
 
 export type PreferenceValues = Omit<ItemPreferenceRecord, 'sku' | 'createdAt' | 'updatedAt'>;
+
+const PreferenceRow = z.object({
+  id: uuid,
+  productId: uuid,
+  sku: z.string(),
+  warehouseId: uuid,
+  businessId: uuid,
+  minimumQuantity: z.number(),
+  optimalQuantity: z.number(),
+  maximumQuantity: z.number(),
+  reorderPoint: z.number(),
+  isBackorderAllowed: z.boolean(),
+  isRestrictedToSinglePosition: z.boolean(),
+  preorderDeadlineAt: timestamp.nullable(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+}) satisfies z.ZodType<ItemPreferenceRecord, unknown>;
 
 const SELECT = Prisma.sql`
   SELECT f.id, f.product_id AS "productId", p.sku, f.warehouse_id AS "warehouseId", f.business_id AS "businessId",
@@ -57,20 +75,24 @@ export async function replacePreferences(tx: Tx, tenantId: string, rows: Omit<Pr
 }
 
 export async function deletePreferences(tx: Tx, tenantId: string, ids: string[]) {
-  const rows = await tx.$queryRaw<{ id: string }[]>`DELETE FROM item_preferences WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[]) RETURNING id`;
-  return rows.map((row) => row.id);
+  const rows = await tx.$queryRaw<unknown[]>`
+    DELETE FROM item_preferences WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[]) RETURNING id`;
+  return parseRows(z.object({ id: uuid }), rows).map((row) => row.id);
 }
 
 export async function findPreferences(db: DbOrTx, tenantId: string, ids: readonly string[]) {
-  return db.$queryRaw<ItemPreferenceRecord[]>`${SELECT} WHERE f.tenant_id = ${tenantId}::uuid AND f.id = ANY(${[...ids]}::uuid[])`;
+  const rows = await db.$queryRaw<unknown[]>`
+    ${SELECT} WHERE f.tenant_id = ${tenantId}::uuid AND f.id = ANY(${[...ids]}::uuid[])`;
+  return parseRows(PreferenceRow, rows);
 }
 
 /** The preferences of products at warehouses (whatever the business: a warehouse has one). */
 export async function preferencesOfPairs(db: DbOrTx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
   if (pairs.length === 0) return [];
-  return db.$queryRaw<ItemPreferenceRecord[]>`${SELECT}
+  const rows = await db.$queryRaw<unknown[]>`${SELECT}
     WHERE f.tenant_id = ${tenantId}::uuid AND (f.product_id, f.warehouse_id) IN (
       SELECT * FROM unnest(${pairs.map((p) => p.productId)}::uuid[], ${pairs.map((p) => p.warehouseId)}::uuid[]))`;
+  return parseRows(PreferenceRow, rows);
 }
 
 export interface PreferenceFilter {
@@ -87,24 +109,21 @@ function conditions(tenantId: string, filter: PreferenceFilter) {
   return list;
 }
 
-export async function listPreferences(db: DbOrTx, tenantId: string, filter: PreferenceFilter, query: KeysetQuery<string>) {
-  const where = conditions(tenantId, filter);
-  if (query.after !== undefined) where.push(Prisma.sql`f.id > ${query.after}::uuid`);
-  if (query.before !== undefined) where.push(Prisma.sql`f.id < ${query.before}::uuid`);
-  return db.$queryRaw<ItemPreferenceRecord[]>`${SELECT} WHERE ${Prisma.join(where, ' AND ')}
-    ORDER BY f.id ${Prisma.raw(query.backwards ? 'DESC' : 'ASC')} LIMIT ${query.take}`;
-}
-
-export async function preferenceExistsBeside(db: DbOrTx, tenantId: string, filter: PreferenceFilter, direction: 'before' | 'after', id: string) {
-  const where = conditions(tenantId, filter);
-  where.push(direction === 'before' ? Prisma.sql`f.id < ${id}::uuid` : Prisma.sql`f.id > ${id}::uuid`);
-  return (await db.$queryRaw<unknown[]>`SELECT 1 FROM item_preferences f JOIN products p ON p.id = f.product_id WHERE ${Prisma.join(where, ' AND ')} LIMIT 1`).length > 0;
-}
+/** The preferences of a tenant in id (creation) order, narrowed by `filter`. */
+export const preferenceList = (tenantId: string, filter: PreferenceFilter): SqlKeysetList<ItemPreferenceRecord, string> => ({
+  select: SELECT,
+  where: conditions(tenantId, filter),
+  key: [Prisma.sql`f.id`],
+  values: (id) => [Prisma.sql`${id}::uuid`],
+  row: PreferenceRow,
+  keyOf: (record) => record.id,
+});
 
 /** Positions (null: no position) where a product has units at a warehouse. */
 export async function positionsHolding(tx: Tx, tenantId: string, productId: string, warehouseId: string) {
-  const rows = await tx.$queryRaw<{ positionId: string | null }[]>`
+  const rows = await tx.$queryRaw<unknown[]>`
     SELECT DISTINCT position_id AS "positionId" FROM inventory_items
-     WHERE tenant_id = ${tenantId}::uuid AND product_id = ${productId}::uuid AND warehouse_id = ${warehouseId}::uuid AND quantity > 0`;
-  return rows.map((row) => row.positionId);
+     WHERE tenant_id = ${tenantId}::uuid AND product_id = ${productId}::uuid AND warehouse_id = ${warehouseId}::uuid
+       AND quantity > 0`;
+  return parseRows(z.object({ positionId: uuid.nullable() }), rows).map((row) => row.positionId);
 }

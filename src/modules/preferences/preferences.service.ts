@@ -3,6 +3,7 @@ import { isUniqueViolation, writeTransaction, type Db, type Tx } from '../../ker
 import { AppError, idTaken, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
+import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
@@ -196,11 +197,7 @@ export class PreferenceService {
       this.cursors,
       `preferences:${tenantId}:${JSON.stringify(filter)}`,
       page,
-      {
-        fetch: (query) => repository.listPreferences(this.db, tenantId, filter, query),
-        exists: (direction, key) => repository.preferenceExistsBeside(this.db, tenantId, filter, direction, key),
-        keyOf: (record) => record.id,
-      },
+      sqlKeysetSource(this.db, repository.preferenceList(tenantId, filter)),
       { after: 'after', before: 'before' },
     );
   }

@@ -1,5 +1,5 @@
 import type { Db } from '../../kernel/db';
-import type { KeysetQuery } from '../../kernel/pagination';
+import { modelKeysetSource } from '../../kernel/keyset';
 import type { Prisma } from '../../__generated__/prisma/client';
 
 export interface StoredProxy {
@@ -14,22 +14,8 @@ export interface StoredProxy {
 export const findProxy = (db: Db, tenantId: string, key: string) =>
   db.proxy.findFirst({ where: { key, tenantId } });
 
-export const listProxies = (db: Db, tenantId: string, query: KeysetQuery<string>) =>
-  db.proxy.findMany({
-    where: {
-      tenantId,
-      ...(query.after !== undefined ? { key: { gt: query.after } } : {}),
-      ...(query.before !== undefined ? { key: { lt: query.before } } : {}),
-    },
-    orderBy: { key: query.backwards ? 'desc' : 'asc' },
-    take: query.take,
-  });
-
-export const proxyExistsBeside = async (db: Db, tenantId: string, direction: 'before' | 'after', key: string) =>
-  (await db.proxy.findFirst({
-    where: { tenantId, key: direction === 'before' ? { lt: key } : { gt: key } },
-    select: { key: true },
-  })) !== null;
+/** The proxies of a tenant ordered by key. */
+export const proxyList = (db: Db, tenantId: string) => modelKeysetSource(db.proxy, { tenantId }, 'key');
 
 export const insertProxy = (db: Db, tenantId: string, proxy: StoredProxy) =>
   db.proxy.create({ data: { ...proxy, tenantId } });

@@ -75,11 +75,7 @@ export class ProxyService {
   async list(principal: Principal, page: PageArguments) {
     requireScope(principal, 'proxies:read');
     const { tenantId } = principal;
-    const result = await paginate<ProxyRow, string>(this.cursors, `proxies:${tenantId}`, page, {
-      fetch: (query) => repository.listProxies(this.db, tenantId, query),
-      exists: (direction, key) => repository.proxyExistsBeside(this.db, tenantId, direction, key),
-      keyOf: (row) => row.key,
-    });
+    const result = await paginate<ProxyRow, string>(this.cursors, `proxies:${tenantId}`, page, repository.proxyList(this.db, tenantId));
     return { ...result, items: result.items.map(toRecord) };
   }
 

@@ -42,16 +42,16 @@ export class AnalyticsService {
       no_result_rate: ratio(totals.noResults, totals.searches),
       top_queries: top.map((row) => ({
         query: row.query,
-        searches: Number(row.searches),
-        clicks: Number(row.clicks),
-        click_through_rate: ratio(Number(row.clicked), Number(row.searches)),
+        searches: row.searches,
+        clicks: row.clicks,
+        click_through_rate: ratio(row.clicked, row.searches),
         average_result_count: row.average_result_count,
       })),
-      no_result_queries: noResults.map((row) => ({ query: row.query, searches: Number(row.searches) })),
+      no_result_queries: noResults.map((row) => ({ query: row.query, searches: row.searches })),
       click_through_rate_by_position: positions.map((row) => ({
         position: row.position,
-        clicks: Number(row.clicks),
-        click_through_rate: ratio(Number(row.clicks), totals.searches),
+        clicks: row.clicks,
+        click_through_rate: ratio(row.clicks, totals.searches),
       })),
     };
   }

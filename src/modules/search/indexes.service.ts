@@ -3,6 +3,7 @@ import type { CursorCodec } from '../../kernel/cursor';
 import { isUniqueViolation, writeTransaction, type Db } from '../../kernel/db';
 import { AppError, badRequest, idTaken, notFound, type FieldProblem } from '../../kernel/errors';
 import { uuidv7 } from '../../kernel/ids';
+import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
 import {
@@ -126,11 +127,12 @@ export class IndexService {
     requireScope(principal, 'indexes:read');
     const { tenantId } = principal;
     const sort: repository.IndexSort = { key: sortName.replace(/^-/, '') as repository.IndexSortKey, descending: sortName.startsWith('-') };
-    const result = await paginate<repository.IndexRow, repository.IndexKey>(this.cursors, `indexes:${tenantId}:${sortName}`, page, {
-      fetch: (query) => repository.listIndexes(this.db, tenantId, sort, query),
-      exists: (direction, key) => repository.indexExistsBeside(this.db, tenantId, sort, direction, key),
-      keyOf: (row) => repository.indexKeyOf(sort, row),
-    });
+    const result = await paginate(
+      this.cursors,
+      `indexes:${tenantId}:${sortName}`,
+      page,
+      sqlKeysetSource(this.db, repository.indexList(tenantId, sort)),
+    );
     return { ...result, items: result.items.map(toIndexRecord) };
   }
 

@@ -1,7 +1,9 @@
 /** Storage of indexes, documents, search settings, searches and clicks. SQL only. */
 import { Prisma, type SearchIndex } from '../../__generated__/prisma/client';
+import { z } from 'zod';
 import type { Db, DbOrTx, Tx } from '../../kernel/db';
-import type { KeysetQuery } from '../../kernel/pagination';
+import type { SqlKeysetList } from '../../kernel/keyset';
+import { int8, parseFirstRow, parseRows, timestamp, uuid } from '../../kernel/rows';
 import type { FieldType } from './engine/engine';
 import type { FieldMapping, IndexSettings, IndexState } from './definition';
 
@@ -104,36 +106,65 @@ export const indexKeyOf = (sort: IndexSort, row: IndexRow): IndexKey => [
   row.id,
 ];
 
-export async function listIndexes(db: Db, tenantId: string, sort: IndexSort, query: KeysetQuery<IndexKey>) {
-  const column = Prisma.raw(`"${INDEX_SORT_COLUMNS[sort.key]}"`);
-  // Walking backwards flips the order; a descending sort flips it once more.
-  const ascending = sort.descending === query.backwards;
-  const after = query.after ?? query.before;
-  const comparison = after
-    ? Prisma.sql`AND (${column}, id) ${Prisma.raw(sort.descending === (query.before !== undefined) ? '>' : '<')} (${sortValue(sort, after)}, ${after[1]}::uuid)`
-    : Prisma.empty;
-  const rows = await db.$queryRaw<SearchIndex[]>`
-    SELECT id, tenant_id AS "tenantId", alias, name, source_id AS "sourceId", source_type AS "sourceType", fields,
-           search_fields AS "searchFields", display_fields AS "displayFields", filters, facet_fields AS "facetFields",
-           distinct_field AS "distinctField", synonyms, stop_words AS "stopWords", ranking_rules AS "rankingRules",
-           seen_field_types AS "seenFieldTypes", is_active AS "isActive", version, rebuild_version AS "rebuildVersion",
-           processed_version AS "processedVersion", last_processed_at AS "lastProcessedAt", created_at AS "createdAt",
-           updated_at AS "updatedAt"
-      FROM search_indexes
-     WHERE tenant_id = ${tenantId}::uuid ${comparison}
-     ORDER BY ${column} ${Prisma.raw(ascending ? 'ASC' : 'DESC')}, id ${Prisma.raw(ascending ? 'ASC' : 'DESC')}
-     LIMIT ${query.take}`;
-  return rows.map((row) => toIndexRow({ ...row, searchFields: row.searchFields ?? [], displayFields: row.displayFields ?? [], facetFields: row.facetFields ?? [], stopWords: row.stopWords ?? [], rankingRules: row.rankingRules ?? [] }));
-}
+/**
+ * An index row as the list query selects it. The JSON columns hold what the index schemas
+ * validated on write, so they are taken as stored.
+ */
+const IndexListRow = z
+  .object({
+    id: uuid,
+    tenantId: uuid,
+    alias: z.string(),
+    name: z.string(),
+    sourceId: z.string().nullable(),
+    sourceType: z.string(),
+    fields: z.custom<FieldMapping[]>(Array.isArray),
+    searchFields: z.array(z.string()).nullable(),
+    displayFields: z.array(z.string()).nullable(),
+    filters: z.custom<{ key: string }[]>(Array.isArray),
+    facetFields: z.array(z.string()).nullable(),
+    distinctField: z.string().nullable(),
+    synonyms: z.custom<IndexSettings['synonyms']>(Array.isArray),
+    stopWords: z.array(z.string()).nullable(),
+    rankingRules: z.array(z.string()).nullable(),
+    seenFieldTypes: z.custom<Record<string, FieldType>>((value) => typeof value === 'object' && value !== null),
+    isActive: z.boolean(),
+    version: int8,
+    rebuildVersion: int8,
+    processedVersion: int8,
+    lastProcessedAt: timestamp.nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .transform(
+    (row): IndexRow => ({
+      ...row,
+      searchFields: row.searchFields ?? [],
+      displayFields: row.displayFields ?? [],
+      facetFields: row.facetFields ?? [],
+      stopWords: row.stopWords ?? [],
+      rankingRules: row.rankingRules ?? [],
+    }),
+  );
 
-export async function indexExistsBeside(db: Db, tenantId: string, sort: IndexSort, direction: 'before' | 'after', key: IndexKey) {
-  const column = Prisma.raw(`"${INDEX_SORT_COLUMNS[sort.key]}"`);
-  const operator = (direction === 'after') !== sort.descending ? '>' : '<';
-  const rows = await db.$queryRaw<unknown[]>`
-    SELECT 1 FROM search_indexes
-     WHERE tenant_id = ${tenantId}::uuid AND (${column}, id) ${Prisma.raw(operator)} (${sortValue(sort, key)}, ${key[1]}::uuid)
-     LIMIT 1`;
-  return rows.length > 0;
+/** The indexes of a tenant sorted by `sort`, then by id. */
+export function indexList(tenantId: string, sort: IndexSort): SqlKeysetList<IndexRow, IndexKey> {
+  return {
+    select: Prisma.sql`
+      SELECT id, tenant_id AS "tenantId", alias, name, source_id AS "sourceId", source_type AS "sourceType", fields,
+             search_fields AS "searchFields", display_fields AS "displayFields", filters, facet_fields AS "facetFields",
+             distinct_field AS "distinctField", synonyms, stop_words AS "stopWords", ranking_rules AS "rankingRules",
+             seen_field_types AS "seenFieldTypes", is_active AS "isActive", version, rebuild_version AS "rebuildVersion",
+             processed_version AS "processedVersion", last_processed_at AS "lastProcessedAt", created_at AS "createdAt",
+             updated_at AS "updatedAt"
+        FROM search_indexes`,
+    where: [Prisma.sql`tenant_id = ${tenantId}::uuid`],
+    key: [Prisma.raw(`"${INDEX_SORT_COLUMNS[sort.key]}"`), Prisma.sql`id`],
+    values: (key) => [sortValue(sort, key), Prisma.sql`${key[1]}::uuid`],
+    descending: sort.descending,
+    row: IndexListRow,
+    keyOf: (row) => indexKeyOf(sort, row),
+  };
 }
 
 export const insertIndex = async (db: DbOrTx, id: string, tenantId: string, alias: string, data: IndexDefinitionData) =>
@@ -145,10 +176,11 @@ export const insertIndex = async (db: DbOrTx, id: string, tenantId: string, alia
 
 /** Locks the index row for a write; everything written to the index is serialised behind this lock. */
 export async function lockIndex(tx: Tx, tenantId: string, alias: string): Promise<IndexRow | null> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM search_indexes WHERE tenant_id = ${tenantId}::uuid AND alias = ${alias} FOR UPDATE`;
-  if (rows.length === 0) return null;
-  return findIndexById(tx, rows[0]!.id);
+  const locked = parseFirstRow(
+    z.object({ id: uuid }),
+    await tx.$queryRaw<unknown[]>`SELECT id FROM search_indexes WHERE tenant_id = ${tenantId}::uuid AND alias = ${alias} FOR UPDATE`,
+  );
+  return locked ? findIndexById(tx, locked.id) : null;
 }
 
 /** Replaces the definition; the next version rebuilds every copy. Keeps the seen types that still apply. */
@@ -207,14 +239,21 @@ export interface StoredDocument {
 }
 
 /** One chunk of an index's documents in id order, optionally only those written after a version. */
-export const readDocuments = (tx: Tx, indexId: string, options: { afterId?: string; sinceVersion?: number; limit: number }) =>
-  tx.$queryRaw<StoredDocument[]>`
-    SELECT id, data FROM search_documents
-     WHERE index_id = ${indexId}::uuid
-       ${options.afterId !== undefined ? Prisma.sql`AND id > ${options.afterId}` : Prisma.empty}
-       ${options.sinceVersion !== undefined ? Prisma.sql`AND version > ${options.sinceVersion}` : Prisma.empty}
-     ORDER BY id
-     LIMIT ${options.limit}`;
+export const readDocuments = async (
+  tx: Tx,
+  indexId: string,
+  options: { afterId?: string; sinceVersion?: number; limit: number },
+): Promise<StoredDocument[]> =>
+  parseRows(
+    z.object({ id: z.string(), data: z.unknown() }),
+    await tx.$queryRaw<unknown[]>`
+      SELECT id, data FROM search_documents
+       WHERE index_id = ${indexId}::uuid
+         ${options.afterId !== undefined ? Prisma.sql`AND id > ${options.afterId}` : Prisma.empty}
+         ${options.sinceVersion !== undefined ? Prisma.sql`AND version > ${options.sinceVersion}` : Prisma.empty}
+       ORDER BY id
+       LIMIT ${options.limit}`,
+  );
 
 
 // Search settings of a proxy key.
@@ -267,18 +306,20 @@ export interface AnalyticsRange {
   limit: number;
 }
 
+const AnalyticsCounts = z.object({ searches: int8, no_results: int8, clicked: int8, clicks: int8 });
+
 export const countSearchesAndClicks = async (db: Db, range: AnalyticsRange) => {
-  const [row] = await db.$queryRaw<{ searches: bigint; clicked: bigint; clicks: bigint; no_results: bigint }[]>`
+  const row = AnalyticsCounts.parse((await db.$queryRaw<unknown[]>`
     SELECT (SELECT count(*) FROM search_queries WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}) AS searches,
            (SELECT count(*) FROM search_queries WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to} AND result_count = 0) AS no_results,
            (SELECT count(DISTINCT search_id) FROM search_clicks WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}) AS clicked,
-           (SELECT count(*) FROM search_clicks WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}) AS clicks`;
-  return { searches: Number(row!.searches), noResults: Number(row!.no_results), clickedSearches: Number(row!.clicked), clicks: Number(row!.clicks) };
+           (SELECT count(*) FROM search_clicks WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}) AS clicks`)[0]);
+  return { searches: row.searches, noResults: row.no_results, clickedSearches: row.clicked, clicks: row.clicks };
 };
 
 /** The most frequent queries with how many of their searches were clicked. */
-export const topQueries = (db: Db, range: AnalyticsRange) =>
-  db.$queryRaw<{ query: string; searches: bigint; clicked: bigint; clicks: bigint; average_result_count: number }[]>`
+export const topQueries = async (db: Db, range: AnalyticsRange) =>
+  parseRows(z.object({ query: z.string(), searches: int8, clicked: int8, clicks: int8, average_result_count: z.number() }), await db.$queryRaw<unknown[]>`
     SELECT q.query, count(*) AS searches, count(c.search_id) AS clicked, coalesce(sum(c.clicks), 0)::bigint AS clicks,
            avg(q.result_count)::float8 AS average_result_count
       FROM search_queries q
@@ -287,20 +328,20 @@ export const topQueries = (db: Db, range: AnalyticsRange) =>
      WHERE q.index_id = ${range.indexId}::uuid AND q.created_at >= ${range.from} AND q.created_at < ${range.to} AND q.query <> ''
      GROUP BY q.query
      ORDER BY count(*) DESC, q.query
-     LIMIT ${range.limit}`;
+     LIMIT ${range.limit}`);
 
-export const noResultQueries = (db: Db, range: AnalyticsRange) =>
-  db.$queryRaw<{ query: string; searches: bigint }[]>`
+export const noResultQueries = async (db: Db, range: AnalyticsRange) =>
+  parseRows(z.object({ query: z.string(), searches: int8 }), await db.$queryRaw<unknown[]>`
     SELECT query, count(*) AS searches FROM search_queries
      WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to} AND result_count = 0 AND query <> ''
      GROUP BY query
      ORDER BY count(*) DESC, query
-     LIMIT ${range.limit}`;
+     LIMIT ${range.limit}`);
 
-export const clicksByPosition = (db: Db, range: AnalyticsRange) =>
-  db.$queryRaw<{ position: number; clicks: bigint }[]>`
+export const clicksByPosition = async (db: Db, range: AnalyticsRange) =>
+  parseRows(z.object({ position: z.number(), clicks: int8 }), await db.$queryRaw<unknown[]>`
     SELECT position, count(*) AS clicks FROM search_clicks
      WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}
      GROUP BY position
      ORDER BY position
-     LIMIT ${range.limit}`;
+     LIMIT ${range.limit}`);
