@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Tx } from './db';
+import { z } from 'zod';
 import { AppError, badRequest } from './errors';
+import { parseFirstRow } from './rows';
+
+const StoredKey = z.object({ request_hash: z.string(), response: z.unknown() });
 
 /** How long a key is remembered; a key older than this is treated as new. */
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
@@ -50,7 +54,7 @@ export interface Idempotency {
 export async function runIdempotent<T>(tx: Tx, tenantId: string, idempotency: Idempotency | undefined, work: () => Promise<T>): Promise<T> {
   if (idempotency === undefined) return work();
   const { key, fingerprint } = idempotency;
-  const claimed = await tx.$queryRaw<{ claimed: boolean }[]>`
+  const claimed = await tx.$queryRaw<unknown[]>`
     INSERT INTO idempotency_keys (tenant_id, key, request_hash)
     VALUES (${tenantId}::uuid, ${key}, ${fingerprint})
     ON CONFLICT (tenant_id, key) DO UPDATE
@@ -58,15 +62,19 @@ export async function runIdempotent<T>(tx: Tx, tenantId: string, idempotency: Id
      WHERE idempotency_keys.created_at < now() - make_interval(hours => ${IDEMPOTENCY_KEY_TTL_HOURS})
     RETURNING true AS claimed`;
   if (claimed.length === 0) {
-    const [stored] = await tx.$queryRaw<{ request_hash: string; response: T | null }[]>`
-      SELECT request_hash, response FROM idempotency_keys WHERE tenant_id = ${tenantId}::uuid AND key = ${key}`;
+    const stored = parseFirstRow(
+      StoredKey,
+      await tx.$queryRaw<unknown[]>`
+        SELECT request_hash, response FROM idempotency_keys WHERE tenant_id = ${tenantId}::uuid AND key = ${key}`,
+    );
     if (!stored || stored.response === null) throw new Error('an idempotency key was committed without its response');
     if (stored.request_hash !== fingerprint) {
       throw new AppError('UNPROCESSABLE_ENTITY', `the Idempotency-Key "${key}" was already used with a different request`, {
         details: [{ field: 'header.Idempotency-Key', message: 'was already used with a different request' }],
       });
     }
-    return stored.response;
+    // The stored response is what `work` returned for this same request: the caller's own type.
+    return stored.response as T;
   }
   const result = await work();
   await tx.$executeRaw`

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { DbOrTx, Tx } from '../../kernel/db';
 import { modelKeysetSource, type KeysetDelegate } from '../../kernel/keyset';
 
@@ -61,13 +62,13 @@ export async function deleteRow(db: DbOrTx, model: CatalogModel, tenantId: strin
 /** What still refers to a product, warehouse or position and so prevents its deletion. */
 export async function stockReferences(db: DbOrTx, column: 'product_id' | 'warehouse_id' | 'position_id', id: string) {
   // The column name comes from the fixed union above, never from input.
-  const [row] = await db.$queryRawUnsafe<{ lines: boolean; ledger: boolean; incoming: boolean }[]>(
+  const rows = await db.$queryRawUnsafe<unknown[]>(
     `SELECT EXISTS (SELECT 1 FROM inventory_items WHERE ${column} = $1::uuid) AS lines,
             EXISTS (SELECT 1 FROM stock_mutations WHERE ${column} = $1::uuid) AS ledger,
             EXISTS (SELECT 1 FROM incoming_stock WHERE ${column} = $1::uuid) AS incoming`,
     id,
   );
-  return row!;
+  return z.object({ lines: z.boolean(), ledger: z.boolean(), incoming: z.boolean() }).parse(rows[0]);
 }
 
 export const businessHasWarehouses = async (db: DbOrTx, businessId: string) =>

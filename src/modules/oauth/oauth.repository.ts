@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { DbOrTx, Tx } from '../../kernel/db';
+import { parseFirstRow, timestamp } from '../../kernel/rows';
 import type { Prisma } from '../../__generated__/prisma/client';
 
 const bytes = (buffer: Buffer) => new Uint8Array(buffer);
@@ -17,7 +19,7 @@ export const findClient = (db: DbOrTx, id: string) => db.oAuthClient.findUnique(
  * so that concurrent failures on any process all count. Returns the count and when the window began.
  */
 export async function recordFailedClientAuth(db: DbOrTx, id: string, windowSeconds: number) {
-  const rows = await db.$queryRaw<{ failed_auth_count: number; failed_auth_window_start: Date }[]>`
+  const rows = await db.$queryRaw<unknown[]>`
     UPDATE oauth_clients SET
       failed_auth_count = CASE WHEN failed_auth_window_start > now() - make_interval(secs => ${windowSeconds})
                                THEN failed_auth_count + 1 ELSE 1 END,
@@ -25,7 +27,7 @@ export async function recordFailedClientAuth(db: DbOrTx, id: string, windowSecon
                                       THEN failed_auth_window_start ELSE now() END
     WHERE id = ${id}::uuid
     RETURNING failed_auth_count, failed_auth_window_start`;
-  return rows[0];
+  return parseFirstRow(z.object({ failed_auth_count: z.number(), failed_auth_window_start: timestamp }), rows);
 }
 
 // Users
@@ -81,7 +83,7 @@ export const insertAuthorizationCode = (
 ) => db.oAuthAuthorizationCode.create({ data: { ...code, codeHash: bytes(code.codeHash) } });
 
 export async function lockAuthorizationCode(tx: Tx, codeHash: Buffer) {
-  const rows = await tx.$queryRaw<{ code_hash: Uint8Array }[]>`
+  const rows = await tx.$queryRaw<unknown[]>`
     SELECT code_hash FROM oauth_authorization_codes WHERE code_hash = ${bytes(codeHash)} FOR UPDATE`;
   if (rows.length === 0) return null;
   return tx.oAuthAuthorizationCode.findUnique({ where: { codeHash: bytes(codeHash) }, include: { user: true } });
@@ -96,7 +98,7 @@ export const insertRefreshToken = (db: DbOrTx, token: { tokenHash: Buffer; grant
   db.oAuthRefreshToken.create({ data: { ...token, tokenHash: bytes(token.tokenHash) } });
 
 export async function lockRefreshToken(tx: Tx, tokenHash: Buffer) {
-  const rows = await tx.$queryRaw<{ token_hash: Uint8Array }[]>`
+  const rows = await tx.$queryRaw<unknown[]>`
     SELECT token_hash FROM oauth_refresh_tokens WHERE token_hash = ${bytes(tokenHash)} FOR UPDATE`;
   if (rows.length === 0) return null;
   return tx.oAuthRefreshToken.findUnique({ where: { tokenHash: bytes(tokenHash) }, include: { grant: { include: { client: true } } } });
