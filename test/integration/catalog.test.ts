@@ -202,6 +202,28 @@ describe('deleting what stock refers to', () => {
     await run(`mutation($input: DeleteWarehouseInput!) { deleteWarehouse(input: $input) { id } }`, { input: { id: spare.id } });
     expect(await sql(t.databaseUrl, 'SELECT id FROM positions WHERE warehouse_id = $1', [spare.id])).toEqual([]);
   });
+
+  it("looks only at the tenant's own stock: another tenant's lines on the same SKU neither block nor leak", async () => {
+    const theirs = await createBusiness('Their stock', other.key);
+    const theirWarehouse = await createWarehouse(theirs.id, 'Their warehouse', other.key);
+    const theirProduct = await createProduct('SHARED-SKU', {}, other.key);
+    const added = await rest.post('/api/inventory/items', {
+      token: other.key,
+      body: { data: [{ sku: 'SHARED-SKU', warehouseId: theirWarehouse.id, businessId: theirs.id, quantity: 3 }] },
+    });
+    expect(added.status).toBe(201);
+    const ours = await createProduct('SHARED-SKU');
+    const ourBusiness = await createBusiness('Our empty business');
+    await run(`mutation($input: DeleteProductInput!) { deleteProduct(input: $input) { id } }`, { input: { id: ours.id } });
+    await run(`mutation($input: DeleteBusinessInput!) { deleteBusiness(input: $input) { id } }`, { input: { id: ourBusiness.id } });
+    expect(await sql(t.databaseUrl, 'SELECT id FROM products WHERE id = ANY($1::uuid[])', [[ours.id, theirProduct.id]])).toEqual([
+      { id: theirProduct.id },
+    ]);
+    // Their product stays theirs: to us it does not exist.
+    await graphqlError(t, tenant.key, 'NOT_FOUND', `mutation($input: DeleteProductInput!) { deleteProduct(input: $input) { id } }`, {
+      input: { id: theirProduct.id },
+    });
+  });
 });
 
 describe('scopes', () => {

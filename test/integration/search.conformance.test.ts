@@ -3,7 +3,7 @@
  * services (indexes, documents, search) over a real database. The embedded engine always runs;
  * Typesense runs when TYPESENSE_URL (and TYPESENSE_API_KEY) point at a server.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/kernel/errors';
 import type { Principal } from '../../src/modules/auth/scopes';
 import { createSearchServices, type SearchServices } from '../../src/modules/search/search.module';
@@ -15,6 +15,9 @@ const tenant = await createTenant(rest, 'Conformance');
 const principal: Principal = { tenantId: tenant.id, scopes: new Set(['*']), actor: { type: 'api_key', id: 'conformance' } };
 
 const typesenseUrl = process.env.TYPESENSE_URL;
+/** Failures of the Typesense services' background work: none is expected. */
+const backgroundErrors: unknown[] = [];
+afterAll(() => expect(backgroundErrors).toEqual([]));
 const engines: { name: string; services: () => SearchServices; skip?: string }[] = [
   { name: 'embedded', services: () => appServices.search },
   {
@@ -27,6 +30,7 @@ const engines: { name: string; services: () => SearchServices; skip?: string }[]
         cursors: appServices.cursors,
         masterKey: TEST_MASTER_KEY,
         baseUrl: appServices.baseUrl,
+        onBackgroundError: (error) => backgroundErrors.push(error),
       }),
   },
 ];

@@ -60,16 +60,22 @@ export async function deleteRow(db: DbOrTx, model: CatalogModel, tenantId: strin
 }
 
 /** What still refers to a product, warehouse or position and so prevents its deletion. */
-export async function stockReferences(db: DbOrTx, column: 'product_id' | 'warehouse_id' | 'position_id', id: string) {
+export async function stockReferences(
+  db: DbOrTx,
+  tenantId: string,
+  column: 'product_id' | 'warehouse_id' | 'position_id',
+  id: string,
+) {
   // The column name comes from the fixed union above, never from input.
   const rows = await db.$queryRawUnsafe<unknown[]>(
-    `SELECT EXISTS (SELECT 1 FROM inventory_items WHERE ${column} = $1::uuid) AS lines,
-            EXISTS (SELECT 1 FROM stock_mutations WHERE ${column} = $1::uuid) AS ledger,
-            EXISTS (SELECT 1 FROM incoming_stock WHERE ${column} = $1::uuid) AS incoming`,
+    `SELECT EXISTS (SELECT 1 FROM inventory_items WHERE tenant_id = $1::uuid AND ${column} = $2::uuid) AS lines,
+            EXISTS (SELECT 1 FROM stock_mutations WHERE tenant_id = $1::uuid AND ${column} = $2::uuid) AS ledger,
+            EXISTS (SELECT 1 FROM incoming_stock WHERE tenant_id = $1::uuid AND ${column} = $2::uuid) AS incoming`,
+    tenantId,
     id,
   );
   return z.object({ lines: z.boolean(), ledger: z.boolean(), incoming: z.boolean() }).parse(rows[0]);
 }
 
-export const businessHasWarehouses = async (db: DbOrTx, businessId: string) =>
-  (await db.warehouse.findFirst({ where: { businessId }, select: { id: true } })) !== null;
+export const businessHasWarehouses = async (db: DbOrTx, tenantId: string, businessId: string) =>
+  (await db.warehouse.findFirst({ where: { tenantId, businessId }, select: { id: true } })) !== null;

@@ -153,7 +153,7 @@ export class CatalogService {
     const refused = () => conflict(`business "${id}" still owns warehouses; delete them first`);
     checkId('business', id);
     if (!(await repository.findBusiness(this.db, principal.tenantId, id))) throw notFound(`no business with id "${id}"`);
-    if (await repository.businessHasWarehouses(this.db, id)) throw refused();
+    if (await repository.businessHasWarehouses(this.db, principal.tenantId, id)) throw refused();
     try {
       if (!(await repository.deleteRow(this.db, 'business', principal.tenantId, id))) throw notFound(`no business with id "${id}"`);
     } catch (error) {
@@ -337,7 +337,7 @@ export class CatalogService {
     const refused = (what: string) => conflict(`${model} "${id}" is referred to by ${what}; it cannot be deleted`);
     const finders = { product: repository.findProduct, warehouse: repository.findWarehouse, position: repository.findPosition };
     if (!(await finders[model](this.db, tenantId, id))) throw missing();
-    const references = await repository.stockReferences(this.db, column, id);
+    const references = await repository.stockReferences(this.db, tenantId, column, id);
     if (references.lines) throw refused('inventory lines');
     if (references.ledger) throw refused('stock mutations (the ledger keeps its history)');
     if (references.incoming) throw refused('announced incoming stock');

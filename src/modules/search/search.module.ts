@@ -27,22 +27,21 @@ export interface SearchDependencies {
   cursors: CursorCodec;
   masterKey: string;
   baseUrl: string;
-  /** Where failures off the request path (background re-indexing, search logging) are reported. */
-  onBackgroundError?: (error: unknown) => void;
+  /** Where failures off the request path (background re-indexing, search logging) are reported: the app's logger. */
+  onBackgroundError: (error: unknown) => void;
 }
 
 /** Builds the search module: Typesense when TYPESENSE_URL is set, the embedded engine otherwise. */
 export function createSearchServices({ config, db, cursors, masterKey, baseUrl, onBackgroundError }: SearchDependencies): SearchServices {
-  const reportError = onBackgroundError ?? ((error: unknown) => console.error('search: a background task (re-indexing or the search log) failed:', error));
   const engine: SearchEngine = config.typesenseUrl
     ? new TypesenseEngine(db, { url: config.typesenseUrl, apiKey: config.typesenseApiKey ?? '' })
     : new EmbeddedEngine(db);
   // Derived from the master key so every process of a deployment signs and accepts the same click codes.
   const clicks = createClickCodec(createHmac('sha256', masterKey).update('search-click-codes').digest());
-  const log = new SearchLog(db, reportError);
+  const log = new SearchLog(db, onBackgroundError);
   return {
     engine,
-    indexes: new IndexService(db, cursors, engine, reportError),
+    indexes: new IndexService(db, cursors, engine, onBackgroundError),
     search: new SearchService(db, engine, clicks, log, baseUrl),
     analytics: new AnalyticsService(db, log),
     log,
