@@ -205,12 +205,12 @@ describe('webhooks on private addresses', () => {
     });
     await addStock(strict, strictWorld, 'SKU-1', 1);
     const read = async () =>
-      (await graphqlData(strict, strictWorld.tenant.key, `{ stockMutations(first: 1) { edges { node { status messages { status message attempts } } } } }`)).stockMutations.edges[0].node;
+      (await graphqlData(strict, strictWorld.tenant.key, `{ stockMutations(first: 1) { edges { node { status messages { status message attempts } } } } }`)).stockMutations.edges[0]!.node;
     // The default retry schedule is long; one refused attempt is enough to see the refusal.
-    const node = await until(read, (n) => n.messages[0]?.attempts >= 1 && n.messages[0]?.message !== null);
+    const node = await until(read, (n) => (n.messages[0]?.attempts ?? 0) >= 1 && n.messages[0]?.message != null);
     expect(node.status).toBe('PENDING');
-    expect(node.messages[0].message).toContain('refused');
-    expect(node.messages[0].message).toContain('127.0.0.1');
+    expect(node.messages[0]!.message).toContain('refused');
+    expect(node.messages[0]!.message).toContain('127.0.0.1');
     expect(target.received).toEqual([]);
   });
 });

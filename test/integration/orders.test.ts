@@ -7,6 +7,7 @@ import { createKey, startTestApp } from '../helpers/app';
 import { sql } from '../helpers/db';
 import { addStock, createStockWorld, expectStockInvariants, levels, operationsSnapshot, type StockWorld } from './orders.fixtures';
 import { graphqlData, graphqlError } from './stock.fixtures';
+import type { Order } from '../../src/__generated__/graphql';
 
 const t = await startTestApp();
 let world: StockWorld;
@@ -31,14 +32,15 @@ const orderInput = (items: { sku: string; quantity: number }[], extra: Record<st
   ...extra,
 });
 
-const run = async (query: string, input: Record<string, unknown>, name: string) => (await graphqlData(t, world.tenant.key, query, { input }))[name].order;
+const run = async (query: string, input: Record<string, unknown>, name: string) =>
+  (await graphqlData<Record<string, { order: Order }>>(t, world.tenant.key, query, { input }))[name]!.order;
 const createOrder = (items: { sku: string; quantity: number }[], extra: Record<string, unknown> = {}) => run(CREATE, orderInput(items, extra), 'createOrder');
 const position = (code: string) => world.catalog.positionIds.get(`${world.warehouseId}:${code}`)!;
 
 async function ledger(source: string) {
   const data = await graphqlData(t, world.tenant.key, `query($q: QueryFilter) { stockMutations(query: $q, first: 30) { edges { node {
     source delta new_quantity product { sku } location { id } order { id } references { __typename ... on Order { id status } } } } } }`, { q: `source=${source}` });
-  return data.stockMutations.edges.map((e: { node: unknown }) => e.node);
+  return data.stockMutations.edges.map((e) => e.node);
 }
 
 beforeAll(async () => {
@@ -81,18 +83,18 @@ describe('an order from allocation to shipment', () => {
     const before = await operationsSnapshot(t, world.tenant.id);
     await graphqlError(t, world.tenant.key, 'INVALID_STATE', SHIP, { input: { id: order.id } });
     // Not returned yet: nothing to restock.
-    const early = await graphqlError(t, world.tenant.key, 'INVALID_STATE', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: world.warehouseId }] } });
+    const early = await graphqlError(t, world.tenant.key, 'INVALID_STATE', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[0]!.id, location_id: world.warehouseId }] } });
     expect(early.extensions?.field).toBe('input.items[0].item_id');
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
 
-    const returned = await run(RETURN, { order_id: order.id, items: [{ item_id: order.items[1].id }] }, 'returnOrderItems');
+    const returned = await run(RETURN, { order_id: order.id, items: [{ item_id: order.items[1]!.id }] }, 'returnOrderItems');
     expect(returned.items.map((i: { state: string }) => i.state)).toEqual(['SHIPPED', 'RETURNED']);
-    const restocked = await run(RESTOCK, { order_id: order.id, items: [{ item_id: order.items[1].id, location_id: position('B-01') }] }, 'restockOrderItems');
-    expect(restocked.items[1].state).toBe('RESTOCKED');
+    const restocked = await run(RESTOCK, { order_id: order.id, items: [{ item_id: order.items[1]!.id, location_id: position('B-01') }] }, 'restockOrderItems');
+    expect(restocked.items[1]!.state).toBe('RESTOCKED');
     expect(await levels(t, world, 'SKU-2')).toMatchObject({ quantity: 8, available: 8 });
     const [restock] = await ledger('RESTOCK');
     expect(restock).toMatchObject({ delta: 6, new_quantity: 8, product: { sku: 'SKU-2' }, location: { id: position('B-01') }, references: [{ id: order.id }] });
-    await graphqlError(t, world.tenant.key, 'INVALID_STATE', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[1].id, location_id: world.warehouseId }] } });
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[1]!.id, location_id: world.warehouseId }] } });
     await expectStockInvariants(t, world.tenant.id);
   });
 
@@ -149,7 +151,7 @@ describe('cancelling and deallocating', () => {
     expect(await levels(t, world, 'SKU-3')).toMatchObject({ quantity: 5, available: 5, committed: 0 });
     const before = await operationsSnapshot(t, world.tenant.id);
     await graphqlError(t, world.tenant.key, 'INVALID_STATE', CANCEL, { input: { id: order.id } });
-    const error = await graphqlError(t, world.tenant.key, 'INVALID_STATE', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: world.warehouseId }] } });
+    const error = await graphqlError(t, world.tenant.key, 'INVALID_STATE', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[0]!.id, location_id: world.warehouseId }] } });
     expect(error.message).toContain('never left stock');
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
   });
@@ -159,18 +161,18 @@ describe('cancelling and deallocating', () => {
     await run(SHIP, { id: order.id }, 'shipOrder');
     const cancelled = await run(CANCEL, { id: order.id }, 'cancelOrder');
     expect(cancelled.items[0]).toMatchObject({ state: 'CANCELLED', shipped_at: expect.any(Number) });
-    await run(RESTOCK, { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: world.warehouseId }] }, 'restockOrderItems');
+    await run(RESTOCK, { order_id: order.id, items: [{ item_id: order.items[0]!.id, location_id: world.warehouseId }] }, 'restockOrderItems');
     expect(await levels(t, world, 'SKU-3')).toMatchObject({ quantity: 5, available: 5 });
   });
 
   it('deallocates items of an open order without moving stock, and rejects restocking items of an open unshipped order', async () => {
     const order = await createOrder([{ sku: 'SKU-4', quantity: 2 }, { sku: 'SKU-4', quantity: 1 }]);
     const before = await operationsSnapshot(t, world.tenant.id);
-    const error = await graphqlError(t, world.tenant.key, 'INVALID_STATE', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: world.warehouseId }] } });
+    const error = await graphqlError(t, world.tenant.key, 'INVALID_STATE', RESTOCK, { input: { order_id: order.id, items: [{ item_id: order.items[0]!.id, location_id: world.warehouseId }] } });
     expect(error.message).toContain('open, unshipped order');
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
 
-    const after = await run(DEALLOCATE, { order_id: order.id, items: [{ item_id: order.items[0].id }] }, 'deallocateOrderItems');
+    const after = await run(DEALLOCATE, { order_id: order.id, items: [{ item_id: order.items[0]!.id }] }, 'deallocateOrderItems');
     expect(after.items.map((i: { state: string }) => i.state)).toEqual(['DEALLOCATED', 'ALLOCATED']);
     expect(await levels(t, world, 'SKU-4')).toMatchObject({ quantity: 5, available: 4, committed: 1 });
     const shipped = await run(SHIP, { id: order.id }, 'shipOrder');
@@ -186,7 +188,7 @@ describe('cancelling and deallocating', () => {
   ])('rejects %s with VALIDATION_ERROR naming the field and changes nothing', async (_name, kind, field) => {
     const order = await createOrder([{ sku: 'SKU-5', quantity: 1 }]);
     const other = await createOrder([{ sku: 'SKU-5', quantity: 1 }]);
-    const items = kind === 'other' ? [{ item_id: other.items[0].id }] : kind === 'twice' ? [{ item_id: order.items[0].id }, { item_id: order.items[0].id }] : [];
+    const items = kind === 'other' ? [{ item_id: other.items[0]!.id }] : kind === 'twice' ? [{ item_id: order.items[0]!.id }, { item_id: order.items[0]!.id }] : [];
     const before = await operationsSnapshot(t, world.tenant.id);
     const error = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', DEALLOCATE, { input: { order_id: order.id, items } });
     expect(error.extensions?.field).toBe(field);
@@ -199,8 +201,8 @@ describe('cancelling and deallocating', () => {
 describe('picking corrections', () => {
   it('markItemsAsMissing takes the item off the order and writes a CORRECTION against the inventory', async () => {
     const order = await createOrder([{ sku: 'SKU-5', quantity: 2 }]);
-    const after = await run(MISSING, { order_id: order.id, items: [{ item_id: order.items[0].id }] }, 'markItemsAsMissing');
-    expect(after.items[0].state).toBe('MISSING');
+    const after = await run(MISSING, { order_id: order.id, items: [{ item_id: order.items[0]!.id }] }, 'markItemsAsMissing');
+    expect(after.items[0]!.state).toBe('MISSING');
     expect(await levels(t, world, 'SKU-5')).toMatchObject({ quantity: 3, available: 3, committed: 0 });
     const corrections = (await ledger('CORRECTION')).filter((e: { product: { sku: string } }) => e.product.sku === 'SKU-5');
     expect(corrections).toEqual([expect.objectContaining({ delta: -2, new_quantity: 3, references: [expect.objectContaining({ id: order.id })] })]);
@@ -210,21 +212,21 @@ describe('picking corrections', () => {
   it('markItemsAsUnavailable keeps the units on hand but unsellable; markItemsAsAvailable brings them back at a location', async () => {
     const order = await createOrder([{ sku: 'SKU-1', quantity: 2 }]);
     const start = await levels(t, world, 'SKU-1');
-    const marked = await run(UNAVAILABLE, { order_id: order.id, items: [{ item_id: order.items[0].id }] }, 'markItemsAsUnavailable');
-    expect(marked.items[0].state).toBe('UNAVAILABLE');
+    const marked = await run(UNAVAILABLE, { order_id: order.id, items: [{ item_id: order.items[0]!.id }] }, 'markItemsAsUnavailable');
+    expect(marked.items[0]!.state).toBe('UNAVAILABLE');
     expect(await levels(t, world, 'SKU-1')).toMatchObject({ quantity: start.quantity, committed: start.committed - 2, unavailable: 2, available: start.available });
 
     const before = await operationsSnapshot(t, world.tenant.id);
     const wrongWarehouse = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', AVAILABLE, {
-      input: { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: world.catalog.warehouseIds[1] }] },
+      input: { order_id: order.id, items: [{ item_id: order.items[0]!.id, location_id: world.catalog.warehouseIds[1] }] },
     });
     expect(wrongWarehouse.extensions?.field).toBe('input.items[0].location_id');
-    await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', AVAILABLE, { input: { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: 'nowhere' }] } });
-    await graphqlError(t, world.tenant.key, 'INVALID_STATE', MISSING, { input: { order_id: order.id, items: [{ item_id: order.items[0].id }] } });
+    await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', AVAILABLE, { input: { order_id: order.id, items: [{ item_id: order.items[0]!.id, location_id: 'nowhere' }] } });
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', MISSING, { input: { order_id: order.id, items: [{ item_id: order.items[0]!.id }] } });
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
 
-    const found = await run(AVAILABLE, { order_id: order.id, items: [{ item_id: order.items[0].id, location_id: position('A-02') }] }, 'markItemsAsAvailable');
-    expect(found.items[0].state).toBe('DEALLOCATED');
+    const found = await run(AVAILABLE, { order_id: order.id, items: [{ item_id: order.items[0]!.id, location_id: position('A-02') }] }, 'markItemsAsAvailable');
+    expect(found.items[0]!.state).toBe('DEALLOCATED');
     expect(await levels(t, world, 'SKU-1')).toMatchObject({ quantity: start.quantity, committed: start.committed - 2, unavailable: 0, available: start.available + 2 });
     const [line] = await sql<{ quantity: string }>(t.databaseUrl, `SELECT quantity::text FROM inventory_items WHERE position_id = $1 AND product_id = $2 AND state = 'AVAILABLE'`, [
       position('A-02'),

@@ -39,7 +39,7 @@ beforeAll(async () => {
 
 describe('createItemPreferences, updateItemPreferences, removeItemPreferences, stockPreferences', () => {
   it('creates, lists, replaces and removes a preference', async () => {
-    const [created] = await create([preference('SKU-1', { preorder_deadline_at: 1_900_000_000_000 })]);
+    const created = (await create([preference('SKU-1', { preorder_deadline_at: 1_900_000_000_000 })]))[0]!;
     expect(created).toMatchObject({ sku: 'SKU-1', product: { sku: 'SKU-1' }, warehouse: { id: world.warehouseId }, business: { id: world.catalog.businessId },
       ...levelsOf, is_backorder_allowed: false, is_restricted_to_single_position: false, preorder_deadline_at: 1_900_000_000_000 });
     const listed = await graphqlData(t, world.tenant.key, `query($sku: String) { stockPreferences(sku: $sku) { edges { node { id } } } }`, { sku: 'SKU-1' });
@@ -75,7 +75,7 @@ describe('createItemPreferences, updateItemPreferences, removeItemPreferences, s
   });
 
   it('refuses a second preference for the same SKU and warehouse, and an update that leaves a field out', async () => {
-    const [created] = await create([preference('SKU-2')]);
+    const created = (await create([preference('SKU-2')]))[0]!;
     const before = await snapshot();
     const duplicate = await graphqlError(t, world.tenant.key, 'ID_TAKEN', CREATE, { input: { preferences: [preference('SKU-2')] } });
     expect(duplicate.extensions?.field).toBe('input.preferences[0].sku');
@@ -99,7 +99,7 @@ describe('backorders', () => {
     await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE_ORDER, { input: order([{ sku: 'SKU-3', quantity: 5 }]) });
     expect(await snapshot()).toEqual(before);
 
-    const [allowing] = await create([preference('SKU-3', { is_backorder_allowed: true, preorder_deadline_at: Date.now() + 3_600_000 })]);
+    const allowing = (await create([preference('SKU-3', { is_backorder_allowed: true, preorder_deadline_at: Date.now() + 3_600_000 })]))[0]!;
     const created = (await graphqlData(t, world.tenant.key, CREATE_ORDER, { input: order([{ sku: 'SKU-3', quantity: 2 }, { sku: 'SKU-3', quantity: 3 }]) })).createOrder.order;
     expect(created.items.map((i: { state: string }) => i.state)).toEqual(['ALLOCATED', 'BACKORDERED']);
     // Nothing goes negative: the backordered units are simply not held yet.
@@ -134,7 +134,7 @@ describe('single position', () => {
 
     // Restocking a returned item elsewhere is refused too; at the SKU's own position it is fine.
     const created = (await graphqlData(t, world.tenant.key, CREATE_ORDER, { input: order([{ sku: 'SKU-4', quantity: 1 }]) })).createOrder.order;
-    const itemId = created.items[0].id;
+    const itemId = created.items[0]!.id;
     await graphqlData(t, world.tenant.key, `mutation($input: ShipOrderInput!) { shipOrder(input: $input) { order { id } } }`, { input: { id: created.id } });
     await graphqlData(t, world.tenant.key, `mutation($input: ReturnOrderItemsInput!) { returnOrderItems(input: $input) { order { id } } }`, { input: { order_id: created.id, items: [{ item_id: itemId }] } });
     const RESTOCK = `mutation($input: RestockOrderItemsInput!) { restockOrderItems(input: $input) { order { items { state } } } }`;

@@ -65,7 +65,7 @@ describe('createReservation', () => {
 
     const data = await graphqlData(t, world.tenant.key, `{ stockMutations(query: "source=ALLOCATION", first: 10) { edges { node {
       source delta new_quantity product { sku } location { position { code } } references { __typename ... on Reservation { id status } } } } } }`);
-    const nodes = data.stockMutations.edges.map((e: { node: unknown }) => e.node);
+    const nodes = data.stockMutations.edges.map((e) => e.node);
     expect(nodes).toHaveLength(2);
     for (const node of nodes) expect(node).toMatchObject({ source: 'ALLOCATION', delta: 0, references: [{ __typename: 'Reservation', id, status: 'ACTIVE' }] });
     expect(nodes.find((n: { product: { sku: string } }) => n.product.sku === 'SKU-2')).toMatchObject({ new_quantity: 5, location: { position: { code: 'A-01' } } });

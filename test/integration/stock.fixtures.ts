@@ -3,17 +3,29 @@
  * snapshots of the stock tables for "nothing changed" checks and the ledger invariant.
  */
 import { expect } from 'vitest';
+import type { Mutation, Query } from '../../src/__generated__/graphql';
 import type { TestApp } from '../helpers/app';
 import { sql } from '../helpers/db';
 
-export interface GraphQLResult {
+/**
+ * What `data` of an operation holds, typed from the SDL through codegen: the root fields a test
+ * selects are there with their schema types (a test that uses an alias names its own type).
+ */
+export type OperationData = Query & Mutation;
+
+export interface GraphQLResult<TData = OperationData> {
   status: number;
-  body: { data?: any; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; field?: string } }[] };
+  body: { data?: TData; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; field?: string } }[] };
   rawBody: string;
 }
 
 /** POST /graphql (not part of openapi.yaml, so not through the REST contract client). */
-export async function graphql(t: TestApp, token: string, query: string, variables?: Record<string, unknown>): Promise<GraphQLResult> {
+export async function graphql<TData = OperationData>(
+  t: TestApp,
+  token: string,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<GraphQLResult<TData>> {
   const response = await t.app.inject({
     method: 'POST',
     url: '/graphql',
@@ -24,11 +36,16 @@ export async function graphql(t: TestApp, token: string, query: string, variable
 }
 
 /** The data of a GraphQL response that must have no errors. */
-export async function graphqlData(t: TestApp, token: string, query: string, variables?: Record<string, unknown>) {
-  const response = await graphql(t, token, query, variables);
+export async function graphqlData<TData = OperationData>(
+  t: TestApp,
+  token: string,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<TData> {
+  const response = await graphql<TData>(t, token, query, variables);
   expect(response.status, response.rawBody).toBe(200);
   expect(response.body.errors, response.rawBody).toBeUndefined();
-  return response.body.data;
+  return response.body.data!;
 }
 
 /** The first error of a GraphQL response (HTTP 200), which must carry `code`. */
@@ -56,8 +73,13 @@ export interface Catalog {
 export async function createCatalog(t: TestApp, token: string, options: { products?: number; prefix?: string } = {}): Promise<Catalog> {
   const prefix = options.prefix ?? 'SKU';
   const create = async (mutation: string, input: Record<string, unknown>, field: string) => {
-    const data = await graphqlData(t, token, `mutation($input: ${mutation[0]!.toUpperCase()}${mutation.slice(1)}Input!) { ${mutation}(input: $input) { ${field} { id } } }`, { input });
-    return data[mutation][field].id as string;
+    const data = await graphqlData<Record<string, Record<string, { id: string }>>>(
+      t,
+      token,
+      `mutation($input: ${mutation[0]!.toUpperCase()}${mutation.slice(1)}Input!) { ${mutation}(input: $input) { ${field} { id } } }`,
+      { input },
+    );
+    return data[mutation]![field]!.id;
   };
   const businessId = await create('createBusiness', { name: 'Main business' }, 'business');
   const otherBusinessId = await create('createBusiness', { name: 'Other business' }, 'business');

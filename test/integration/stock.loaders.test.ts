@@ -67,7 +67,7 @@ async function countQueries(first: number, token = tenant.key) {
   queries = [];
   const response = await graphql(t, token, PAGE, { first });
   expect(response.body.errors, response.rawBody).toBeUndefined();
-  expect(response.body.data.inventory.edges).toHaveLength(first);
+  expect(response.body.data!.inventory.edges).toHaveLength(first);
   return queries.length;
 }
 
@@ -84,6 +84,6 @@ describe('inventory with nested warehouse, position, business and product', () =
 
   it('loads nothing of another tenant through the loaders', async () => {
     const response = await graphql(t, otherKey, PAGE, { first: 10 });
-    expect(response.body.data.inventory.edges).toEqual([]);
+    expect(response.body.data!.inventory.edges).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { uuidv7 } from '../../src/kernel/ids';
 import { createKey, createTenant, startTestApp, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
 import { createCatalog, graphql, graphqlData, graphqlError, type Catalog } from './stock.fixtures';
+import type { InventoryConnection, StockMutationConnection } from '../../src/__generated__/graphql';
 
 const t = await startTestApp();
 const { rest } = t;
@@ -180,7 +181,7 @@ describe('inventoryItems', () => {
 
 describe('inventoryAtLocation', () => {
   const at = async (args: string, token = tenant.key) =>
-    (await graphqlData(t, token, `{ inventoryAtLocation(${args}) { edges { node { sku quantity position { code } } } } }`)).inventoryAtLocation.edges.map((e: any) => e.node);
+    (await graphqlData(t, token, `{ inventoryAtLocation(${args}) { edges { node { sku quantity position { code } } } } }`)).inventoryAtLocation.edges.map((e) => e.node);
 
   it('returns the lines at one position, or those without a position', async () => {
     expect((await at(`warehouse_id: "${w1}", position: "A-01"`)).map((l: any) => [l.sku, l.quantity])).toEqual([
@@ -290,7 +291,7 @@ describe('paging backwards', () => {
     const ids = async (field: string, args: string, variables: Record<string, unknown> = {}) => {
       const declarations = ['$before: String', ...(args.includes('$q') ? ['$q: QueryFilter'] : [])].join(', ');
       const data = await graphqlData(t, tenant.key, `query(${declarations}) { ${field}(${args}) { edges { node { id } } pageInfo { hasPreviousPage hasNextPage startCursor } } }`, variables);
-      return data[field];
+      return data[field as keyof typeof data] as InventoryConnection | StockMutationConnection;
     };
     for (const [field, extra] of [['inventory', ''], ['stockMutations', 'query: $q, '], ['inventoryItems', 'filters: { sku: "SKU-1" }, ']] as const) {
       const q = extra.includes('$q') ? { q: 'sort=-new_quantity' } : {};
@@ -319,7 +320,7 @@ describe('pagination while rows are inserted', () => {
     let after: string | null = null;
     for (let round = 0; round < 10; round += 1) {
       const data: any = await graphqlData(t, tenant.key, `query($after: String) { inventory(first: 2, after: $after) { edges { node { id } } pageInfo { hasNextPage endCursor } } }`, { after });
-      seen.push(...data.inventory.edges.map((edge: any) => edge.node.id));
+      seen.push(...data.inventory.edges.map((edge: { node: { id: string } }) => edge.node.id));
       // A group written while paging, after the cursor: it shows up later; nothing repeats or goes missing.
       if (round === 0) await add([{ sku: 'SKU-1', warehouseId: w2, businessId: catalog.businessId, position: 'A-01' }]);
       if (!data.inventory.pageInfo.hasNextPage) break;
@@ -332,7 +333,7 @@ describe('pagination while rows are inserted', () => {
 
   it('pages without gaps or duplicates while new mutations are written', async () => {
     for (const sort of ['-created_at', 'created_at']) {
-      const before = (await graphqlData(t, tenant.key, `query($q: QueryFilter, $first: Int) { stockMutations(query: $q, first: $first) { edges { node { id } } } }`, { q: `sort=${sort}`, first: 100 })).stockMutations.edges.map((edge: any) => edge.node.id);
+      const before = (await graphqlData(t, tenant.key, `query($q: QueryFilter, $first: Int) { stockMutations(query: $q, first: $first) { edges { node { id } } } }`, { q: `sort=${sort}`, first: 100 })).stockMutations.edges.map((edge) => edge.node.id);
       const seen: string[] = [];
       let after: string | null = null;
       for (let round = 0; round < 50; round += 1) {

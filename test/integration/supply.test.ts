@@ -86,13 +86,13 @@ describe('a supply from announcement to stock', () => {
     const orderInput = (quantity: number) => ({ business_id: world.catalog.businessId, warehouse_id: world.warehouseId, channel_id: world.channelId, items: [{ sku: 'SKU-3', quantity }] });
     const first = (await graphqlData(t, world.tenant.key, ORDER, { input: orderInput(3) })).createOrder.order;
     const second = (await graphqlData(t, world.tenant.key, ORDER, { input: orderInput(8) })).createOrder.order;
-    expect([first.items[0].state, second.items[0].state]).toEqual(['BACKORDERED', 'BACKORDERED']);
+    expect([first.items[0]!.state, second.items[0]!.state]).toEqual(['BACKORDERED', 'BACKORDERED']);
 
     const announcement = await announce([{ sku: 'SKU-3', quantity: 5 }]);
     const supply = (await call(CREATE_SUPPLY, { announcement_ids: [announcement.id], settings: { processing: 'MATCH_ORDERS' } })).supply;
     await call(RECEIVE, { supply_id: supply.id });
     // The first order (3) fits and is committed; the second (8) does not: it keeps waiting.
-    const state = async (id: string) => (await graphqlData(t, world.tenant.key, `query($id: ID!) { order(id: $id) { items { state } } }`, { id })).order.items[0].state;
+    const state = async (id: string) => (await graphqlData(t, world.tenant.key, `query($id: ID!) { order(id: $id) { items { state } } }`, { id })).order.items[0]!.state;
     expect(await state(first.id)).toBe('ALLOCATED');
     expect(await state(second.id)).toBe('BACKORDERED');
     expect(await levels(t, world, 'SKU-3')).toMatchObject({ quantity: 5, committed: 3, available: 2 });
