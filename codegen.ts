@@ -22,7 +22,10 @@ const config: CodegenConfig = {
         // Paths relative to src/__generated__/, where the generated file lives.
         mappers: Object.fromEntries(
           withGraphQL.flatMap((module) =>
-            Object.entries(module.mappers ?? {}).map(([type, target]) => [type, posix.join('../modules', module.name, target)]),
+            Object.entries(module.mappers ?? {}).map(([type, target]) => [
+              type,
+              posix.join('../modules', module.name, target),
+            ]),
           ),
         ),
       },

@@ -20,8 +20,14 @@ import { stockSuite } from './suites/stock';
 const allSuites: Suite[] = [httpOverheadSuite, edgeSuite, searchSuite, stockSuite, reservationsSuite];
 
 /** BENCH_SUITES (comma-separated, matched against the start of a suite's name, case-insensitive) runs only those. */
-const wanted = (process.env.BENCH_SUITES ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
-const suites = wanted.length === 0 ? allSuites : allSuites.filter((suite) => wanted.some((name) => suite.name.toLowerCase().startsWith(name)));
+const wanted = (process.env.BENCH_SUITES ?? '')
+  .split(',')
+  .map((name) => name.trim().toLowerCase())
+  .filter(Boolean);
+const suites =
+  wanted.length === 0
+    ? allSuites
+    : allSuites.filter((suite) => wanted.some((name) => suite.name.toLowerCase().startsWith(name)));
 
 // Progress goes to stderr so that stdout carries only the report.
 const log = (line: string) => console.error(`bench: ${line}`);
@@ -45,7 +51,9 @@ async function main(): Promise<void> {
     const generator = LoadGenerator.start(teardown);
     const measure = (requests: LoadRequest[]) => {
       const seconds = requests.length * (load.warmupSeconds + load.durationSeconds);
-      log(`measuring ${requests.length} cases: ${load.warmupSeconds} s warm-up each, then ${load.rounds} interleaved rounds (~${Math.round(seconds)} s)`);
+      log(
+        `measuring ${requests.length} cases: ${load.warmupSeconds} s warm-up each, then ${load.rounds} interleaved rounds (~${Math.round(seconds)} s)`,
+      );
       return measureAll(generator, requests, load);
     };
 

@@ -13,7 +13,10 @@ const inputs = [
   'prisma.config.ts',
   'codegen.ts',
   'package-lock.json',
-  ...readdirSync(join(root, 'schema')).filter((f) => f.endsWith('.graphql')).sort().map((f) => `schema/${f}`),
+  ...readdirSync(join(root, 'schema'))
+    .filter((f) => f.endsWith('.graphql'))
+    .sort()
+    .map((f) => `schema/${f}`),
   // codegen reads the module list and each module's mappers.
   'src/modules/index.ts',
   ...readdirSync(join(root, 'src/modules'), { withFileTypes: true })
@@ -28,13 +31,23 @@ const digest = hash.digest('hex');
 
 const outputs = ['src/__generated__/prisma/client.ts', 'src/__generated__/graphql.ts'];
 const fresh =
-  existsSync(stampFile) && readFileSync(stampFile, 'utf8') === digest && outputs.every((f) => existsSync(join(root, f)));
+  existsSync(stampFile) &&
+  readFileSync(stampFile, 'utf8') === digest &&
+  outputs.every((f) => existsSync(join(root, f)));
 if (!fresh) {
   const bin = (name) => join(root, 'node_modules/.bin', name);
   // `prisma generate` only checks that a schema engine file exists; it never runs it (the engine
   // cannot be downloaded on machines without internet access), so any existing file will do.
-  const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' };
+  const env = {
+    ...process.env,
+    PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath,
+    PRISMA_HIDE_UPDATE_MESSAGE: '1',
+  };
   execFileSync(bin('prisma'), ['generate'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  execFileSync(bin('graphql-codegen'), ['--config', 'codegen.ts'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(bin('graphql-codegen'), ['--config', 'codegen.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   writeFileSync(stampFile, digest);
 }

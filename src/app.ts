@@ -31,10 +31,13 @@ const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 export const restOperations = modules.flatMap((module) => module.rest ?? []);
 
 /** The GraphQL schema: the base SDL plus every module's SDL and resolvers. */
-export const buildGraphQLSchema = () => buildSchema(modules.flatMap((module) => (module.graphql ? [module.graphql] : [])));
+export const buildGraphQLSchema = () =>
+  buildSchema(modules.flatMap((module) => (module.graphql ? [module.graphql] : [])));
 
 /** Builds the service container: the shared parts, then each module's services in list order. */
-export function createServices(deps: Omit<AppDependencies, 'backgroundWorkers'> & { log: FastifyBaseLogger }): Services {
+export function createServices(
+  deps: Omit<AppDependencies, 'backgroundWorkers'> & { log: FastifyBaseLogger },
+): Services {
   const { config } = deps;
   const services = {
     config,
@@ -42,7 +45,8 @@ export function createServices(deps: Omit<AppDependencies, 'backgroundWorkers'> 
     masterKey: deps.masterKey,
     log: deps.log,
     authCacheTtlMs: deps.authCacheTtlMs,
-    baseUrl: config.publicBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
+    baseUrl:
+      config.publicBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
     // Derived from the master key so every process of a deployment signs cursors alike.
     cursors: createCursorCodec(createHmac('sha256', deps.masterKey).update('pagination-cursors').digest()),
   } as Services;

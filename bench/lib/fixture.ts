@@ -79,12 +79,25 @@ export async function startFixture(teardown: Teardown, options: FixtureOptions =
   const proxy = await services.proxies.create(principal, {
     key: 'bench-shop',
     routes: [
-      { path: '/images', origin: { uri: 'https://cdn.example.com/images', is_bucket: true }, settings: { cache: { age: 3600, is_public: true } } },
-      { path: '/api', origin: { uri: 'https://api.example.com/' }, settings: { auth: { is_required: true, scope: 'proxies:read' } } },
+      {
+        path: '/images',
+        origin: { uri: 'https://cdn.example.com/images', is_bucket: true },
+        settings: { cache: { age: 3600, is_public: true } },
+      },
+      {
+        path: '/api',
+        origin: { uri: 'https://api.example.com/' },
+        settings: { auth: { is_required: true, scope: 'proxies:read' } },
+      },
       { path: '*', origin: { uri: 'https://www.example.com/' } },
     ],
     auth: { signature: { secret: 'bench-signature-secret-0123456789', cache: { age: 60 } } },
-    oauth: { issuer: 'https://id.example.com', client_id: 'bench', authorize_url: 'https://id.example.com/authorize', return_url_key: 'return_to' },
+    oauth: {
+      issuer: 'https://id.example.com',
+      client_id: 'bench',
+      authorize_url: 'https://id.example.com/authorize',
+      return_url_key: 'return_to',
+    },
   });
 
   // createMany is one INSERT; ids are UUIDv7 a millisecond apart so id order is insertion order.

@@ -67,7 +67,10 @@ type RunnerResult = NonNullable<ResultMessage['result']>;
  */
 export class LoadGenerator {
   private nextId = 0;
-  private readonly pending = new Map<number, { resolve: (result: RunnerResult) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (result: RunnerResult) => void; reject: (error: Error) => void }
+  >();
 
   private constructor(private readonly child: ChildProcess) {
     child.on('message', (message: ResultMessage) => {
@@ -85,7 +88,9 @@ export class LoadGenerator {
 
   /** Forks the runner (with this process's execArgv, i.e. tsx's loader) and registers its shutdown. */
   static start(teardown: Teardown): LoadGenerator {
-    const child = fork(new URL('./load-runner.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(new URL('./load-runner.ts', import.meta.url), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     teardown.add('stop the load generator', () => {
       if (child.connected) child.disconnect();
     });
@@ -129,9 +134,14 @@ const median = (values: number[]) => {
  * little rather than one case a lot, which keeps same-run ratios comparable on a shared machine.
  * Results are in the order of `requests`.
  */
-export async function measureAll(generator: LoadGenerator, requests: LoadRequest[], settings: LoadSettings): Promise<LoadResult[]> {
+export async function measureAll(
+  generator: LoadGenerator,
+  requests: LoadRequest[],
+  settings: LoadSettings,
+): Promise<LoadResult[]> {
   if (settings.warmupSeconds > 0) {
-    for (const request of requests) await generator.run(request, request.connections ?? settings.connections, settings.warmupSeconds);
+    for (const request of requests)
+      await generator.run(request, request.connections ?? settings.connections, settings.warmupSeconds);
   }
   const roundSeconds = settings.durationSeconds / settings.rounds;
   const rounds = requests.map(() => [] as { run: RunnerResult; cpuMicros: number }[]);
@@ -139,7 +149,11 @@ export async function measureAll(generator: LoadGenerator, requests: LoadRequest
     for (let offset = 0; offset < requests.length; offset++) {
       const index = (round + offset) % requests.length;
       const cpuBefore = process.cpuUsage();
-      const run = await generator.run(requests[index]!, requests[index]!.connections ?? settings.connections, roundSeconds);
+      const run = await generator.run(
+        requests[index]!,
+        requests[index]!.connections ?? settings.connections,
+        roundSeconds,
+      );
       const cpu = process.cpuUsage(cpuBefore);
       rounds[index]!.push({ run, cpuMicros: cpu.user + cpu.system });
     }

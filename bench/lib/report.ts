@@ -29,7 +29,8 @@ export function renderTable(measurements: Measurement[]): string {
     {
       title: 'rounds min–max',
       right: true,
-      cell: (m) => `${integer.format(Math.min(...m.result.roundRequestsPerSecond))}–${integer.format(Math.max(...m.result.roundRequestsPerSecond))}`,
+      cell: (m) =>
+        `${integer.format(Math.min(...m.result.roundRequestsPerSecond))}–${integer.format(Math.max(...m.result.roundRequestsPerSecond))}`,
     },
     { title: 'p50 ms', right: true, cell: (m) => ms(m.result.p50Ms) },
     { title: 'p99 ms', right: true, cell: (m) => ms(m.result.p99Ms) },
@@ -53,6 +54,13 @@ export function renderTable(measurements: Measurement[]): string {
   const rows = measurements.map((m, index) => columns.map((column) => column.cell(m, index)));
   const widths = columns.map(({ title }, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
-    cells.map((cell, i) => (columns[i]!.right ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [line(columns.map((column) => column.title)), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+    cells
+      .map((cell, i) => (columns[i]!.right ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(columns.map((column) => column.title)),
+    widths.map((width) => '-'.repeat(width)).join('  '),
+    ...rows.map(line),
+  ].join('\n');
 }

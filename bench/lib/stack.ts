@@ -21,7 +21,11 @@ export async function startFullStack(fixture: Fixture, teardown: Teardown): Prom
 }
 
 /** Serves `listener` (or a prepared server) with plain node:http on a free loopback port. */
-export async function startNodeServer(listener: RequestListener | Server, name: string, teardown: Teardown): Promise<RunningServer> {
+export async function startNodeServer(
+  listener: RequestListener | Server,
+  name: string,
+  teardown: Teardown,
+): Promise<RunningServer> {
   const server = typeof listener === 'function' ? createServer(listener) : listener;
   teardown.add(`close ${name}`, () => closeNodeServer(server));
   await new Promise<void>((resolve, reject) => {

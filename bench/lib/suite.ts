@@ -24,7 +24,11 @@ export interface Suite {
 
 /** Sends `request` once and returns its status and parsed JSON body (null when not JSON). */
 export async function probe(request: LoadRequest): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(request.url, { method: request.method ?? 'GET', headers: request.headers, body: request.body });
+  const response = await fetch(request.url, {
+    method: request.method ?? 'GET',
+    headers: request.headers,
+    body: request.body,
+  });
   const text = await response.text();
   try {
     return { status: response.status, body: JSON.parse(text) };

@@ -18,12 +18,23 @@ const configSchema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   EDGE_DOMAIN: z
     .string()
-    .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, 'must be a lowercase domain name such as edge.example.com')
+    .regex(
+      /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/,
+      'must be a lowercase domain name such as edge.example.com',
+    )
     .optional(),
   EDGE_ORIGIN_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(30_000),
-  EDGE_CACHE_MAX_BYTES: z.coerce.number().int().min(0).default(256 * 1024 * 1024),
+  EDGE_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(256 * 1024 * 1024),
   EDGE_STALE_IF_ERROR_SECONDS: z.coerce.number().int().min(0).max(31_536_000).default(300),
-  EDGE_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1).default(1024 * 1024 * 1024),
+  EDGE_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1024 * 1024 * 1024),
   EDGE_ALLOW_PRIVATE_ORIGINS: z.enum(['true', 'false', '1', '0']).default('false'),
   BROADCAST_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   BROADCAST_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
@@ -110,7 +121,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: values.BROADCAST_TIMEOUT_MS,
       maxAttempts: values.BROADCAST_MAX_ATTEMPTS,
       backoffMs: values.BROADCAST_BACKOFF_MS,
-      allowPrivateWebhooks: values.BROADCAST_ALLOW_PRIVATE_WEBHOOKS === 'true' || values.BROADCAST_ALLOW_PRIVATE_WEBHOOKS === '1',
+      allowPrivateWebhooks:
+        values.BROADCAST_ALLOW_PRIVATE_WEBHOOKS === 'true' || values.BROADCAST_ALLOW_PRIVATE_WEBHOOKS === '1',
     },
   };
 }

@@ -19,9 +19,10 @@ export function createCursorCodec(secret: string | Buffer): CursorCodec {
       return `${payload}.${sign(payload).toString('base64url')}`;
     },
     decode(scope, cursor, parameter) {
-      const invalid = () => badRequest(`${parameter} is not a valid cursor for this list`, [
-        { field: parameter, message: 'not a valid cursor for this list' },
-      ]);
+      const invalid = () =>
+        badRequest(`${parameter} is not a valid cursor for this list`, [
+          { field: parameter, message: 'not a valid cursor for this list' },
+        ]);
       const [payload, signature, ...rest] = cursor.split('.');
       if (!payload || !signature || rest.length > 0 || cursor.length > 1024) throw invalid();
       const expected = sign(payload);

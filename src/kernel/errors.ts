@@ -141,7 +141,9 @@ export const notFound = (reason?: string) => new AppError('NOT_FOUND', reason);
 export const conflict = (reason: string) => new AppError('CONFLICT', reason);
 /** An error about one input field (named in the message and in `details`), or about the whole request. */
 const errorAt = (key: ErrorKey, reason: string, field?: string) =>
-  field ? new AppError(key, `${field} ${reason}`, { details: [{ field, message: reason }] }) : new AppError(key, reason);
+  field
+    ? new AppError(key, `${field} ${reason}`, { details: [{ field, message: reason }] })
+    : new AppError(key, reason);
 /** An id (or key, SKU, e-mail) the request sets that another entity already has. */
 export const idTaken = (reason: string, field?: string) => errorAt('ID_TAKEN', reason, field);
 /** An operation the entity's current state does not allow. */

@@ -40,7 +40,9 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
   reply.status(appError.status);
   if (isGraphQLPath(request)) {
-    return reply.send({ errors: [{ message: appError.message, extensions: { code: errorRegistry[appError.key].graphqlCode } }] });
+    return reply.send({
+      errors: [{ message: appError.message, extensions: { code: errorRegistry[appError.key].graphqlCode } }],
+    });
   }
   return reply.send(errorBody(appError.status, appError.message, appError.details));
 }

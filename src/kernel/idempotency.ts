@@ -24,7 +24,9 @@ function canonicalJson(value: unknown): string {
 
 /** The fingerprint a repeated request must match: what it does (e.g. `POST /api/inventory/items`) and its body. */
 export function requestFingerprint(operation: string, body: unknown): string {
-  return createHash('sha256').update(`${operation}\n${canonicalJson(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${operation}\n${canonicalJson(body)}`)
+    .digest('hex');
 }
 
 /** Reads an `Idempotency-Key` header value: undefined when absent, 400 when malformed. */
@@ -51,7 +53,12 @@ export interface Idempotency {
  * request leaves nothing behind and can be corrected and resent with the same key. A key reused
  * with another request is a 422.
  */
-export async function runIdempotent<T>(tx: Tx, tenantId: string, idempotency: Idempotency | undefined, work: () => Promise<T>): Promise<T> {
+export async function runIdempotent<T>(
+  tx: Tx,
+  tenantId: string,
+  idempotency: Idempotency | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   if (idempotency === undefined) return work();
   const { key, fingerprint } = idempotency;
   const claimed = await tx.$queryRaw<unknown[]>`
@@ -69,16 +76,21 @@ export async function runIdempotent<T>(tx: Tx, tenantId: string, idempotency: Id
     );
     if (!stored || stored.response === null) throw new Error('an idempotency key was committed without its response');
     if (stored.request_hash !== fingerprint) {
-      throw new AppError('UNPROCESSABLE_ENTITY', `the Idempotency-Key "${key}" was already used with a different request`, {
-        details: [{ field: 'header.Idempotency-Key', message: 'was already used with a different request' }],
-      });
+      throw new AppError(
+        'UNPROCESSABLE_ENTITY',
+        `the Idempotency-Key "${key}" was already used with a different request`,
+        {
+          details: [{ field: 'header.Idempotency-Key', message: 'was already used with a different request' }],
+        },
+      );
     }
     // The stored response is what `work` returned for this same request: the caller's own type.
     return stored.response as T;
   }
   const result = await work();
   await tx.$executeRaw`
-    UPDATE idempotency_keys SET response = ${JSON.stringify(result)}::jsonb WHERE tenant_id = ${tenantId}::uuid AND key = ${key}`;
+    UPDATE idempotency_keys SET response = ${JSON.stringify(result)}::jsonb WHERE tenant_id = ${tenantId}::uuid AND key
+      = ${key}`;
   // Forget a few expired keys of any tenant on the way, so the table does not grow without bound.
   await tx.$executeRaw`
     DELETE FROM idempotency_keys WHERE ctid IN (

@@ -13,7 +13,8 @@ export const masterKeyFile = (dataDir: string) => join(resolve(dataDir), 'master
  */
 export function resolveMasterKey(config: Config): { key: string; generated: boolean; file?: string } {
   if (config.masterKey) return { key: config.masterKey, generated: false };
-  if (config.databaseUrl) throw new ConfigError('Invalid configuration: MASTER_KEY is required when DATABASE_URL is set');
+  if (config.databaseUrl)
+    throw new ConfigError('Invalid configuration: MASTER_KEY is required when DATABASE_URL is set');
   const file = masterKeyFile(config.dataDir);
   if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), generated: false, file };
   mkdirSync(resolve(config.dataDir), { recursive: true });

@@ -13,7 +13,11 @@ export const int8 = z.union([z.bigint(), z.number()]).transform(Number);
 export const int8OrNull = int8.nullable();
 /** A numeric column (Prisma hands a Decimal, a string or a number) as a number. */
 export const numeric = z
-  .union([z.number(), z.string(), z.custom<{ toNumber(): number }>((value) => typeof value === 'object' && value !== null)])
+  .union([
+    z.number(),
+    z.string(),
+    z.custom<{ toNumber(): number }>((value) => typeof value === 'object' && value !== null),
+  ])
   .transform((value) => (typeof value === 'object' ? value.toNumber() : Number(value)));
 export const uuid = z.string();
 export const timestamp = z.date();

@@ -28,9 +28,14 @@ export const displayName = (max = 255) =>
 
 /** A code (SKU, position code, barcode): 1 to `max` characters, no surrounding spaces, no control characters. */
 export const code = (max: number) =>
-  z.string().refine((value) => value !== '' && value.length <= max && value.trim() === value && !CONTROL_CHARACTERS.test(value), {
-    message: `must be 1 to ${max} characters without surrounding spaces or control characters`,
-  });
+  z
+    .string()
+    .refine(
+      (value) => value !== '' && value.length <= max && value.trim() === value && !CONTROL_CHARACTERS.test(value),
+      {
+        message: `must be 1 to ${max} characters without surrounding spaces or control characters`,
+      },
+    );
 
 /** `items[2].quantity`-style paths of a zod failure, under `prefix` (`input`, `body`, `query`...). */
 export function fieldProblems(error: ZodError, prefix: string): FieldProblem[] {

@@ -13,7 +13,8 @@ import { createOAuthClient, createUser, PASSWORD, pkce, startListeningApp, type 
 
 const CHROMIUM = '/usr/bin/chromium';
 const chromiumPresent = existsSync(CHROMIUM);
-if (!chromiumPresent) console.warn(`Skipping the browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium).`);
+if (!chromiumPresent)
+  console.warn(`Skipping the browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium).`);
 
 const service = chromiumPresent ? await startListeningApp() : undefined;
 
@@ -28,7 +29,9 @@ describe.skipIf(!chromiumPresent)('login and consent page in Chromium', () => {
 
   beforeAll(async () => {
     // The client's redirect URI: a real server on 127.0.0.1 that the browser lands on.
-    callbackServer = createServer((_request, response) => response.end('<!doctype html><title>Signed in</title><p>Back at the client.</p>'));
+    callbackServer = createServer((_request, response) =>
+      response.end('<!doctype html><title>Signed in</title><p>Back at the client.</p>'),
+    );
     await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
     callbackUri = `http://127.0.0.1:${(callbackServer.address() as { port: number }).port}/callback`;
 
@@ -49,7 +52,14 @@ describe.skipIf(!chromiumPresent)('login and consent page in Chromium', () => {
     await createUser(rest, tenant.id, 'mia@example.com');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
   });
 
@@ -75,7 +85,13 @@ describe.skipIf(!chromiumPresent)('login and consent page in Chromium', () => {
     const response = await fetch(`${service!.origin}/api/oauth/authorize`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', client_id: client.client_id, code, redirect_uri: callbackUri, code_verifier: verifier }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: client.client_id,
+        code,
+        redirect_uri: callbackUri,
+        code_verifier: verifier,
+      }),
     });
     expect(response.status).toBe(200);
     return (await response.json()) as { access_token: string; id_token: string };
@@ -107,20 +123,27 @@ describe.skipIf(!chromiumPresent)('login and consent page in Chromium', () => {
       expect.stringContaining('proxies:read'),
     ]);
 
-    await Promise.all([page.waitForURL((url) => url.href.startsWith(callbackUri), { timeout: 10_000 }), page.click('button[value=approve]')]);
+    await Promise.all([
+      page.waitForURL((url) => url.href.startsWith(callbackUri), { timeout: 10_000 }),
+      page.click('button[value=approve]'),
+    ]);
     const landed = new URL(page.url());
     expect(landed.searchParams.get('state')).toBe('state-1');
     const code = landed.searchParams.get('code')!;
     expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     const tokens = await exchange(code, verifier);
-    const api = await fetch(`${service!.origin}/api/storage/edge/proxies`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const api = await fetch(`${service!.origin}/api/storage/edge/proxies`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(api.status).toBe(200);
     expect((await api.json()).data).toEqual([]);
 
     // Signed in and approved: a silent request through the browser-facing endpoint comes straight back with a code.
     const again = pkce();
-    await page.goto(`${service!.origin}/oauth/authorize?${authorizeQuery(again.challenge, { silent: 'true', state: 'state-2' })}`);
+    await page.goto(
+      `${service!.origin}/oauth/authorize?${authorizeQuery(again.challenge, { silent: 'true', state: 'state-2' })}`,
+    );
     const silent = new URL(page.url());
     expect(silent.href.startsWith(callbackUri)).toBe(true);
     expect(silent.searchParams.get('state')).toBe('state-2');
@@ -132,13 +155,18 @@ describe.skipIf(!chromiumPresent)('login and consent page in Chromium', () => {
     const { challenge } = pkce();
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${service!.origin}/oauth/authorize?${authorizeQuery(challenge, { state: 'state-3', client_id: otherClient.client_id })}`);
+    await page.goto(
+      `${service!.origin}/oauth/authorize?${authorizeQuery(challenge, { state: 'state-3', client_id: otherClient.client_id })}`,
+    );
     expect(await page.locator('h1').textContent()).toContain('Acme Reports');
     await page.fill('#email', 'mia@example.com');
     await page.fill('#password', PASSWORD);
     await page.click('button[type=submit]');
     await page.waitForSelector('#scopes', { timeout: 10_000 });
-    await Promise.all([page.waitForURL((url) => url.href.startsWith(callbackUri), { timeout: 10_000 }), page.click('button[value=deny]')]);
+    await Promise.all([
+      page.waitForURL((url) => url.href.startsWith(callbackUri), { timeout: 10_000 }),
+      page.click('button[value=deny]'),
+    ]);
     const landed = new URL(page.url());
     expect(landed.searchParams.get('error')).toBe('access_denied');
     expect(landed.searchParams.get('state')).toBe('state-3');

@@ -39,20 +39,21 @@ describe('openapi.yaml', () => {
     for (const status of statuses) expect(documented).toContain(status);
     expect(Object.keys(document.components.responses).length).toBe(Object.keys(errorRegistry).length);
     for (const entry of Object.values(errorRegistry)) {
-      expect(Object.values(document.components.responses).map((r) => (r as { description: string }).description)).toContain(
-        entry.message,
-      );
+      expect(
+        Object.values(document.components.responses).map((r) => (r as { description: string }).description),
+      ).toContain(entry.message);
     }
   });
 
-  it('names every operation after its handler, exported from its module\'s routes, and lists each once', async () => {
+  it("names every operation after its handler, exported from its module's routes, and lists each once", async () => {
     for (const module of modules) {
       const routeFiles = readdirSync(join(MODULES_DIR, module.name)).filter((file) => file.endsWith('.routes.ts'));
       const exported = new Map<unknown, string>();
       for (const file of routeFiles) {
         const routes = (await import(join(MODULES_DIR, module.name, file))) as Record<string, unknown>;
         for (const [exportName, value] of Object.entries(routes)) {
-          if (Array.isArray(value) || typeof value !== 'object' || value === null || !('operationId' in value)) continue;
+          if (Array.isArray(value) || typeof value !== 'object' || value === null || !('operationId' in value))
+            continue;
           expect((value as { operationId: string }).operationId).toBe(exportName);
           exported.set(value, exportName);
         }
@@ -64,7 +65,10 @@ describe('openapi.yaml', () => {
   });
 
   it('requires a credential on every operation but the OAuth endpoints, which authenticate the client or user themselves', () => {
-    for (const pathItem of Object.values(document.paths) as Record<string, { security?: unknown[]; tags?: string[]; responses: Record<string, unknown> }>[]) {
+    for (const pathItem of Object.values(document.paths) as Record<
+      string,
+      { security?: unknown[]; tags?: string[]; responses: Record<string, unknown> }
+    >[]) {
       for (const operation of Object.values(pathItem)) {
         if (operation.tags?.includes('OAuth')) {
           expect(operation.security).toEqual([]);

@@ -27,7 +27,12 @@ export async function startTestApp(options: { authCacheTtlMs?: number } = {}): P
   const databaseUrl = await createTestDatabase();
   const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' });
   const db = createDb(databaseUrl, { poolSize: 5 });
-  const { app, services } = await buildApp({ config, db, masterKey: TEST_MASTER_KEY, authCacheTtlMs: options.authCacheTtlMs });
+  const { app, services } = await buildApp({
+    config,
+    db,
+    masterKey: TEST_MASTER_KEY,
+    authCacheTtlMs: options.authCacheTtlMs,
+  });
   await app.ready();
   afterAll(async () => {
     await app.close();

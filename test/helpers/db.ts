@@ -17,7 +17,11 @@ export async function createTestDatabase(): Promise<string> {
 }
 
 /** Runs one SQL statement against a database, for assertions on stored state. */
-export async function sql<T extends pg.QueryResultRow = Record<string, unknown>>(url: string, text: string, values: unknown[] = []) {
+export async function sql<T extends pg.QueryResultRow = Record<string, unknown>>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

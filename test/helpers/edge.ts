@@ -41,7 +41,16 @@ export async function startEdgeApp(env: Record<string, string> = {}): Promise<Ed
     await app.close();
     await db.$disconnect();
   });
-  return { app, services, db, databaseUrl, config, rest: createRestClient(app), baseUrl: `http://127.0.0.1:${port}`, port };
+  return {
+    app,
+    services,
+    db,
+    databaseUrl,
+    config,
+    rest: createRestClient(app),
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+  };
 }
 
 export interface OriginRequestRecord {
@@ -60,7 +69,9 @@ export interface TestOrigin {
 }
 
 /** An origin server on 127.0.0.1 answering with `handler`; closed after the test file. */
-export async function startOrigin(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<TestOrigin> {
+export async function startOrigin(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<TestOrigin> {
   const requests: OriginRequestRecord[] = [];
   const server = http.createServer((request, response) => {
     requests.push({ method: request.method!, url: request.url!, headers: request.headers });
@@ -87,20 +98,27 @@ export interface EdgeResponse {
 }
 
 /** Sends one request and reads the whole answer. Rejects when the connection breaks mid-answer. */
-export function edgeRequest(url: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<EdgeResponse> {
+export function edgeRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<EdgeResponse> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const text = body.toString('utf8');
-        let json: unknown;
-        if (String(response.headers['content-type'] ?? '').includes('json') && text !== '') json = JSON.parse(text);
-        resolve({ status: response.statusCode!, headers: response.headers, body, text, json });
-      });
-    });
+    const request = http.request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const text = body.toString('utf8');
+          let json: unknown;
+          if (String(response.headers['content-type'] ?? '').includes('json') && text !== '') json = JSON.parse(text);
+          resolve({ status: response.statusCode!, headers: response.headers, body, text, json });
+        });
+      },
+    );
     request.on('error', reject);
     request.end();
   });
@@ -109,4 +127,6 @@ export function edgeRequest(url: string, options: { method?: string; headers?: R
 export const edgeGet = (url: string, headers: Record<string, string> = {}) => edgeRequest(url, { headers });
 
 /** A proxy body for the REST API. */
-export const proxyWith = (key: string, routes: unknown, extra: Record<string, unknown> = {}) => ({ data: { key, routes, ...extra } });
+export const proxyWith = (key: string, routes: unknown, extra: Record<string, unknown> = {}) => ({
+  data: { key, routes, ...extra },
+});

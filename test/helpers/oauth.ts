@@ -38,8 +38,16 @@ export async function createOAuthClient(
   return response.body.data;
 }
 
-export async function createUser(rest: RestClient, tenantId: string, email: string, password = PASSWORD): Promise<{ id: string; email: string }> {
-  const response = await rest.post(`/api/admin/tenants/${tenantId}/users`, { token: TEST_MASTER_KEY, body: { data: { email, password } } });
+export async function createUser(
+  rest: RestClient,
+  tenantId: string,
+  email: string,
+  password = PASSWORD,
+): Promise<{ id: string; email: string }> {
+  const response = await rest.post(`/api/admin/tenants/${tenantId}/users`, {
+    token: TEST_MASTER_KEY,
+    body: { data: { email, password } },
+  });
   if (response.status !== 201) throw new Error(`user creation failed: ${JSON.stringify(response.body)}`);
   return response.body.data;
 }
@@ -59,7 +67,10 @@ export function tokenRequest(
   fields: Record<string, string | undefined>,
   options: { form?: boolean; authorization?: string; path?: string } = {},
 ): Promise<RestResponse> {
-  const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string
+  >;
   const headers: Record<string, string> = options.authorization ? { authorization: options.authorization } : {};
   const path = options.path ?? '/api/oauth/authorize';
   if (options.form) {
@@ -112,18 +123,32 @@ export class Browser {
  * Walks a user through the login and consent page of a session's `forward_uri` and returns the
  * redirect to the client (with `code` or `error`).
  */
-export async function signInAndApprove(browser: Browser, forwardUri: string, email: string, password = PASSWORD, decision = 'approve') {
+export async function signInAndApprove(
+  browser: Browser,
+  forwardUri: string,
+  email: string,
+  password = PASSWORD,
+  decision = 'approve',
+) {
   const pagePath = new URL(forwardUri).pathname;
   let page = await browser.request('GET', pagePath);
   if (page.statusCode === 200 && page.body.includes('/login"')) {
-    const login = await browser.request('POST', `${pagePath}/login`, { csrf_token: Browser.csrf(page.body), email, password });
+    const login = await browser.request('POST', `${pagePath}/login`, {
+      csrf_token: Browser.csrf(page.body),
+      email,
+      password,
+    });
     if (login.statusCode !== 303) throw new Error(`login failed: ${login.statusCode} ${login.body.slice(0, 300)}`);
     page = await browser.request('GET', pagePath);
   }
   if (page.statusCode === 303) return new URL(page.headers.location as string);
   if (page.statusCode !== 200) throw new Error(`consent page failed: ${page.statusCode} ${page.body.slice(0, 300)}`);
-  const consent = await browser.request('POST', `${pagePath}/consent`, { csrf_token: Browser.csrf(page.body), decision });
-  if (consent.statusCode !== 303) throw new Error(`consent failed: ${consent.statusCode} ${consent.body.slice(0, 300)}`);
+  const consent = await browser.request('POST', `${pagePath}/consent`, {
+    csrf_token: Browser.csrf(page.body),
+    decision,
+  });
+  if (consent.statusCode !== 303)
+    throw new Error(`consent failed: ${consent.statusCode} ${consent.body.slice(0, 300)}`);
   return new URL(consent.headers.location as string);
 }
 

@@ -67,28 +67,45 @@ async function assertMatchesContract(method: string, url: string, response: Rest
   }
   const documented = operation.responses?.[String(response.status)] as { content?: unknown } | undefined;
   if (!documented) throw new Error(`${where}: status not documented for ${operation.operationId}`);
-  const resolved = contract.definition.paths[operation.path]![operation.method as 'get']!.responses![String(response.status)] as {
+  const resolved = contract.definition.paths[operation.path]![operation.method as 'get']!.responses![
+    String(response.status)
+  ] as {
     content?: Record<string, unknown>;
   };
   const mediaType = response.headers['content-type']?.split(';')[0]?.trim();
   if (resolved.content && mediaType && mediaType !== 'application/json' && resolved.content[mediaType]) {
     // A documented alternative media type (chosen by Accept): validate against its own schema.
-    const pointer = ['paths', operation.path, operation.method, 'responses', String(response.status), 'content', mediaType, 'schema']
+    const pointer = [
+      'paths',
+      operation.path,
+      operation.method,
+      'responses',
+      String(response.status),
+      'content',
+      mediaType,
+      'schema',
+    ]
       .map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1'))
       .join('/');
     const validate = ajv.compile({ $ref: `openapi.yaml#/${pointer}` });
-    if (!validate(response.body)) throw new Error(`${where}: body does not match the contract: ${ajv.errorsText(validate.errors)}`);
+    if (!validate(response.body))
+      throw new Error(`${where}: body does not match the contract: ${ajv.errorsText(validate.errors)}`);
   } else if (resolved.content) {
     if (!response.headers['content-type']?.startsWith('application/json')) {
       throw new Error(`${where}: content-type ${response.headers['content-type']} is not application/json`);
     }
     const result = contract.validateResponse(response.body, operation, response.status);
-    if (result.errors?.length) throw new Error(`${where}: body does not match the contract: ${JSON.stringify(result.errors)}`);
+    if (result.errors?.length)
+      throw new Error(`${where}: body does not match the contract: ${JSON.stringify(result.errors)}`);
   } else if (response.rawBody !== '') {
     throw new Error(`${where}: expected an empty body, got ${response.rawBody.slice(0, 200)}`);
   }
-  const headers = contract.validateResponseHeaders(response.headers, operation, { statusCode: response.status, setMatchType: 'superset' as never });
-  if (headers.errors?.length) throw new Error(`${where}: headers do not match the contract: ${JSON.stringify(headers.errors)}`);
+  const headers = contract.validateResponseHeaders(response.headers, operation, {
+    statusCode: response.status,
+    setMatchType: 'superset' as never,
+  });
+  if (headers.errors?.length)
+    throw new Error(`${where}: headers do not match the contract: ${JSON.stringify(headers.errors)}`);
 }
 
 export function createRestClient(app: FastifyInstance): RestClient {

@@ -40,13 +40,19 @@ const secretOf = (key: string) => key.slice('cpk_'.length + 32 + 1);
 
 const unknownKey = () => `cpk_${randomBytes(16).toString('hex')}_${randomBytes(32).toString('base64url')}`;
 
-const proxyBody = (key: string) => ({ data: { key, routes: { path: '/images', origin: { uri: 'https://origin.example.com/images' } } } });
+const proxyBody = (key: string) => ({
+  data: { key, routes: { path: '/images', origin: { uri: 'https://origin.example.com/images' } } },
+});
 
 describe('POST /api/admin/tenants', () => {
   it('creates a tenant with the master key', async () => {
     const response = await postTenant({ data: { name: 'Acme Retail' } });
     expect(response.status).toBe(201);
-    expect(response.body).toEqual({ data: { id: expect.stringMatching(UUID_PATTERN), name: 'Acme Retail' }, page: null, meta: null });
+    expect(response.body).toEqual({
+      data: { id: expect.stringMatching(UUID_PATTERN), name: 'Acme Retail' },
+      page: null,
+      meta: null,
+    });
     const rows = await sql(t.databaseUrl, 'SELECT name FROM tenants WHERE id = $1', [response.body.data.id]);
     expect(rows).toEqual([{ name: 'Acme Retail' }]);
   });
@@ -99,7 +105,11 @@ describe('POST /api/admin/tenants', () => {
 
   it('answers 400 for malformed JSON and an empty body', async () => {
     const headers = { 'content-type': 'application/json' };
-    const malformed = await t.rest.post('/api/admin/tenants', { token: TEST_MASTER_KEY, rawBody: '{"data": {"name": "Acme"', headers });
+    const malformed = await t.rest.post('/api/admin/tenants', {
+      token: TEST_MASTER_KEY,
+      rawBody: '{"data": {"name": "Acme"',
+      headers,
+    });
     expectError(malformed, 400, 'Bad request');
     expect(malformed.body.error.details).toEqual([{ field: 'body', message: 'is not valid JSON' }]);
     const empty = await t.rest.post('/api/admin/tenants', { token: TEST_MASTER_KEY, rawBody: '', headers });
@@ -118,7 +128,9 @@ describe('POST /api/admin/tenants', () => {
 
 describe('POST /api/admin/tenants/{tenant_id}/api-keys', () => {
   it('issues a key with at least 128 bits of secret, shown once', async () => {
-    const response = await postKey(tenant.id, { data: { name: 'storefront', scopes: ['proxies:read', 'catalog:read'] } });
+    const response = await postKey(tenant.id, {
+      data: { name: 'storefront', scopes: ['proxies:read', 'catalog:read'] },
+    });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
       data: {
@@ -135,8 +147,12 @@ describe('POST /api/admin/tenants/{tenant_id}/api-keys', () => {
     expect(key.slice(4, 36)).toBe(id.replaceAll('-', ''));
     // 43 base64url characters are 258 bits, of which 256 carry the secret.
     expect(Buffer.from(secretOf(key), 'base64url')).toHaveLength(32);
-    const rows = await sql(t.databaseUrl, 'SELECT tenant_id, name, scopes, revoked_at FROM api_keys WHERE id = $1', [id]);
-    expect(rows).toEqual([{ tenant_id: tenant.id, name: 'storefront', scopes: ['proxies:read', 'catalog:read'], revoked_at: null }]);
+    const rows = await sql(t.databaseUrl, 'SELECT tenant_id, name, scopes, revoked_at FROM api_keys WHERE id = $1', [
+      id,
+    ]);
+    expect(rows).toEqual([
+      { tenant_id: tenant.id, name: 'storefront', scopes: ['proxies:read', 'catalog:read'], revoked_at: null },
+    ]);
   });
 
   it('never issues the same key twice', async () => {
@@ -165,7 +181,9 @@ describe('POST /api/admin/tenants/{tenant_id}/api-keys', () => {
   it('answers 400 for a tenant id that is not a UUID', async () => {
     const response = await postKey('not-a-uuid', { data: { name: 'bad', scopes: ['*'] } });
     expectError(response, 400, 'Bad request');
-    expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'path.tenant_id' })]));
+    expect(response.body.error.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field: 'path.tenant_id' })]),
+    );
   });
 
   it.each([
@@ -218,7 +236,11 @@ describe('API key storage', () => {
       const from = `FROM "${column.table_name}"`;
       if (column.data_type === 'bytea') {
         for (const needle of byteNeedles) {
-          const rows = await sql(t.databaseUrl, `SELECT 1 ${from} WHERE position($1::bytea IN "${column.column_name}") > 0`, [needle]);
+          const rows = await sql(
+            t.databaseUrl,
+            `SELECT 1 ${from} WHERE position($1::bytea IN "${column.column_name}") > 0`,
+            [needle],
+          );
           if (rows.length > 0) hits.push(`${target} contains ${needle.length} bytes of the key`);
         }
       } else if (column.udt_name === '_bytea') {
@@ -233,18 +255,26 @@ describe('API key storage', () => {
       }
       // Every column, bytea included, also as text (bytea reads as its hex form).
       for (const needle of textNeedles) {
-        const rows = await sql(t.databaseUrl, `SELECT 1 ${from} WHERE strpos("${column.column_name}"::text, $1) > 0`, [needle]);
+        const rows = await sql(t.databaseUrl, `SELECT 1 ${from} WHERE strpos("${column.column_name}"::text, $1) > 0`, [
+          needle,
+        ]);
         if (rows.length > 0) hits.push(`${target} contains ${needle.slice(0, 12)}...`);
       }
-      const control = await sql(t.databaseUrl, `SELECT 1 ${from} WHERE strpos("${column.column_name}"::text, $1) > 0`, [name]);
+      const control = await sql(t.databaseUrl, `SELECT 1 ${from} WHERE strpos("${column.column_name}"::text, $1) > 0`, [
+        name,
+      ]);
       if (control.length > 0) controlFound = true;
     }
     // The scan does look at the api_keys rows: it finds the key's name.
-    expect(columns.some((column) => column.table_name === 'api_keys' && column.column_name === 'secret_hash')).toBe(true);
+    expect(columns.some((column) => column.table_name === 'api_keys' && column.column_name === 'secret_hash')).toBe(
+      true,
+    );
     expect(controlFound).toBe(true);
     expect(hits).toEqual([]);
 
-    const [row] = await sql<{ secret_hash: Buffer }>(t.databaseUrl, 'SELECT secret_hash FROM api_keys WHERE id = $1', [issued.body.data.id]);
+    const [row] = await sql<{ secret_hash: Buffer }>(t.databaseUrl, 'SELECT secret_hash FROM api_keys WHERE id = $1', [
+      issued.body.data.id,
+    ]);
     expect(row!.secret_hash).toEqual(createHash('sha256').update(secret).digest());
   });
 });
@@ -262,7 +292,11 @@ describe('DELETE /api/admin/tenants/{tenant_id}/api-keys/{key_id}', () => {
 
     expectError(await t.rest.get(PROXIES, { token: key }), 401, 'Unauthorized');
     expectError(await t.rest.post(PROXIES, { token: key, body: proxyBody('after-revocation') }), 401, 'Unauthorized');
-    const [row] = await sql<{ revoked_at: Date | null }>(t.databaseUrl, 'SELECT revoked_at FROM api_keys WHERE id = $1', [id]);
+    const [row] = await sql<{ revoked_at: Date | null }>(
+      t.databaseUrl,
+      'SELECT revoked_at FROM api_keys WHERE id = $1',
+      [id],
+    );
     expect(row!.revoked_at).toBeInstanceOf(Date);
     // Other keys of the tenant keep working.
     expect((await t.rest.get(PROXIES, { token: tenant.key })).status).toBe(200);
@@ -278,20 +312,30 @@ describe('DELETE /api/admin/tenants/{tenant_id}/api-keys/{key_id}', () => {
   it("answers 404 for another tenant's id, and the key keeps working", async () => {
     const other = await createTenant(t.rest, 'Other tenant');
     const issued = await postKey(tenant.id, { data: { name: 'not yours', scopes: ['*'] } });
-    const response = await t.rest.delete(`/api/admin/tenants/${other.id}/api-keys/${issued.body.data.id}`, { token: TEST_MASTER_KEY });
+    const response = await t.rest.delete(`/api/admin/tenants/${other.id}/api-keys/${issued.body.data.id}`, {
+      token: TEST_MASTER_KEY,
+    });
     expectError(response, 404, 'Not found');
     expect((await t.rest.get(PROXIES, { token: issued.body.data.key })).status).toBe(200);
   });
 
   it('answers 404 for an unknown key and 400 for ids that are not UUIDs', async () => {
     expectError(
-      await t.rest.delete(`/api/admin/tenants/${tenant.id}/api-keys/0190b0a4-0000-7000-8000-000000000000`, { token: TEST_MASTER_KEY }),
+      await t.rest.delete(`/api/admin/tenants/${tenant.id}/api-keys/0190b0a4-0000-7000-8000-000000000000`, {
+        token: TEST_MASTER_KEY,
+      }),
       404,
       'Not found',
     );
-    expectError(await t.rest.delete(`/api/admin/tenants/${tenant.id}/api-keys/nope`, { token: TEST_MASTER_KEY }), 400, 'Bad request');
     expectError(
-      await t.rest.delete(`/api/admin/tenants/nope/api-keys/0190b0a4-0000-7000-8000-000000000000`, { token: TEST_MASTER_KEY }),
+      await t.rest.delete(`/api/admin/tenants/${tenant.id}/api-keys/nope`, { token: TEST_MASTER_KEY }),
+      400,
+      'Bad request',
+    );
+    expectError(
+      await t.rest.delete(`/api/admin/tenants/nope/api-keys/0190b0a4-0000-7000-8000-000000000000`, {
+        token: TEST_MASTER_KEY,
+      }),
       400,
       'Bad request',
     );
@@ -301,7 +345,11 @@ describe('DELETE /api/admin/tenants/{tenant_id}/api-keys/{key_id}', () => {
     const issued = await postKey(tenant.id, { data: { name: 'survivor', scopes: ['*'] } });
     const { id, key } = issued.body.data;
     for (const token of [undefined, key]) {
-      expectError(await t.rest.delete(`/api/admin/tenants/${tenant.id}/api-keys/${id}`, { token }), 401, 'Unauthorized');
+      expectError(
+        await t.rest.delete(`/api/admin/tenants/${tenant.id}/api-keys/${id}`, { token }),
+        401,
+        'Unauthorized',
+      );
     }
     expect((await t.rest.get(PROXIES, { token: key })).status).toBe(200);
   });
@@ -341,7 +389,10 @@ describe('bearer authentication', () => {
     ['a truncated key', () => `Bearer ${tenant.key.slice(0, -1)}`],
     ['the key without the scheme', () => tenant.key],
     ['a well-formed unknown key', () => `Bearer ${unknownKey()}`],
-    ['the right id with a wrong secret', () => `Bearer ${tenant.key.slice(0, 37)}${randomBytes(32).toString('base64url')}`],
+    [
+      'the right id with a wrong secret',
+      () => `Bearer ${tenant.key.slice(0, 37)}${randomBytes(32).toString('base64url')}`,
+    ],
     ['the master key', `Bearer ${TEST_MASTER_KEY}`],
   ])('answers 401 to %s', async (_name, header) => {
     const authorization = typeof header === 'function' ? header() : header;

@@ -18,7 +18,12 @@ import { addStock, createStockWorld, type StockWorld } from './orders.fixtures';
 import { graphqlData, graphqlError } from './stock.fixtures';
 
 // The receivers run on 127.0.0.1, which webhooks may only reach when private addresses are allowed.
-const env = { BROADCAST_TIMEOUT_MS: '300', BROADCAST_BACKOFF_MS: '20', BROADCAST_MAX_ATTEMPTS: '3', BROADCAST_ALLOW_PRIVATE_WEBHOOKS: 'true' };
+const env = {
+  BROADCAST_TIMEOUT_MS: '300',
+  BROADCAST_BACKOFF_MS: '20',
+  BROADCAST_MAX_ATTEMPTS: '3',
+  BROADCAST_ALLOW_PRIVATE_WEBHOOKS: 'true',
+};
 
 async function startApp(): Promise<TestApp> {
   const databaseUrl = await createTestDatabase();
@@ -75,18 +80,33 @@ let world: StockWorld;
 const SECRET = 'channel-secret-0123456789';
 
 async function createChannel(name: string) {
-  const data = await graphqlData(t, world.tenant.key, `mutation($input: CreateSalesChannelInput!) { createSalesChannel(input: $input) { sales_channel { id } } }`, { input: { name } });
+  const data = await graphqlData(
+    t,
+    world.tenant.key,
+    `mutation($input: CreateSalesChannelInput!) { createSalesChannel(input: $input) { sales_channel { id } } }`,
+    { input: { name } },
+  );
   return data.createSalesChannel.sales_channel.id as string;
 }
 
 const setWebhook = (channelId: string, url: string) =>
-  graphqlData(t, world.tenant.key, `mutation($input: SetSalesChannelWebhookInput!) { setSalesChannelWebhook(input: $input) { channel_id url } }`, {
-    input: { channel_id: channelId, url, secret: SECRET },
-  });
+  graphqlData(
+    t,
+    world.tenant.key,
+    `mutation($input: SetSalesChannelWebhookInput!) { setSalesChannelWebhook(input: $input) { channel_id url } }`,
+    {
+      input: { channel_id: channelId, url, secret: SECRET },
+    },
+  );
 
 async function mutationsOf(sku: string) {
-  const data = await graphqlData(t, world.tenant.key, `query($q: QueryFilter) { stockMutations(query: $q, first: 50) { edges { node {
-    id status new_quantity messages { channel_id status message delivery_id attempts created_at } } } } }`, { q: `sku=${sku}` });
+  const data = await graphqlData(
+    t,
+    world.tenant.key,
+    `query($q: QueryFilter) { stockMutations(query: $q, first: 50) { edges { node {
+    id status new_quantity messages { channel_id status message delivery_id attempts created_at } } } } }`,
+    { q: `sku=${sku}` },
+  );
   return data.stockMutations.edges.map((e: { node: any }) => e.node);
 }
 
@@ -127,13 +147,20 @@ describe('channel broadcasts', () => {
     await setWebhook(channels.down, await downUrl());
 
     await addStock(t, world, 'SKU-2', 7);
-    const [mutation] = await until(() => mutationsOf('SKU-2'), (m) => m[0]?.status === 'FAILING');
+    const [mutation] = await until(
+      () => mutationsOf('SKU-2'),
+      (m) => m[0]?.status === 'FAILING',
+    );
     expect(mutation.status).toBe('FAILING');
     const byChannel = Object.fromEntries(mutation.messages.map((m: { channel_id: string }) => [m.channel_id, m]));
     expect(byChannel[channels.accepting]).toMatchObject({ status: 'PROCESSED', message: 'HTTP 200', attempts: 1 });
     expect(byChannel[channels.failing]).toMatchObject({ status: 'FAILING', attempts: 3 });
     expect(byChannel[channels.failing].message).toContain('HTTP 500');
-    expect(byChannel[channels.silent]).toMatchObject({ status: 'FAILING', attempts: 3, message: 'no answer within 300 ms' });
+    expect(byChannel[channels.silent]).toMatchObject({
+      status: 'FAILING',
+      attempts: 3,
+      message: 'no answer within 300 ms',
+    });
     expect(byChannel[channels.down]).toMatchObject({ status: 'FAILING', attempts: 3 });
     expect(byChannel[channels.down].message).toContain('not reachable');
 
@@ -141,28 +168,63 @@ describe('channel broadcasts', () => {
     expect(accepting.received).toHaveLength(1);
     const [delivery] = accepting.received;
     const body = JSON.parse(delivery!.body);
-    expect(body).toMatchObject({ stock_mutation_id: mutation.id, channel_id: channels.accepting, sku: 'SKU-2', new_quantity: 7, delta: 7, source: 'REGISTER' });
+    expect(body).toMatchObject({
+      stock_mutation_id: mutation.id,
+      channel_id: channels.accepting,
+      sku: 'SKU-2',
+      new_quantity: 7,
+      delta: 7,
+      source: 'REGISTER',
+    });
     expect(delivery!.headers['x-delivery-id']).toBe(body.delivery_id);
     expect(delivery!.headers['x-delivery-id']).toBe(byChannel[channels.accepting].delivery_id);
-    expect(delivery!.headers['x-signature-256']).toBe(`sha256=${createHmac('sha256', SECRET).update(delivery!.body).digest('hex')}`);
+    expect(delivery!.headers['x-signature-256']).toBe(
+      `sha256=${createHmac('sha256', SECRET).update(delivery!.body).digest('hex')}`,
+    );
     // The failing channel saw the same delivery id on every attempt.
     expect(failing.received).toHaveLength(3);
-    expect(new Set(failing.received.map((r) => r.headers['x-delivery-id']))).toEqual(new Set([byChannel[channels.failing].delivery_id]));
+    expect(new Set(failing.received.map((r) => r.headers['x-delivery-id']))).toEqual(
+      new Set([byChannel[channels.failing].delivery_id]),
+    );
 
     // Fix the failing channel, drop the two broken ones, and retry.
     failingAnswer = 204;
     for (const id of [channels.silent, channels.down]) {
-      await graphqlData(t, world.tenant.key, `mutation($input: RemoveSalesChannelWebhookInput!) { removeSalesChannelWebhook(input: $input) { channel_id } }`, { input: { channel_id: id } });
+      await graphqlData(
+        t,
+        world.tenant.key,
+        `mutation($input: RemoveSalesChannelWebhookInput!) { removeSalesChannelWebhook(input: $input) { channel_id } }`,
+        { input: { channel_id: id } },
+      );
     }
-    await graphqlError(t, world.tenant.key, 'INVALID_STATE', `mutation($input: RetryStockMutationInput!) { retryStockMutation(input: $input) { id } }`, {
-      input: { id: (await mutationsOf('SKU-1'))[0].id },
-    });
-    await graphqlData(t, world.tenant.key, `mutation($input: RetryStockMutationInput!) { retryStockMutation(input: $input) { id } }`, { input: { id: mutation.id } });
+    await graphqlError(
+      t,
+      world.tenant.key,
+      'INVALID_STATE',
+      `mutation($input: RetryStockMutationInput!) { retryStockMutation(input: $input) { id } }`,
+      {
+        input: { id: (await mutationsOf('SKU-1'))[0].id },
+      },
+    );
+    await graphqlData(
+      t,
+      world.tenant.key,
+      `mutation($input: RetryStockMutationInput!) { retryStockMutation(input: $input) { id } }`,
+      { input: { id: mutation.id } },
+    );
     // The removed channels' undelivered messages are dropped; the fixed channel accepts the retry.
-    const [retried] = await until(() => mutationsOf('SKU-2'), (m) => m[0].status === 'PROCESSED');
+    const [retried] = await until(
+      () => mutationsOf('SKU-2'),
+      (m) => m[0].status === 'PROCESSED',
+    );
     expect(retried.status).toBe('PROCESSED');
-    expect(retried.messages.map((x: { channel_id: string }) => x.channel_id).sort()).toEqual([channels.accepting, channels.failing].sort());
-    expect(retried.messages.find((x: { channel_id: string }) => x.channel_id === channels.failing)).toMatchObject({ status: 'PROCESSED', message: 'HTTP 204' });
+    expect(retried.messages.map((x: { channel_id: string }) => x.channel_id).sort()).toEqual(
+      [channels.accepting, channels.failing].sort(),
+    );
+    expect(retried.messages.find((x: { channel_id: string }) => x.channel_id === channels.failing)).toMatchObject({
+      status: 'PROCESSED',
+      message: 'HTTP 204',
+    });
     expect(accepting.received).toHaveLength(1);
   });
 
@@ -173,25 +235,52 @@ describe('channel broadcasts', () => {
     for (let i = 0; i < 10; i += 1) await addStock(t, world, 'SKU-3', 1, { batchNumber: `B${i}` });
     const others = [0, 1, 2].map(() => new BroadcastService(t.db, t.config.broadcasts));
     await Promise.all(others.map((worker) => worker.deliverDue()));
-    const mutations = await until(() => mutationsOf('SKU-3'), (m) => m.every((x: { status: string }) => x.status === 'PROCESSED'));
+    const mutations = await until(
+      () => mutationsOf('SKU-3'),
+      (m) => m.every((x: { status: string }) => x.status === 'PROCESSED'),
+    );
     expect(mutations.map((m: { status: string }) => m.status)).toEqual(Array(10).fill('PROCESSED'));
     const ids = accepting.received.map((r) => r.headers['x-delivery-id']);
     expect(ids).toHaveLength(10);
     expect(new Set(ids).size).toBe(10);
-    expect(accepting.received.map((r) => JSON.parse(r.body).new_quantity).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(accepting.received.map((r) => JSON.parse(r.body).new_quantity).sort((a, b) => a - b)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+    ]);
   });
 
   it('validates webhooks and changes nothing on bad input', async () => {
     const channelId = await createChannel('Invalid');
-    const before = await sql(t.databaseUrl, 'SELECT * FROM channel_webhooks WHERE tenant_id = $1 ORDER BY channel_id', [world.tenant.id]);
+    const before = await sql(t.databaseUrl, 'SELECT * FROM channel_webhooks WHERE tenant_id = $1 ORDER BY channel_id', [
+      world.tenant.id,
+    ]);
     const bad = (input: Record<string, unknown>) =>
-      graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', `mutation($input: SetSalesChannelWebhookInput!) { setSalesChannelWebhook(input: $input) { url } }`, { input });
-    expect((await bad({ channel_id: channelId, url: 'ftp://example.com', secret: SECRET })).extensions?.field).toBe('input.url');
-    expect((await bad({ channel_id: channelId, url: 'http://example.com', secret: 'short' })).extensions?.field).toBe('input.secret');
-    await graphqlError(t, world.tenant.key, 'NOT_FOUND', `mutation($input: SetSalesChannelWebhookInput!) { setSalesChannelWebhook(input: $input) { url } }`, {
-      input: { channel_id: '0190f5b4-1c5e-7000-8000-000000000abc', url: 'http://example.com', secret: SECRET },
-    });
-    expect(await sql(t.databaseUrl, 'SELECT * FROM channel_webhooks WHERE tenant_id = $1 ORDER BY channel_id', [world.tenant.id])).toEqual(before);
+      graphqlError(
+        t,
+        world.tenant.key,
+        'VALIDATION_ERROR',
+        `mutation($input: SetSalesChannelWebhookInput!) { setSalesChannelWebhook(input: $input) { url } }`,
+        { input },
+      );
+    expect((await bad({ channel_id: channelId, url: 'ftp://example.com', secret: SECRET })).extensions?.field).toBe(
+      'input.url',
+    );
+    expect((await bad({ channel_id: channelId, url: 'http://example.com', secret: 'short' })).extensions?.field).toBe(
+      'input.secret',
+    );
+    await graphqlError(
+      t,
+      world.tenant.key,
+      'NOT_FOUND',
+      `mutation($input: SetSalesChannelWebhookInput!) { setSalesChannelWebhook(input: $input) { url } }`,
+      {
+        input: { channel_id: '0190f5b4-1c5e-7000-8000-000000000abc', url: 'http://example.com', secret: SECRET },
+      },
+    );
+    expect(
+      await sql(t.databaseUrl, 'SELECT * FROM channel_webhooks WHERE tenant_id = $1 ORDER BY channel_id', [
+        world.tenant.id,
+      ]),
+    ).toEqual(before);
   });
 });
 
@@ -200,12 +289,23 @@ describe('webhooks on private addresses', () => {
     const strict = await startTestApp();
     const strictWorld = await createStockWorld(strict, 'Strict broadcast tenant', 1);
     const target = await receiver(() => 200);
-    await graphqlData(strict, strictWorld.tenant.key, `mutation($input: SetSalesChannelWebhookInput!) { setSalesChannelWebhook(input: $input) { url } }`, {
-      input: { channel_id: strictWorld.channelId, url: target.url, secret: SECRET },
-    });
+    await graphqlData(
+      strict,
+      strictWorld.tenant.key,
+      `mutation($input: SetSalesChannelWebhookInput!) { setSalesChannelWebhook(input: $input) { url } }`,
+      {
+        input: { channel_id: strictWorld.channelId, url: target.url, secret: SECRET },
+      },
+    );
     await addStock(strict, strictWorld, 'SKU-1', 1);
     const read = async () =>
-      (await graphqlData(strict, strictWorld.tenant.key, `{ stockMutations(first: 1) { edges { node { status messages { status message attempts } } } } }`)).stockMutations.edges[0]!.node;
+      (
+        await graphqlData(
+          strict,
+          strictWorld.tenant.key,
+          `{ stockMutations(first: 1) { edges { node { status messages { status message attempts } } } } }`,
+        )
+      ).stockMutations.edges[0]!.node;
     // The default retry schedule is long; one refused attempt is enough to see the refusal.
     const node = await until(read, (n) => (n.messages[0]?.attempts ?? 0) >= 1 && n.messages[0]?.message != null);
     expect(node.status).toBe('PENDING');

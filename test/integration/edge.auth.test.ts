@@ -30,8 +30,16 @@ beforeAll(async () => {
       'members',
       [
         { path: '/open', origin: { uri: `${origin.url}/open` } },
-        { path: '/members', origin: { uri: `${origin.url}/members` }, settings: { auth: { is_required: true }, cache: { age: 60, is_public: true } } },
-        { path: '/search', origin: { uri: `${origin.url}/search` }, settings: { auth: { is_required: true, scope: 'search' } } },
+        {
+          path: '/members',
+          origin: { uri: `${origin.url}/members` },
+          settings: { auth: { is_required: true }, cache: { age: 60, is_public: true } },
+        },
+        {
+          path: '/search',
+          origin: { uri: `${origin.url}/search` },
+          settings: { auth: { is_required: true, scope: 'search' } },
+        },
       ],
       {
         oauth: {
@@ -60,7 +68,10 @@ describe('routes that need a bearer token', () => {
     expect(missing.status).toBe(401);
     expect(missing.headers['www-authenticate']).toBe('Bearer');
     expect(missing.json.error.message).toMatch(/^Unauthorized: /);
-    const invalid = await edgeGet(`${baseUrl}/edge/members/members/page`, bearer('cpk_00000000000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'));
+    const invalid = await edgeGet(
+      `${baseUrl}/edge/members/members/page`,
+      bearer('cpk_00000000000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'),
+    );
     expect(invalid.status).toBe(401);
     expect(origin.requests.length).toBe(before);
 
@@ -79,10 +90,12 @@ describe('routes that need a bearer token', () => {
     expect((await edgeGet(`${baseUrl}/edge/members/members/cached`)).status).toBe(401);
   });
 
-  it('answer 403 to a token without the route\'s scope, and pass with it', async () => {
+  it("answer 403 to a token without the route's scope, and pass with it", async () => {
     const wrongScope = await edgeGet(`${baseUrl}/edge/members/search/q`, bearer(catalogKey));
     expect(wrongScope.status).toBe(403);
-    expect(wrongScope.json.error.message).toBe('Forbidden: insufficient scopes for resource; this route needs scope search');
+    expect(wrongScope.json.error.message).toBe(
+      'Forbidden: insufficient scopes for resource; this route needs scope search',
+    );
     expect((await edgeGet(`${baseUrl}/edge/members/search/q`, bearer(searchKey))).status).toBe(200);
     expect((await edgeGet(`${baseUrl}/edge/members/search/q`, bearer(owner.key))).status).toBe(200);
   });
@@ -103,9 +116,11 @@ describe('routes that need a bearer token', () => {
   });
 });
 
-describe('the proxy\'s OAuth block', () => {
+describe("the proxy's OAuth block", () => {
   it('sends a browser without a token to authorize_url with the original URL in return_url_key', async () => {
-    const response = await edgeGet(`${baseUrl}/edge/members/members/page?tab=2`, { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' });
+    const response = await edgeGet(`${baseUrl}/edge/members/members/page?tab=2`, {
+      accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8',
+    });
     expect(response.status).toBe(302);
     const location = new URL(response.headers.location!);
     expect(`${location.origin}${location.pathname}`).toBe('https://id.example.com/authorize');
@@ -115,7 +130,10 @@ describe('the proxy\'s OAuth block', () => {
 
   it('does not redirect API clients or requests that carry a token', async () => {
     expect((await edgeGet(`${baseUrl}/edge/members/members/page`, { accept: 'application/json' })).status).toBe(401);
-    const invalid = await edgeGet(`${baseUrl}/edge/members/members/page`, { accept: 'text/html', authorization: 'Bearer nonsense' });
+    const invalid = await edgeGet(`${baseUrl}/edge/members/members/page`, {
+      accept: 'text/html',
+      authorization: 'Bearer nonsense',
+    });
     expect(invalid.status).toBe(401);
   });
 

@@ -8,7 +8,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createTenant, type Tenant } from '../helpers/app';
 import { edgeGet, edgeRequest, proxyWith, startEdgeApp, startOrigin } from '../helpers/edge';
 
-const { rest, baseUrl, services } = await startEdgeApp({ EDGE_STALE_IF_ERROR_SECONDS: '60', EDGE_CACHE_MAX_BYTES: String(1024 * 1024) });
+const { rest, baseUrl, services } = await startEdgeApp({
+  EDGE_STALE_IF_ERROR_SECONDS: '60',
+  EDGE_CACHE_MAX_BYTES: String(1024 * 1024),
+});
 
 const PROXIES = '/api/storage/edge/proxies';
 
@@ -37,7 +40,11 @@ beforeAll(async () => {
     body: proxyWith('cached', [
       { path: '/', origin: { uri: `${origin.url}/o` }, settings: { cache: { age: 300, is_public: true } } },
       { path: '/short', origin: { uri: `${origin.url}/o/short` }, settings: { cache: { age: 1 } } },
-      { path: '/as-origin', origin: { uri: `${origin.url}/o/as-origin` }, settings: { cache: { age: 300, is_as_origin: true, is_public: false } } },
+      {
+        path: '/as-origin',
+        origin: { uri: `${origin.url}/o/as-origin` },
+        settings: { cache: { age: 300, is_as_origin: true, is_public: false } },
+      },
       { path: '/uncached', origin: { uri: `${origin.url}/o/uncached` } },
     ]),
   });
@@ -86,8 +93,10 @@ describe('cache', () => {
     expect(originCount('/uncached/a')).toBe(2);
   });
 
-  it('follows the origin\'s Cache-Control and Expires with is_as_origin', async () => {
-    behaviour.set('/as-origin/max-age', (response) => response.setHeader('cache-control', 'public, max-age=120').end('a'));
+  it("follows the origin's Cache-Control and Expires with is_as_origin", async () => {
+    behaviour.set('/as-origin/max-age', (response) =>
+      response.setHeader('cache-control', 'public, max-age=120').end('a'),
+    );
     behaviour.set('/as-origin/no-store', (response) => response.setHeader('cache-control', 'no-store').end('b'));
     behaviour.set('/as-origin/none', (response) => response.end('c'));
     behaviour.set('/as-origin/expires', (response) => {
@@ -213,7 +222,7 @@ describe('cache', () => {
 });
 
 describe('DELETE /api/storage/edge/proxies/{key}/cache', () => {
-  it('purges the proxy\'s cache, or only the paths under a prefix', async () => {
+  it("purges the proxy's cache, or only the paths under a prefix", async () => {
     await get('/purge/a');
     await get('/purge/b');
     await get('/kept');

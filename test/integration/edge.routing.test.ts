@@ -45,7 +45,12 @@ const route = (path: string, origin: TestOrigin | string, settings?: unknown) =>
 
 beforeAll(async () => {
   tenant = await createTenant(rest, 'Routing tenant');
-  await createProxy('shop', [route('/images', `${other.url}/static/img`), route('/images/large', `${echo.url}/big`), route('/api', echo), route('*', `${echo.url}/site`)]);
+  await createProxy('shop', [
+    route('/images', `${other.url}/static/img`),
+    route('/images/large', `${echo.url}/big`),
+    route('/api', echo),
+    route('*', `${echo.url}/site`),
+  ]);
 });
 
 describe('routing', () => {
@@ -81,7 +86,11 @@ describe('routing', () => {
     const response = await edgeGet(`${baseUrl}/edge/no-wildcard/elsewhere`);
     expect(response.status).toBe(404);
     expect(response.json).toEqual({
-      error: { code: 404, message: expect.stringMatching(/^Not found: could not find requested entity; no route/), details: null },
+      error: {
+        code: 404,
+        message: expect.stringMatching(/^Not found: could not find requested entity; no route/),
+        details: null,
+      },
       meta: null,
     });
     expect(echo.requests.some((r) => r.url.includes('elsewhere'))).toBe(false);
@@ -115,7 +124,8 @@ describe('headers', () => {
       cookie: 'session=1',
     });
     const sent = response.json.headers as Record<string, string>;
-    for (const name of ['x-private-hop', 'keep-alive', 'te', 'proxy-authorization', 'authorization']) expect(sent[name]).toBeUndefined();
+    for (const name of ['x-private-hop', 'keep-alive', 'te', 'proxy-authorization', 'authorization'])
+      expect(sent[name]).toBeUndefined();
     expect(sent['x-custom']).toBe('kept');
     expect(sent.cookie).toBe('session=1');
     expect(sent['x-forwarded-for']).toBe('203.0.113.7, 127.0.0.1');
@@ -200,7 +210,8 @@ describe('streaming', () => {
     const origin = await startOrigin(async (_request, response) => {
       response.writeHead(200, { 'content-type': 'application/octet-stream' });
       const chunk = Buffer.alloc(1024 * 1024);
-      for (let i = 0; i < 6 && !response.destroyed; i++) if (!response.write(chunk)) await once(response, 'drain').catch(() => {});
+      for (let i = 0; i < 6 && !response.destroyed; i++)
+        if (!response.write(chunk)) await once(response, 'drain').catch(() => {});
       response.end();
     });
     await createProxy('too-long', route('/', origin));
@@ -252,8 +263,10 @@ describe('statuses', () => {
     );
   });
 
-  it('passes the origin\'s own error statuses on as they are', async () => {
-    const origin = await startOrigin((_request, response) => response.writeHead(503, { 'retry-after': '5' }).end('down'));
+  it("passes the origin's own error statuses on as they are", async () => {
+    const origin = await startOrigin((_request, response) =>
+      response.writeHead(503, { 'retry-after': '5' }).end('down'),
+    );
     await createProxy('origin-error', route('/', origin));
     const response = await edgeGet(`${baseUrl}/edge/origin-error/`);
     expect(response.status).toBe(503);
@@ -283,7 +296,10 @@ describe('configuration changes through the REST API', () => {
   it('are served at once by this process after PUT and DELETE', async () => {
     await createProxy('changing', route('/', echo));
     expect((await edgeGet(`${baseUrl}/edge/changing/a`)).json.url).toBe('/a');
-    const replaced = await rest.put(`${PROXIES}/changing`, { token: tenant.key, body: { data: { routes: route('/', other) } } });
+    const replaced = await rest.put(`${PROXIES}/changing`, {
+      token: tenant.key,
+      body: { data: { routes: route('/', other) } },
+    });
     expect(replaced.status).toBe(204);
     expect((await edgeGet(`${baseUrl}/edge/changing/a`)).text).toBe('other /a');
     expect((await rest.delete(`${PROXIES}/changing`, { token: tenant.key })).status).toBe(204);

@@ -26,7 +26,10 @@ describe('private origins with EDGE_ALLOW_PRIVATE_ORIGINS off', () => {
     ['private-192', 'https://192.168.0.10/', '192.168.0.10'],
     ['zero', 'http://0.0.0.0/', '0.0.0.0'],
   ])('refuses %s (%s) with 502', async (key, uri, address) => {
-    const created = await rest.post('/api/storage/edge/proxies', { token: tenant.key, body: proxyWith(key, { path: '/', origin: { uri } }) });
+    const created = await rest.post('/api/storage/edge/proxies', {
+      token: tenant.key,
+      body: proxyWith(key, { path: '/', origin: { uri } }),
+    });
     expect(created.status).toBe(201);
     const response = await edgeGet(`${baseUrl}/edge/${key}/x`);
     expect(response.status).toBe(502);

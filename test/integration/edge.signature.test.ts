@@ -17,7 +17,8 @@ const origin = await startOrigin((request, response) => {
 });
 
 /** Signs as the README tells users to: hex HMAC-SHA256 of "<path>\n<expires>". */
-const sign = (path: string, expires: number, secret = SECRET) => createHmac('sha256', secret).update(`${path}\n${expires}`).digest('hex');
+const sign = (path: string, expires: number, secret = SECRET) =>
+  createHmac('sha256', secret).update(`${path}\n${expires}`).digest('hex');
 const inOneHour = () => Math.floor(Date.now() / 1000) + 3600;
 const signedUrl = (path: string, expires = inOneHour(), extra = '') =>
   `${baseUrl}/edge/signed${path}?${extra}expires=${expires}&signature=${sign(path, expires)}`;
@@ -39,7 +40,11 @@ beforeAll(async () => {
 });
 
 const forbidden = (reason: RegExp) => ({
-  error: { code: 403, message: expect.stringMatching(new RegExp(`^Forbidden: insufficient scopes for resource; ${reason.source}`)), details: null },
+  error: {
+    code: 403,
+    message: expect.stringMatching(new RegExp(`^Forbidden: insufficient scopes for resource; ${reason.source}`)),
+    details: null,
+  },
   meta: null,
 });
 
@@ -88,7 +93,9 @@ describe('signed wildcard routes', () => {
 
   it('accept the signature in either case of hex', async () => {
     const expires = inOneHour();
-    const response = await edgeGet(`${baseUrl}/edge/signed/docs/e.pdf?expires=${expires}&signature=${sign('/docs/e.pdf', expires).toUpperCase()}`);
+    const response = await edgeGet(
+      `${baseUrl}/edge/signed/docs/e.pdf?expires=${expires}&signature=${sign('/docs/e.pdf', expires).toUpperCase()}`,
+    );
     expect(response.status).toBe(200);
   });
 

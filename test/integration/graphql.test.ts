@@ -37,7 +37,12 @@ let productsB: ProductNode[];
 /** POST /graphql (not part of openapi.yaml, so not through the REST contract client). */
 async function graphql(
   query: string,
-  options: { token?: string | null; variables?: Record<string, unknown>; headers?: Record<string, string>; body?: unknown } = {},
+  options: {
+    token?: string | null;
+    variables?: Record<string, unknown>;
+    headers?: Record<string, string>;
+    body?: unknown;
+  } = {},
 ): Promise<GraphQLResponse> {
   const token = options.token === undefined ? tenantA.key : options.token;
   const response = await t.app.inject({
@@ -102,7 +107,9 @@ async function insertProducts(tenantId: string, count: number, prefix: string): 
     sku: `${prefix}-SKU-${String(index).padStart(3, '0')}`,
     gtin: index % 3 === 0 ? null : [`${8_700_000_000_000 + index}`],
   }));
-  const values = products.map((_, index) => `($${index * 5 + 1}, $${index * 5 + 2}, $${index * 5 + 3}, $${index * 5 + 4}, $${index * 5 + 5})`);
+  const values = products.map(
+    (_, index) => `($${index * 5 + 1}, $${index * 5 + 2}, $${index * 5 + 3}, $${index * 5 + 4}, $${index * 5 + 5})`,
+  );
   await sql(
     t.databaseUrl,
     `INSERT INTO products (id, tenant_id, sku, name, gtin) VALUES ${values.join(', ')}`,
@@ -132,7 +139,9 @@ describe('products connection', () => {
     expect(response.status).toBe(200);
     expect(response.body.errors).toBeUndefined();
     const { edges, pageInfo } = response.body.data.products as ProductPage;
-    expect(edges.map((edge) => edge.node)).toEqual(productsA.slice(0, 2).map(({ id, name, sku }) => ({ id, name, sku })));
+    expect(edges.map((edge) => edge.node)).toEqual(
+      productsA.slice(0, 2).map(({ id, name, sku }) => ({ id, name, sku })),
+    );
     expect(edges.every((edge) => typeof edge.cursor === 'string' && edge.cursor.length > 0)).toBe(true);
     expect(edges[0]!.cursor).not.toBe(edges[1]!.cursor);
     expect(pageInfo).toEqual({
@@ -255,7 +264,9 @@ describe('products connection', () => {
   it('refuses forged and tampered cursors', async () => {
     const real = (await productPage({ first: 3 })).edges[1]!.cursor;
     const [payload, signature] = real.split('.') as [string, string];
-    const otherKeyPayload = Buffer.from(JSON.stringify({ s: `products:${tenantA.id}`, k: productsA[20]!.id })).toString('base64url');
+    const otherKeyPayload = Buffer.from(JSON.stringify({ s: `products:${tenantA.id}`, k: productsA[20]!.id })).toString(
+      'base64url',
+    );
     const forged = [
       'abc',
       Buffer.from(productsA[5]!.id).toString('base64url'),
@@ -266,7 +277,10 @@ describe('products connection', () => {
       'x'.repeat(2000),
     ];
     for (const cursor of forged) {
-      for (const variables of [{ first: 2, after: cursor }, { last: 2, before: cursor }]) {
+      for (const variables of [
+        { first: 2, after: cursor },
+        { last: 2, before: cursor },
+      ]) {
         const response = await graphql(PRODUCT_PAGE, { variables });
         const error = expectError(response, 'VALIDATION_ERROR');
         expect(error.extensions?.field).toBe('after' in variables ? 'after' : 'before');
@@ -283,7 +297,7 @@ describe('products connection', () => {
     expect(response.body.data).toBeNull();
   });
 
-  it("shows each tenant only its own products", async () => {
+  it('shows each tenant only its own products', async () => {
     const pageB = await productPage({ first: 100 }, tenantB.key);
     expect(pageB.edges.map((edge) => edge.node)).toEqual(productsB);
     const idsOfA = new Set(productsA.map((product) => product.id));
@@ -302,12 +316,17 @@ describe('products connection', () => {
 
 describe('authentication and scopes', () => {
   it('answers HTTP 401 before execution when the bearer token is missing or invalid', async () => {
-    const revoked = (await t.rest.post(`/api/admin/tenants/${tenantA.id}/api-keys`, {
-      token: TEST_MASTER_KEY,
-      body: { data: { name: 'revoked', scopes: ['*'] } },
-    })).body.data as { id: string; key: string };
+    const revoked = (
+      await t.rest.post(`/api/admin/tenants/${tenantA.id}/api-keys`, {
+        token: TEST_MASTER_KEY,
+        body: { data: { name: 'revoked', scopes: ['*'] } },
+      })
+    ).body.data as { id: string; key: string };
     expect((await graphql('{ ping }', { token: revoked.key })).status).toBe(200);
-    expect((await t.rest.delete(`/api/admin/tenants/${tenantA.id}/api-keys/${revoked.id}`, { token: TEST_MASTER_KEY })).status).toBe(204);
+    expect(
+      (await t.rest.delete(`/api/admin/tenants/${tenantA.id}/api-keys/${revoked.id}`, { token: TEST_MASTER_KEY }))
+        .status,
+    ).toBe(204);
     const listProducts = vi.spyOn(t.services.catalog, 'listProducts');
     const [, idHex] = /^cpk_([0-9a-f]{32})_/.exec(tenantA.key)!;
     const cases: [string, Record<string, string>][] = [
@@ -369,18 +388,29 @@ describe('introspection', () => {
     const response = await graphql('{ __typename products(first: 1) { __typename edges { node { __typename } } } }');
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      data: { __typename: 'Query', products: { __typename: 'ProductConnection', edges: [{ node: { __typename: 'Product' } }] } },
+      data: {
+        __typename: 'Query',
+        products: { __typename: 'ProductConnection', edges: [{ node: { __typename: 'Product' } }] },
+      },
     });
   });
 
   it('returns the introspection at GET /graphql?private=1 to an authenticated caller', async () => {
     const key = await createKey(t.rest, tenantA.id, ['proxies:read']);
-    const response = await t.app.inject({ method: 'GET', url: '/graphql?private=1', headers: { authorization: `Bearer ${key}` } });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/graphql?private=1',
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(response.statusCode).toBe(200);
     const body = JSON.parse(response.body);
     const types = body.data.__schema.types as { name: string; description: string | null }[];
-    expect(types.map((type) => type.name)).toEqual(expect.arrayContaining(['Query', 'Product', 'ProductConnection', 'PageInfo', 'Int64']));
-    expect(types.find((type) => type.name === 'Product')?.description).toBe('A sellable product of the tenant\'s catalog.');
+    expect(types.map((type) => type.name)).toEqual(
+      expect.arrayContaining(['Query', 'Product', 'ProductConnection', 'PageInfo', 'Int64']),
+    );
+    expect(types.find((type) => type.name === 'Product')?.description).toBe(
+      "A sellable product of the tenant's catalog.",
+    );
   });
 
   it('answers 401 at GET /graphql?private=1 without a valid key', async () => {
@@ -405,7 +435,11 @@ describe('introspection', () => {
   });
 
   it("gives an error on /graphql the registry's GraphQL code for its status, not VALIDATION_ERROR for all", async () => {
-    const put = await t.app.inject({ method: 'PUT', url: '/graphql', headers: { authorization: `Bearer ${tenantA.key}` } });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${tenantA.key}` },
+    });
     expect(put.statusCode).toBe(404);
     expect(JSON.parse(put.body).errors[0].extensions.code).toBe('NOT_FOUND');
     const big = await t.app.inject({
@@ -421,7 +455,8 @@ describe('introspection', () => {
 
 describe('operation limits', () => {
   const nestedFragments = (levels: number) => `{ ${'... on Query { '.repeat(levels)}ping${' }'.repeat(levels)} }`;
-  const aliasedPings = (count: number) => `{ ${Array.from({ length: count }, (_, index) => `p${index}: ping`).join(' ')} }`;
+  const aliasedPings = (count: number) =>
+    `{ ${Array.from({ length: count }, (_, index) => `p${index}: ping`).join(' ')} }`;
 
   it(`refuses operations deeper than ${GRAPHQL_LIMITS.maxDepth}`, async () => {
     // The schema is shallow; nested inline fragments count as levels too.
@@ -459,7 +494,8 @@ describe('operation limits', () => {
   });
 
   it(`refuses operations costing more than ${GRAPHQL_LIMITS.maxCost}`, async () => {
-    const fullPage = 'products(first: 100) { edges { cursor node { id name sku gtin } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }';
+    const fullPage =
+      'products(first: 100) { edges { cursor node { id name sku gtin } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }';
     const one = await graphql(`{ ${fullPage} }`);
     expect(one.body.errors).toBeUndefined();
     expect(one.body.data.products.edges).toHaveLength(25);
@@ -544,17 +580,21 @@ describe('errors', () => {
   });
 });
 
-describe('plain JSON operations, executed without yoga\'s Fetch API layer', () => {
+describe("plain JSON operations, executed without yoga's Fetch API layer", () => {
   // `extensions: {}` sends the same operation through yoga's full handler: both must answer alike.
-  const throughYoga = (query: string, variables?: Record<string, unknown>) => graphql(query, { body: { query, variables, extensions: {} } });
+  const throughYoga = (query: string, variables?: Record<string, unknown>) =>
+    graphql(query, { body: { query, variables, extensions: {} } });
   const cases: [string, string, Record<string, unknown>?][] = [
-    ['a page of products', '{ products(first: 2) { edges { cursor node { id name sku } } pageInfo { hasNextPage endCursor } } }'],
+    [
+      'a page of products',
+      '{ products(first: 2) { edges { cursor node { id name sku } } pageInfo { hasNextPage endCursor } } }',
+    ],
     ['a field error beside data', '{ ping product(id: "00000000-0000-7000-8000-000000000000") { id } }'],
     ['a variable of the wrong type', 'query ($n: Int) { products(first: $n) { edges { cursor } } }', { n: 'two' }],
     ['an invalid argument', '{ products(first: 1000) { edges { cursor } } }'],
     ['a mutation refused by validation', 'mutation { createBusiness(input: { name: "" }) { business { id } } }'],
   ];
-  it.each(cases)('answers %s exactly as yoga\'s handler does', async (_name, query, variables) => {
+  it.each(cases)("answers %s exactly as yoga's handler does", async (_name, query, variables) => {
     const direct = await graphql(query, { variables });
     const viaYoga = await throughYoga(query, variables);
     expect(direct.status).toBe(viaYoga.status);

@@ -32,12 +32,17 @@ beforeAll(async () => {
   other = await createTenant(rest, 'Other tenant');
   catalog = await createCatalog(t, tenant.key);
   otherCatalog = await createCatalog(t, other.key, { prefix: 'OTHER' });
-  const created = await rest.post(ITEMS, { token: tenant.key, body: { data: [item({ quantity: 5 }), item({ sku: 'SKU-2', quantity: 3 })] } });
+  const created = await rest.post(ITEMS, {
+    token: tenant.key,
+    body: { data: [item({ quantity: 5 }), item({ sku: 'SKU-2', quantity: 3 })] },
+  });
   expect(created.status, created.rawBody).toBe(201);
   lines = created.body.data;
   const foreign = await rest.post(ITEMS, {
     token: other.key,
-    body: { data: [{ sku: 'OTHER-1', warehouseId: otherCatalog.warehouseIds[0], businessId: otherCatalog.businessId }] },
+    body: {
+      data: [{ sku: 'OTHER-1', warehouseId: otherCatalog.warehouseIds[0], businessId: otherCatalog.businessId }],
+    },
   });
   otherLine = foreign.body.data[0];
 });
@@ -57,10 +62,18 @@ async function expectRefused(
   return response.body.error as { message: string; details: { field: string; message: string }[] | null };
 }
 
-const post = (data: unknown, options: { token?: string; headers?: Record<string, string> } = {}) => () =>
-  rest.post(ITEMS, { token: options.token ?? tenant.key, body: { data }, headers: options.headers });
-const patch = (data: unknown, token = tenant.key) => () => rest.request('PATCH', ITEMS, { token, body: { data } });
-const del = (query: string, token = tenant.key) => () => rest.delete(`${ITEMS}${query}`, { token });
+const post =
+  (data: unknown, options: { token?: string; headers?: Record<string, string> } = {}) =>
+  () =>
+    rest.post(ITEMS, { token: options.token ?? tenant.key, body: { data }, headers: options.headers });
+const patch =
+  (data: unknown, token = tenant.key) =>
+  () =>
+    rest.request('PATCH', ITEMS, { token, body: { data } });
+const del =
+  (query: string, token = tenant.key) =>
+  () =>
+    rest.delete(`${ITEMS}${query}`, { token });
 
 describe('POST /api/inventory/items refuses', () => {
   it.each([
@@ -88,15 +101,40 @@ describe('POST /api/inventory/items refuses', () => {
 
   it.each([
     ['an unknown sku', { sku: 'NOPE' }, 'body.data[1].sku', /"NOPE" is not a product of the tenant/],
-    ['another tenant\'s sku', { sku: 'OTHER-1' }, 'body.data[1].sku', /"OTHER-1" is not a product/],
-    ['an unknown warehouse', { warehouseId: UNKNOWN_ID }, 'body.data[1].warehouseId', /is not a warehouse of the tenant/],
+    ["another tenant's sku", { sku: 'OTHER-1' }, 'body.data[1].sku', /"OTHER-1" is not a product/],
+    [
+      'an unknown warehouse',
+      { warehouseId: UNKNOWN_ID },
+      'body.data[1].warehouseId',
+      /is not a warehouse of the tenant/,
+    ],
     ['a malformed warehouse id', { warehouseId: 'wh-1' }, 'body.data[1].warehouseId', /"wh-1" is not a warehouse/],
-    ['another tenant\'s warehouse', () => ({ warehouseId: otherCatalog.warehouseIds[0] }), 'body.data[1].warehouseId', /is not a warehouse/],
+    [
+      "another tenant's warehouse",
+      () => ({ warehouseId: otherCatalog.warehouseIds[0] }),
+      'body.data[1].warehouseId',
+      /is not a warehouse/,
+    ],
     ['an unknown business', { businessId: UNKNOWN_ID }, 'body.data[1].businessId', /is not a business of the tenant/],
-    ['a business that does not own the warehouse', () => ({ businessId: catalog.otherBusinessId }), 'body.data[1].businessId', /belongs to business/],
+    [
+      'a business that does not own the warehouse',
+      () => ({ businessId: catalog.otherBusinessId }),
+      'body.data[1].businessId',
+      /belongs to business/,
+    ],
     ['an unknown position', { position: 'Z-99' }, 'body.data[1].position', /has no position "Z-99"/],
-    ['BROKEN without UNAVAILABLE', { reason: 'BROKEN' }, 'body.data[1].reason', /BROKEN is only allowed with state UNAVAILABLE/],
-    ['BROKEN with AVAILABLE', { state: 'AVAILABLE', reason: 'BROKEN' }, 'body.data[1].reason', /BROKEN is only allowed/],
+    [
+      'BROKEN without UNAVAILABLE',
+      { reason: 'BROKEN' },
+      'body.data[1].reason',
+      /BROKEN is only allowed with state UNAVAILABLE/,
+    ],
+    [
+      'BROKEN with AVAILABLE',
+      { state: 'AVAILABLE', reason: 'BROKEN' },
+      'body.data[1].reason',
+      /BROKEN is only allowed/,
+    ],
   ])('%s with 400, after a valid entry, adding nothing', async (_name, change, field, message) => {
     const entry = item(typeof change === 'function' ? change() : change);
     const error = await expectRefused(400, post([item({ quantity: 7 }), entry]), message);
@@ -104,8 +142,15 @@ describe('POST /api/inventory/items refuses', () => {
   });
 
   it('names every bad entry in details', async () => {
-    const error = await expectRefused(400, post([item({ sku: 'NOPE-1' }), item(), item({ sku: 'NOPE-2', position: 'Z' })]));
-    expect(error.details!.map((d) => d.field)).toEqual(['body.data[0].sku', 'body.data[2].sku', 'body.data[2].position']);
+    const error = await expectRefused(
+      400,
+      post([item({ sku: 'NOPE-1' }), item(), item({ sku: 'NOPE-2', position: 'Z' })]),
+    );
+    expect(error.details!.map((d) => d.field)).toEqual([
+      'body.data[0].sku',
+      'body.data[2].sku',
+      'body.data[2].position',
+    ]);
   });
 
   it('an empty data list with 400', async () => {
@@ -114,7 +159,10 @@ describe('POST /api/inventory/items refuses', () => {
   });
 
   it('more entries than the documented limit of 1000 with 400', async () => {
-    const error = await expectRefused(400, post(Array.from({ length: 1001 }, () => ({ sku: 'SKU-1', warehouseId: 'w', businessId: 'b' }))));
+    const error = await expectRefused(
+      400,
+      post(Array.from({ length: 1001 }, () => ({ sku: 'SKU-1', warehouseId: 'w', businessId: 'b' }))),
+    );
     expect(error.details![0]).toMatchObject({ field: 'body.data' });
     expect(error.message).toMatch(/1000/);
   });
@@ -127,11 +175,15 @@ describe('POST /api/inventory/items refuses', () => {
   it('a body that is not an object with data', async () => {
     await expectRefused(400, () => rest.post(ITEMS, { token: tenant.key, body: [item()] }));
     await expectRefused(400, () => rest.post(ITEMS, { token: tenant.key, body: { data: item() } }));
-    await expectRefused(400, () => rest.post(ITEMS, { token: tenant.key, rawBody: '{"data": [', headers: { 'content-type': 'application/json' } }));
+    await expectRefused(400, () =>
+      rest.post(ITEMS, { token: tenant.key, rawBody: '{"data": [', headers: { 'content-type': 'application/json' } }),
+    );
   });
 
   it('a body that is not JSON with 415', async () => {
-    await expectRefused(415, () => rest.post(ITEMS, { token: tenant.key, rawBody: 'sku=SKU-1', headers: { 'content-type': 'text/plain' } }));
+    await expectRefused(415, () =>
+      rest.post(ITEMS, { token: tenant.key, rawBody: 'sku=SKU-1', headers: { 'content-type': 'text/plain' } }),
+    );
   });
 
   it('a missing or invalid credential with 401, a key without inventory:write with 403', async () => {
@@ -144,10 +196,17 @@ describe('POST /api/inventory/items refuses', () => {
 
 describe('PATCH /api/inventory/items refuses', () => {
   it('an unknown id with 404, applying no other entry', async () => {
-    await expectRefused(404, patch([{ id: lines[0]!.id, quantity: 50 }, { id: UNKNOWN_ID, quantity: 1 }]), new RegExp(UNKNOWN_ID));
+    await expectRefused(
+      404,
+      patch([
+        { id: lines[0]!.id, quantity: 50 },
+        { id: UNKNOWN_ID, quantity: 1 },
+      ]),
+      new RegExp(UNKNOWN_ID),
+    );
   });
 
-  it('another tenant\'s line with 404', async () => {
+  it("another tenant's line with 404", async () => {
     await expectRefused(404, patch([{ id: otherLine.id, quantity: 0 }]));
     await expectRefused(404, patch([{ id: lines[0]!.id, quantity: 0 }], other.key));
   });
@@ -177,12 +236,27 @@ describe('PATCH /api/inventory/items refuses', () => {
   });
 
   it('an unknown position with 400', async () => {
-    const error = await expectRefused(400, patch([{ id: lines[1]!.id, quantity: 1 }, { id: lines[0]!.id, position: 'NOWHERE' }]));
-    expect(error.details).toEqual([{ field: 'body.data[1].position', message: expect.stringContaining('has no position "NOWHERE"') }]);
+    const error = await expectRefused(
+      400,
+      patch([
+        { id: lines[1]!.id, quantity: 1 },
+        { id: lines[0]!.id, position: 'NOWHERE' },
+      ]),
+    );
+    expect(error.details).toEqual([
+      { field: 'body.data[1].position', message: expect.stringContaining('has no position "NOWHERE"') },
+    ]);
   });
 
   it('the same line twice, or an entry that changes nothing, with 400', async () => {
-    await expectRefused(400, patch([{ id: lines[0]!.id, quantity: 1 }, { id: lines[0]!.id, quantity: 2 }]), /appears more than once/);
+    await expectRefused(
+      400,
+      patch([
+        { id: lines[0]!.id, quantity: 1 },
+        { id: lines[0]!.id, quantity: 2 },
+      ]),
+      /appears more than once/,
+    );
     await expectRefused(400, patch([{ id: lines[0]!.id }]), /changes nothing/);
   });
 
@@ -216,7 +290,7 @@ describe('DELETE /api/inventory/items refuses', () => {
     await expectRefused(404, del(`?filter[id][eq]=garbage`));
   });
 
-  it('another tenant\'s line with 404', async () => {
+  it("another tenant's line with 404", async () => {
     await expectRefused(404, del(`?filter[id][eq]=${otherLine.id}`));
   });
 

@@ -21,7 +21,8 @@ beforeAll(async () => {
   catalog = await createCatalog(t, tenant.key);
 });
 
-const post = (data: unknown[], headers?: Record<string, string>, token = tenant.key) => rest.post(ITEMS, { token, body: { data }, headers });
+const post = (data: unknown[], headers?: Record<string, string>, token = tenant.key) =>
+  rest.post(ITEMS, { token, body: { data }, headers });
 const patch = (data: unknown[], headers?: Record<string, string>, token = tenant.key) =>
   rest.request('PATCH', ITEMS, { token, body: { data }, headers });
 const item = (sku: string, extra: Record<string, unknown> = {}) => ({
@@ -32,7 +33,13 @@ const item = (sku: string, extra: Record<string, unknown> = {}) => ({
 });
 
 async function mutationsOf(lineId: string) {
-  return sql<{ source: string; delta: string; new_quantity: string; actor_type: string; references: { type: string; id: string }[] }>(
+  return sql<{
+    source: string;
+    delta: string;
+    new_quantity: string;
+    actor_type: string;
+    references: { type: string; id: string }[];
+  }>(
     t.databaseUrl,
     `SELECT source::text, delta::text, new_quantity::text, actor_type, "references" FROM stock_mutations WHERE inventory_item_id = $1 ORDER BY sequence`,
     [lineId],
@@ -81,7 +88,11 @@ describe('POST /api/inventory/items', () => {
   });
 
   it('defaults to one unit, AVAILABLE, no position; unavailable stock keeps its reason', async () => {
-    const response = await post([item('SKU-2'), item('SKU-2', { state: 'UNAVAILABLE', reason: 'BROKEN', quantity: 2 }), item('SKU-2', { state: 'UNAVAILABLE' })]);
+    const response = await post([
+      item('SKU-2'),
+      item('SKU-2', { state: 'UNAVAILABLE', reason: 'BROKEN', quantity: 2 }),
+      item('SKU-2', { state: 'UNAVAILABLE' }),
+    ]);
     expect(response.status, response.rawBody).toBe(201);
     expect(response.body.data.map((l: any) => [l.quantity, l.state, l.reason, l.position])).toEqual([
       [1, 'AVAILABLE', null, null],
@@ -91,7 +102,10 @@ describe('POST /api/inventory/items', () => {
   });
 
   it('merges entries with the same identity, within a request and with an existing line', async () => {
-    const first = await post([item('SKU-3', { quantity: 2, batchNumber: 'L1' }), item('SKU-3', { quantity: 3, batchNumber: 'L1' })]);
+    const first = await post([
+      item('SKU-3', { quantity: 2, batchNumber: 'L1' }),
+      item('SKU-3', { quantity: 3, batchNumber: 'L1' }),
+    ]);
     expect(first.status, first.rawBody).toBe(201);
     expect(first.body.data).toHaveLength(1);
     expect(first.body.data[0].quantity).toBe(5);
@@ -138,12 +152,25 @@ describe('POST /api/inventory/items', () => {
 
 describe('PATCH /api/inventory/items', () => {
   it('replaces the given fields, answers 200 with the lines and writes CORRECTION mutations', async () => {
-    const created = (await post([item('SKU-1', { quantity: 10, batchNumber: 'P1', rfid: 'R1', cost: { amount: 100, currency: 'EUR' } })])).body.data[0];
-    const response = await patch([{ id: created.id, quantity: 7, position: 'B-01', rfid: null, cost: { amount: 90, currency: 'USD' } }]);
+    const created = (
+      await post([
+        item('SKU-1', { quantity: 10, batchNumber: 'P1', rfid: 'R1', cost: { amount: 100, currency: 'EUR' } }),
+      ])
+    ).body.data[0];
+    const response = await patch([
+      { id: created.id, quantity: 7, position: 'B-01', rfid: null, cost: { amount: 90, currency: 'USD' } },
+    ]);
     expect(response.status, response.rawBody).toBe(200);
     expect(response.body.page).toBeNull();
     expect(response.body.data).toEqual([
-      expect.objectContaining({ id: created.id, quantity: 7, position: 'B-01', rfid: null, batchNumber: 'P1', cost: { amount: 90, currency: 'USD' } }),
+      expect.objectContaining({
+        id: created.id,
+        quantity: 7,
+        position: 'B-01',
+        rfid: null,
+        batchNumber: 'P1',
+        cost: { amount: 90, currency: 'USD' },
+      }),
     ]);
     expect((await mutationsOf(created.id)).map((m) => [m.source, m.delta])).toEqual([
       ['REGISTER', '10'],
@@ -167,7 +194,12 @@ describe('PATCH /api/inventory/items', () => {
   });
 
   it('merges a line into the line it comes to equal, keeping the total', async () => {
-    const [a, b] = (await post([item('SKU-3', { quantity: 2, batchNumber: 'M1', position: 'A-01' }), item('SKU-3', { quantity: 5, batchNumber: 'M1', position: 'A-02' })])).body.data;
+    const [a, b] = (
+      await post([
+        item('SKU-3', { quantity: 2, batchNumber: 'M1', position: 'A-01' }),
+        item('SKU-3', { quantity: 5, batchNumber: 'M1', position: 'A-02' }),
+      ])
+    ).body.data;
     const response = await patch([{ id: a.id, position: 'A-02' }]);
     expect(response.status, response.rawBody).toBe(200);
     expect(response.body.data).toEqual([expect.objectContaining({ id: b.id, quantity: 7, position: 'A-02' })]);
@@ -176,7 +208,9 @@ describe('PATCH /api/inventory/items', () => {
   });
 
   it('applies entries in order and returns each resulting line once', async () => {
-    const [a, b] = (await post([item('SKU-3', { quantity: 1, batchNumber: 'O1' }), item('SKU-3', { quantity: 1, batchNumber: 'O2' })])).body.data;
+    const [a, b] = (
+      await post([item('SKU-3', { quantity: 1, batchNumber: 'O1' }), item('SKU-3', { quantity: 1, batchNumber: 'O2' })])
+    ).body.data;
     const response = await patch([
       { id: a.id, batchNumber: 'O2' },
       { id: b.id, quantity: 10 },
@@ -202,10 +236,18 @@ describe('DELETE /api/inventory/items', () => {
   });
 
   it('removes several lines with filter[id][in]', async () => {
-    const lines = (await post([item('SKU-2', { batchNumber: 'D2' }), item('SKU-2', { batchNumber: 'D3' }), item('SKU-2', { batchNumber: 'D4' })])).body.data;
+    const lines = (
+      await post([
+        item('SKU-2', { batchNumber: 'D2' }),
+        item('SKU-2', { batchNumber: 'D3' }),
+        item('SKU-2', { batchNumber: 'D4' }),
+      ])
+    ).body.data;
     const response = await rest.delete(`${ITEMS}?filter[id][in]=${lines[0].id},${lines[2].id}`, { token: tenant.key });
     expect(response.status, response.rawBody).toBe(204);
-    const left = await sql<{ id: string }>(t.databaseUrl, 'SELECT id FROM inventory_items WHERE id = ANY($1)', [lines.map((l: any) => l.id)]);
+    const left = await sql<{ id: string }>(t.databaseUrl, 'SELECT id FROM inventory_items WHERE id = ANY($1)', [
+      lines.map((l: any) => l.id),
+    ]);
     expect(left.map((row) => row.id)).toEqual([lines[1].id]);
     await expectLedgerExplainsStock(t, tenant.id);
   });
@@ -241,7 +283,9 @@ describe('Idempotency-Key', () => {
     expect(other.status, other.rawBody).toBe(422);
     expect(other.body.error.code).toBe(422);
     expect(other.body.error.message).toMatch(/^Unprocessable entity: .*Idempotency-Key "add-I3"/);
-    const viaPatch = await patch([{ id: '00000000-0000-7000-8000-000000000000', quantity: 1 }], { 'Idempotency-Key': 'add-I3' });
+    const viaPatch = await patch([{ id: '00000000-0000-7000-8000-000000000000', quantity: 1 }], {
+      'Idempotency-Key': 'add-I3',
+    });
     expect(viaPatch.status, viaPatch.rawBody).toBe(422);
     expect(await stockSnapshot(t, tenant.id)).toEqual(before);
   });
@@ -271,7 +315,10 @@ describe('Idempotency-Key', () => {
     const responses = await Promise.all(Array.from({ length: 8 }, () => post(body, { 'Idempotency-Key': 'burst' })));
     expect(responses.map((r) => r.status)).toEqual(Array(8).fill(201));
     for (const response of responses) expect(response.body).toEqual(responses[0]!.body);
-    const [line] = await sql<{ quantity: string }>(t.databaseUrl, `SELECT quantity::text FROM inventory_items WHERE batch_number = 'I6'`);
+    const [line] = await sql<{ quantity: string }>(
+      t.databaseUrl,
+      `SELECT quantity::text FROM inventory_items WHERE batch_number = 'I6'`,
+    );
     expect(line!.quantity).toBe('2');
   });
 

@@ -24,7 +24,12 @@ describe('migrations', () => {
     const first = await applyMigrations(url);
     const migrations = readMigrations();
     expect(first.applied).toEqual(migrations.map((m) => m.name));
-    const rows = await sql<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }>(
+    const rows = await sql<{
+      migration_name: string;
+      checksum: string;
+      finished_at: Date | null;
+      applied_steps_count: number;
+    }>(
       url,
       'SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name',
     );
@@ -43,7 +48,11 @@ describe('migrations', () => {
     const url = await emptyDatabase();
     const reports = await Promise.all(Array.from({ length: 6 }, () => applyMigrations(url)));
     const applied = reports.flatMap((report) => report.applied);
-    expect(applied.sort()).toEqual(readMigrations().map((m) => m.name).sort());
+    expect(applied.sort()).toEqual(
+      readMigrations()
+        .map((m) => m.name)
+        .sort(),
+    );
     const rows = await sql(url, 'SELECT migration_name FROM _prisma_migrations');
     expect(rows).toHaveLength(readMigrations().length);
   });
@@ -54,7 +63,10 @@ describe('migrations', () => {
     mkdirSync(join(dir, '20200101000000_good'));
     writeFileSync(join(dir, '20200101000000_good', 'migration.sql'), 'CREATE TABLE good (id int);');
     mkdirSync(join(dir, '20200102000000_bad'));
-    writeFileSync(join(dir, '20200102000000_bad', 'migration.sql'), 'CREATE TABLE half (id int);\nSELECT * FROM missing_table;');
+    writeFileSync(
+      join(dir, '20200102000000_bad', 'migration.sql'),
+      'CREATE TABLE half (id int);\nSELECT * FROM missing_table;',
+    );
     await expect(applyMigrations(url, dir)).rejects.toThrow(/20200102000000_bad failed/);
     const tables = await sql<{ table_name: string }>(
       url,

@@ -18,7 +18,8 @@ beforeAll(async () => {
   other = await createTenant(rest, 'Other');
 });
 
-const count = async (table: string) => Number((await sql<{ n: string }>(databaseUrl, `SELECT count(*) AS n FROM ${table}`))[0]!.n);
+const count = async (table: string) =>
+  Number((await sql<{ n: string }>(databaseUrl, `SELECT count(*) AS n FROM ${table}`))[0]!.n);
 
 /** `token` null sends no Authorization header. */
 const postClient = (tenantId: string, body: unknown, token: string | null = TEST_MASTER_KEY) =>
@@ -66,7 +67,9 @@ describe('POST /api/admin/tenants/{tenant_id}/oauth-clients', () => {
     const response = await postClient(tenant.id, { data: { ...validClient, is_confidential: false } });
     expect(response.status).toBe(201);
     expect(response.body.data.client_secret).toBeNull();
-    const [row] = await sql(databaseUrl, 'SELECT secret_hash, is_confidential FROM oauth_clients WHERE id = $1', [response.body.data.client_id]);
+    const [row] = await sql(databaseUrl, 'SELECT secret_hash, is_confidential FROM oauth_clients WHERE id = $1', [
+      response.body.data.client_id,
+    ]);
     expect(row).toEqual({ secret_hash: null, is_confidential: false });
   });
 
@@ -101,29 +104,52 @@ describe('POST /api/admin/tenants/{tenant_id}/oauth-clients', () => {
 
 describe('POST /api/admin/tenants/{tenant_id}/users', () => {
   it('creates a user with a lowercased e-mail and a salted scrypt hash', async () => {
-    const response = await postUser(tenant.id, { data: { email: 'Grace@Example.com', password: 'a long enough password' } });
+    const response = await postUser(tenant.id, {
+      data: { email: 'Grace@Example.com', password: 'a long enough password' },
+    });
     expect(response.status).toBe(201);
     expect(response.body.data).toEqual({ id: expect.any(String), email: 'grace@example.com', tenant_id: tenant.id });
-    const [row] = await sql<{ password_hash: string }>(databaseUrl, 'SELECT password_hash FROM users WHERE id = $1', [response.body.data.id]);
+    const [row] = await sql<{ password_hash: string }>(databaseUrl, 'SELECT password_hash FROM users WHERE id = $1', [
+      response.body.data.id,
+    ]);
     expect(row!.password_hash).toMatch(/^scrypt\$15\$8\$1\$/);
     expect(row!.password_hash).not.toContain('a long enough password');
   });
 
   it('refuses a second user with the same e-mail in a tenant (409), but not in another tenant', async () => {
     const before = await count('users');
-    expectError(await postUser(tenant.id, { data: { email: 'GRACE@example.com', password: 'another password!' } }), 409);
+    expectError(
+      await postUser(tenant.id, { data: { email: 'GRACE@example.com', password: 'another password!' } }),
+      409,
+    );
     expect(await count('users')).toBe(before);
-    expect((await postUser(other.id, { data: { email: 'grace@example.com', password: 'another password!' } })).status).toBe(201);
+    expect(
+      (await postUser(other.id, { data: { email: 'grace@example.com', password: 'another password!' } })).status,
+    ).toBe(201);
   });
 
   it('refuses bad input, unknown tenants and missing master key, and stores nothing', async () => {
     const before = await count('users');
-    expectError(await postUser(tenant.id, { data: { email: 'not-an-email', password: 'a long enough password' } }), 400);
+    expectError(
+      await postUser(tenant.id, { data: { email: 'not-an-email', password: 'a long enough password' } }),
+      400,
+    );
     expectError(await postUser(tenant.id, { data: { email: 'short@example.com', password: 'short' } }), 400);
     expectError(await postUser(tenant.id, { data: { email: 'x@example.com' } }), 400);
-    expectError(await postUser(tenant.id, { data: { email: 'x@example.com', password: 'a long enough password', admin: true } }), 400);
-    expectError(await postUser('0190a5f4-0000-7000-8000-000000000000', { data: { email: 'x@example.com', password: 'a long enough password' } }), 404);
-    expectError(await postUser(tenant.id, { data: { email: 'x@example.com', password: 'a long enough password' } }, tenant.key), 401);
+    expectError(
+      await postUser(tenant.id, { data: { email: 'x@example.com', password: 'a long enough password', admin: true } }),
+      400,
+    );
+    expectError(
+      await postUser('0190a5f4-0000-7000-8000-000000000000', {
+        data: { email: 'x@example.com', password: 'a long enough password' },
+      }),
+      404,
+    );
+    expectError(
+      await postUser(tenant.id, { data: { email: 'x@example.com', password: 'a long enough password' } }, tenant.key),
+      401,
+    );
     expect(await count('users')).toBe(before);
   });
 });

@@ -42,7 +42,10 @@ const remember = <T extends string | null | undefined>(value: T): T => {
 beforeAll(async () => {
   tenant = await createTenant(rest, 'Acme');
   otherTenant = await createTenant(rest, 'Other');
-  confidential = await createOAuthClient(rest, tenant.id, { name: 'Acme back office', scopes: ['proxies:read', 'proxies:write', 'openid'] });
+  confidential = await createOAuthClient(rest, tenant.id, {
+    name: 'Acme back office',
+    scopes: ['proxies:read', 'proxies:write', 'openid'],
+  });
   publicClient = await createOAuthClient(rest, tenant.id, {
     name: 'Acme app',
     is_confidential: false,
@@ -56,8 +59,10 @@ beforeAll(async () => {
   remember(PASSWORD);
 });
 
-const sessionRows = async () => Number((await sql<{ n: string }>(databaseUrl, 'SELECT count(*) AS n FROM oauth_authorization_sessions'))[0]!.n);
-const codeRows = async () => Number((await sql<{ n: string }>(databaseUrl, 'SELECT count(*) AS n FROM oauth_authorization_codes'))[0]!.n);
+const sessionRows = async () =>
+  Number((await sql<{ n: string }>(databaseUrl, 'SELECT count(*) AS n FROM oauth_authorization_sessions'))[0]!.n);
+const codeRows = async () =>
+  Number((await sql<{ n: string }>(databaseUrl, 'SELECT count(*) AS n FROM oauth_authorization_codes'))[0]!.n);
 
 function authorizeUrl(c: TestClient, params: Record<string, string | undefined> = {}) {
   const query = new URLSearchParams({ client_id: c.client_id, redirect_uri: REDIRECT_URI, response_type: 'code' });
@@ -69,7 +74,12 @@ function authorizeUrl(c: TestClient, params: Record<string, string | undefined> 
 }
 
 /** Starts a session and walks the page; returns the redirect to the client. */
-async function authorizeInBrowser(browser: Browser, c: TestClient, params: Record<string, string | undefined> = {}, decision = 'approve') {
+async function authorizeInBrowser(
+  browser: Browser,
+  c: TestClient,
+  params: Record<string, string | undefined> = {},
+  decision = 'approve',
+) {
   const session = await rest.get(authorizeUrl(c, params), { headers: { cookie: browser.cookieHeader } });
   expect(session.status).toBe(200);
   return signInAndApprove(browser, session.body.data.forward_uri, user.email, PASSWORD, decision);
@@ -97,7 +107,12 @@ const exchange = (c: TestClient, fields: Record<string, string | undefined>) =>
 const refresh = (c: TestClient, refreshToken: string, extra: Record<string, string> = {}) =>
   tokenRequest(
     rest,
-    { grant_type: 'refresh_token', refresh_token: refreshToken, ...(c.client_secret ? {} : { client_id: c.client_id }), ...extra },
+    {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      ...(c.client_secret ? {} : { client_id: c.client_id }),
+      ...extra,
+    },
     c.client_secret ? { form: true, authorization: basicAuth(c.client_id, c.client_secret) } : { form: true },
   ).then((response) => {
     if (response.status === 200) {
@@ -115,7 +130,9 @@ function expectOAuthError(response: { status: number; body: any }, status: numbe
 describe('GET /api/oauth/session/authorize', () => {
   it('answers 200 with the session when the user must act', async () => {
     const before = await sessionRows();
-    const response = await rest.get(authorizeUrl(confidential, { scope: 'openid proxies:read', state: 'xyz', nonce: 'n-1', tenant: tenant.id }));
+    const response = await rest.get(
+      authorizeUrl(confidential, { scope: 'openid proxies:read', state: 'xyz', nonce: 'n-1', tenant: tenant.id }),
+    );
     expect(response.status).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.body).toEqual({
@@ -188,12 +205,22 @@ describe('GET /api/oauth/session/authorize', () => {
     expect(anonymous.rawBody).toBe('');
     const loginRequired = new URL(anonymous.headers.location!);
     expect(`${loginRequired.origin}${loginRequired.pathname}`).toBe(REDIRECT_URI);
-    expect(Object.fromEntries(loginRequired.searchParams)).toEqual({ error: 'login_required', state: 's-1', iss: services.oauth.issuer });
+    expect(Object.fromEntries(loginRequired.searchParams)).toEqual({
+      error: 'login_required',
+      state: 's-1',
+      iss: services.oauth.issuer,
+    });
 
     // Signed in (the page sets the cookie) but the user denies: still no consent.
     const denied = await authorizeInBrowser(browser, confidential, { scope: 'proxies:read', state: 's-0' }, 'deny');
-    expect(Object.fromEntries(denied.searchParams)).toEqual({ error: 'access_denied', state: 's-0', iss: services.oauth.issuer });
-    const consentRequired = await rest.get(authorizeUrl(confidential, params), { headers: { cookie: browser.cookieHeader } });
+    expect(Object.fromEntries(denied.searchParams)).toEqual({
+      error: 'access_denied',
+      state: 's-0',
+      iss: services.oauth.issuer,
+    });
+    const consentRequired = await rest.get(authorizeUrl(confidential, params), {
+      headers: { cookie: browser.cookieHeader },
+    });
     expect(consentRequired.status).toBe(302);
     expect(new URL(consentRequired.headers.location!).searchParams.get('error')).toBe('consent_required');
 
@@ -211,9 +238,13 @@ describe('GET /api/oauth/session/authorize', () => {
     expect(tokens.body.scope).toBe('proxies:read');
 
     // Approval covers what was approved, not more.
-    const more = await rest.get(authorizeUrl(confidential, { ...params, scope: 'openid proxies:read' }), { headers: { cookie: browser.cookieHeader } });
+    const more = await rest.get(authorizeUrl(confidential, { ...params, scope: 'openid proxies:read' }), {
+      headers: { cookie: browser.cookieHeader },
+    });
     expect(new URL(more.headers.location!).searchParams.get('error')).toBe('consent_required');
-    const notSilent = await rest.get(authorizeUrl(confidential, { scope: 'proxies:write' }), { headers: { cookie: browser.cookieHeader } });
+    const notSilent = await rest.get(authorizeUrl(confidential, { scope: 'proxies:write' }), {
+      headers: { cookie: browser.cookieHeader },
+    });
     expect(notSilent.status).toBe(200);
     expect(notSilent.body.data.is_authorization_approved).toBe(true);
   });
@@ -222,10 +253,17 @@ describe('GET /api/oauth/session/authorize', () => {
     const foreignClient = await createOAuthClient(rest, otherTenant.id, { scopes: ['proxies:read'] });
     const browser = new Browser(app);
     await authorizeInBrowser(browser, confidential, { scope: 'proxies:read' });
-    const foreign = await rest.get(authorizeUrl(foreignClient, { silent: 'true' }), { headers: { cookie: browser.cookieHeader } });
+    const foreign = await rest.get(authorizeUrl(foreignClient, { silent: 'true' }), {
+      headers: { cookie: browser.cookieHeader },
+    });
     expect(new URL(foreign.headers.location!).searchParams.get('error')).toBe('login_required');
-    const forgedCookie = browser.cookieHeader.replace(/cp_oauth_login=([^.]+)/, 'cp_oauth_login=0190a5f4-0000-7000-8000-000000000000');
-    const forged = await rest.get(authorizeUrl(confidential, { silent: 'true', scope: 'proxies:read' }), { headers: { cookie: forgedCookie } });
+    const forgedCookie = browser.cookieHeader.replace(
+      /cp_oauth_login=([^.]+)/,
+      'cp_oauth_login=0190a5f4-0000-7000-8000-000000000000',
+    );
+    const forged = await rest.get(authorizeUrl(confidential, { silent: 'true', scope: 'proxies:read' }), {
+      headers: { cookie: forgedCookie },
+    });
     expect(new URL(forged.headers.location!).searchParams.get('error')).toBe('login_required');
   });
 });
@@ -233,7 +271,9 @@ describe('GET /api/oauth/session/authorize', () => {
 describe('login and consent page', () => {
   it('signs in, shows the client and scopes, and redirects with code, state and iss', async () => {
     const browser = new Browser(app);
-    const session = await rest.get(authorizeUrl(confidential, { scope: 'proxies:read openid', state: 'st', nonce: 'nn' }));
+    const session = await rest.get(
+      authorizeUrl(confidential, { scope: 'proxies:read openid', state: 'st', nonce: 'nn' }),
+    );
     const path = new URL(session.body.data.forward_uri).pathname;
 
     const login = await browser.request('GET', path);
@@ -245,15 +285,25 @@ describe('login and consent page', () => {
     expect(login.body).toContain('Acme back office');
     const csrf = Browser.csrf(login.body);
 
-    const wrong = await browser.request('POST', `${path}/login`, { csrf_token: csrf, email: user.email, password: 'not the password' });
+    const wrong = await browser.request('POST', `${path}/login`, {
+      csrf_token: csrf,
+      email: user.email,
+      password: 'not the password',
+    });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.body).toContain('Wrong e-mail address or password.');
     expect(wrong.headers['set-cookie']).toBeUndefined();
 
-    const right = await browser.request('POST', `${path}/login`, { csrf_token: Browser.csrf(wrong.body), email: 'ADA@example.com', password: PASSWORD });
+    const right = await browser.request('POST', `${path}/login`, {
+      csrf_token: Browser.csrf(wrong.body),
+      email: 'ADA@example.com',
+      password: PASSWORD,
+    });
     expect(right.statusCode).toBe(303);
     expect(right.headers.location).toBe(path);
-    expect(String(right.headers['set-cookie'])).toMatch(/^cp_oauth_login=.*; Path=\/; Max-Age=43200; HttpOnly; SameSite=Lax$/);
+    expect(String(right.headers['set-cookie'])).toMatch(
+      /^cp_oauth_login=.*; Path=\/; Max-Age=43200; HttpOnly; SameSite=Lax$/,
+    );
 
     const consent = await browser.request('GET', path);
     expect(consent.statusCode).toBe(200);
@@ -263,7 +313,10 @@ describe('login and consent page', () => {
     expect(consent.body).toContain('ada@example.com');
     expect(consent.headers['content-security-policy']).toContain("form-action 'self' https://client.example.com");
 
-    const approved = await browser.request('POST', `${path}/consent`, { csrf_token: Browser.csrf(consent.body), decision: 'approve' });
+    const approved = await browser.request('POST', `${path}/consent`, {
+      csrf_token: Browser.csrf(consent.body),
+      decision: 'approve',
+    });
     expect(approved.statusCode).toBe(303);
     const redirect = new URL(approved.headers.location as string);
     expect(`${redirect.origin}${redirect.pathname}`).toBe(REDIRECT_URI);
@@ -287,13 +340,21 @@ describe('login and consent page', () => {
 
     const none = await attacker.request('POST', `${path}/login`, { email: user.email, password: PASSWORD });
     expect(none.statusCode).toBe(403);
-    const foreign = await attacker.request('POST', `${path}/login`, { csrf_token: Browser.csrf(page.body), email: user.email, password: PASSWORD });
+    const foreign = await attacker.request('POST', `${path}/login`, {
+      csrf_token: Browser.csrf(page.body),
+      email: user.email,
+      password: PASSWORD,
+    });
     expect(foreign.statusCode).toBe(403);
     expect(foreign.headers['set-cookie']).toBeUndefined();
 
     const other = await rest.get(authorizeUrl(confidential, { scope: 'proxies:read' }));
     const otherPage = await victim.request('GET', new URL(other.body.data.forward_uri).pathname);
-    const crossSession = await victim.request('POST', `${path}/login`, { csrf_token: Browser.csrf(otherPage.body), email: user.email, password: PASSWORD });
+    const crossSession = await victim.request('POST', `${path}/login`, {
+      csrf_token: Browser.csrf(otherPage.body),
+      email: user.email,
+      password: PASSWORD,
+    });
     expect(crossSession.statusCode).toBe(403);
 
     const codes = await codeRows();
@@ -303,7 +364,10 @@ describe('login and consent page', () => {
   });
 
   it('GET /oauth/authorize (the browser-facing endpoint) redirects to the page, and shows invalid requests as a 400 page', async () => {
-    const valid = authorizeUrl(confidential, { scope: 'proxies:read', state: 'q' }).replace(AUTHORIZE, '/oauth/authorize');
+    const valid = authorizeUrl(confidential, { scope: 'proxies:read', state: 'q' }).replace(
+      AUTHORIZE,
+      '/oauth/authorize',
+    );
     const start = await app.inject({ method: 'GET', url: valid });
     expect(start.statusCode).toBe(302);
     expect(start.headers.location).toMatch(new RegExp(`^${services.oauth.issuer}/oauth/sessions/`));
@@ -348,7 +412,12 @@ describe('login and consent page', () => {
 describe('authorization_code grant', () => {
   it('exchanges a code with PKCE for an access token, a refresh token and an ID token with the nonce', async () => {
     const { verifier, challenge } = pkce();
-    const code = await obtainCode(confidential, { scope: 'openid proxies:read', nonce: 'nonce-123', code_challenge: challenge, code_challenge_method: 'S256' });
+    const code = await obtainCode(confidential, {
+      scope: 'openid proxies:read',
+      nonce: 'nonce-123',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     const response = await exchange(confidential, { code, code_verifier: verifier });
     expect(response.status).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
@@ -360,7 +429,12 @@ describe('authorization_code grant', () => {
       scope: 'openid proxies:read',
       id_token: expect.any(String),
     });
-    expect(decodeJwt(response.body.access_token)).toMatchObject({ sub: user.id, user_id: user.id, client_id: confidential.client_id, tenant_id: tenant.id });
+    expect(decodeJwt(response.body.access_token)).toMatchObject({
+      sub: user.id,
+      user_id: user.id,
+      client_id: confidential.client_id,
+      tenant_id: tenant.id,
+    });
     expect(decodeProtectedHeader(response.body.id_token)).toMatchObject({ alg: 'ES256', typ: 'JWT' });
     expect(decodeJwt(response.body.id_token)).toMatchObject({
       iss: services.oauth.issuer,
@@ -379,19 +453,31 @@ describe('authorization_code grant', () => {
     const preflight = await app.inject({
       method: 'OPTIONS',
       url: '/api/oauth/authorize',
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(preflight.statusCode).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('*');
     expect(String(preflight.headers['access-control-allow-methods'])).toContain('POST');
-    const denied = await tokenRequest(rest, { grant_type: 'authorization_code', client_id: publicClient.client_id, code: 'x', redirect_uri: REDIRECT_URI }, { form: true });
+    const denied = await tokenRequest(
+      rest,
+      { grant_type: 'authorization_code', client_id: publicClient.client_id, code: 'x', redirect_uri: REDIRECT_URI },
+      { form: true },
+    );
     expect(denied.status).toBe(400);
     expect(denied.headers['access-control-allow-origin']).toBe('*');
   });
 
   it('serves a public client (client_id in the body, S256 required) and answers JSON with the envelope', async () => {
     const { verifier, challenge } = pkce();
-    const code = await obtainCode(publicClient, { scope: 'proxies:read', code_challenge: challenge, code_challenge_method: 'S256' });
+    const code = await obtainCode(publicClient, {
+      scope: 'proxies:read',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     const response = await tokenRequest(rest, {
       grant_type: 'authorization_code',
       client_id: publicClient.client_id,
@@ -400,14 +486,22 @@ describe('authorization_code grant', () => {
       code_verifier: verifier,
     });
     expect(response.status).toBe(201);
-    expect(response.body.data).toMatchObject({ token_type: 'Bearer', scope: 'proxies:read', refresh_token: expect.any(String) });
+    expect(response.body.data).toMatchObject({
+      token_type: 'Bearer',
+      scope: 'proxies:read',
+      refresh_token: expect.any(String),
+    });
     remember(response.body.data.access_token);
     remember(response.body.data.refresh_token);
   });
 
   it('refuses a wrong verifier, a missing one, one without challenge, a malformed one, and keeps the code usable', async () => {
     const { verifier, challenge } = pkce();
-    const code = await obtainCode(confidential, { scope: 'proxies:read', code_challenge: challenge, code_challenge_method: 'S256' });
+    const code = await obtainCode(confidential, {
+      scope: 'proxies:read',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     expectOAuthError(await exchange(confidential, { code, code_verifier: pkce().verifier }), 400, 'invalid_grant');
     expectOAuthError(await exchange(confidential, { code }), 400, 'invalid_grant');
     expectOAuthError(await exchange(confidential, { code, code_verifier: 'short' }), 400, 'invalid_request');
@@ -453,7 +547,10 @@ describe('authorization_code grant', () => {
     const code = await obtainCode(confidential, { scope: 'proxies:read' });
     expectOAuthError(await exchange(other, { code }), 400, 'invalid_grant');
     expectOAuthError(await exchange(confidential, { code: 'unknown' }), 400, 'invalid_grant');
-    await sql(databaseUrl, "UPDATE oauth_authorization_codes SET expires_at = now() - interval '1 second' WHERE consumed_at IS NULL");
+    await sql(
+      databaseUrl,
+      "UPDATE oauth_authorization_codes SET expires_at = now() - interval '1 second' WHERE consumed_at IS NULL",
+    );
     const expired = await exchange(confidential, { code });
     expectOAuthError(expired, 400, 'invalid_grant');
     expect(expired.body.error.message).toContain('expired');
@@ -464,7 +561,11 @@ describe('refresh_token grant', () => {
   async function tokensFor(c: TestClient, scope = 'proxies:read proxies:write') {
     const { verifier, challenge } = pkce();
     const code = await obtainCode(c, { scope, code_challenge: challenge, code_challenge_method: 'S256' });
-    const response = await exchange(c, { code, code_verifier: verifier, ...(c.client_secret ? {} : { client_id: c.client_id }) });
+    const response = await exchange(c, {
+      code,
+      code_verifier: verifier,
+      ...(c.client_secret ? {} : { client_id: c.client_id }),
+    });
     expect(response.status).toBe(200);
     return response.body as { access_token: string; refresh_token: string };
   }
@@ -498,19 +599,26 @@ describe('refresh_token grant', () => {
 
   it('treats two simultaneous refreshes with one token as reuse: one wins, then the family is revoked', async () => {
     const tokens = await tokensFor(confidential);
-    const results = await Promise.all([refresh(confidential, tokens.refresh_token), refresh(confidential, tokens.refresh_token)]);
+    const results = await Promise.all([
+      refresh(confidential, tokens.refresh_token),
+      refresh(confidential, tokens.refresh_token),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
     const winner = results.find((r) => r.status === 200)!;
     expectOAuthError(await refresh(confidential, winner.body.refresh_token), 400, 'invalid_grant');
   });
 
-  it('refuses another client\'s refresh token, an unknown one, and none', async () => {
+  it("refuses another client's refresh token, an unknown one, and none", async () => {
     const tokens = await tokensFor(confidential);
     const other = await createOAuthClient(rest, tenant.id, { scopes: ['proxies:read'] });
     expectOAuthError(await refresh(other, tokens.refresh_token), 400, 'invalid_grant');
     expectOAuthError(await refresh(confidential, 'unknown'), 400, 'invalid_grant');
     expectOAuthError(
-      await tokenRequest(rest, { grant_type: 'refresh_token' }, { form: true, authorization: basicAuth(confidential.client_id, confidential.client_secret!) }),
+      await tokenRequest(
+        rest,
+        { grant_type: 'refresh_token' },
+        { form: true, authorization: basicAuth(confidential.client_id, confidential.client_secret!) },
+      ),
       400,
       'invalid_request',
     );
@@ -523,7 +631,11 @@ describe('refresh_token grant', () => {
     const revoked = await tokenRequest(
       rest,
       { token: tokens.refresh_token, token_type_hint: 'refresh_token' },
-      { form: true, authorization: basicAuth(confidential.client_id, confidential.client_secret!), path: '/api/oauth/revoke' },
+      {
+        form: true,
+        authorization: basicAuth(confidential.client_id, confidential.client_secret!),
+        path: '/api/oauth/revoke',
+      },
     );
     expect(revoked.status).toBe(200);
     expectOAuthError(await refresh(confidential, tokens.refresh_token), 400, 'invalid_grant');
@@ -548,9 +660,13 @@ describe('storage', () => {
     }
     expect(rows).toBeGreaterThan(50);
     const users = await sql<{ password_hash: string }>(databaseUrl, 'SELECT password_hash FROM users');
-    for (const { password_hash } of users) expect(password_hash).toMatch(/^scrypt\$15\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    for (const { password_hash } of users)
+      expect(password_hash).toMatch(/^scrypt\$15\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
     expect(new Set(users.map((u) => u.password_hash)).size).toBe(users.length);
-    const keys = await sql<{ private_key_encrypted: Buffer; public_jwk: Record<string, unknown> }>(databaseUrl, 'SELECT * FROM oauth_signing_keys');
+    const keys = await sql<{ private_key_encrypted: Buffer; public_jwk: Record<string, unknown> }>(
+      databaseUrl,
+      'SELECT * FROM oauth_signing_keys',
+    );
     expect(keys).toHaveLength(1);
     expect(keys[0]!.public_jwk).not.toHaveProperty('d');
     expect(keys[0]!.private_key_encrypted.toString('utf8')).not.toContain('"d"');

@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
-import { Browser, createOAuthClient, createUser, signInAndApprove, startListeningApp, type TestClient } from '../helpers/oauth';
+import {
+  Browser,
+  createOAuthClient,
+  createUser,
+  signInAndApprove,
+  startListeningApp,
+  type TestClient,
+} from '../helpers/oauth';
 
 const { rest, app, origin } = await startListeningApp();
 const http = { [oauth.allowInsecureRequests]: true };
@@ -24,11 +31,21 @@ let as: oauth.AuthorizationServer;
 
 beforeAll(async () => {
   tenant = await createTenant(rest, 'Acme');
-  confidential = await createOAuthClient(rest, tenant.id, { scopes: ['proxies:read', 'proxies:write'], redirect_uris: [CALLBACK] });
-  publicClient = await createOAuthClient(rest, tenant.id, { is_confidential: false, scopes: ['proxies:read', 'openid'], redirect_uris: [CALLBACK] });
+  confidential = await createOAuthClient(rest, tenant.id, {
+    scopes: ['proxies:read', 'proxies:write'],
+    redirect_uris: [CALLBACK],
+  });
+  publicClient = await createOAuthClient(rest, tenant.id, {
+    is_confidential: false,
+    scopes: ['proxies:read', 'openid'],
+    redirect_uris: [CALLBACK],
+  });
   user = await createUser(rest, tenant.id, 'lin@example.com');
   const issuer = new URL(origin);
-  as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...http }));
+  as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...http }),
+  );
 });
 
 const callApi = (accessToken: string) =>
@@ -58,7 +75,13 @@ describe('oauth4webapi', () => {
     const introspection = await oauth.processIntrospectionResponse(
       as,
       client,
-      await oauth.introspectionRequest(as, client, oauth.ClientSecretPost(confidential.client_secret!), tokens.access_token, http),
+      await oauth.introspectionRequest(
+        as,
+        client,
+        oauth.ClientSecretPost(confidential.client_secret!),
+        tokens.access_token,
+        http,
+      ),
     );
     expect(introspection).toMatchObject({ active: true, client_id: confidential.client_id, scope: 'proxies:read' });
   });
@@ -89,10 +112,26 @@ describe('oauth4webapi', () => {
     const callback = await signInAndApprove(browser, start.headers.location as string, user.email);
 
     const parameters = oauth.validateAuthResponse(as, client, callback, state);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), parameters, CALLBACK, verifier, http);
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: nonce, requireIdToken: true });
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      parameters,
+      CALLBACK,
+      verifier,
+      http,
+    );
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
+      expectedNonce: nonce,
+      requireIdToken: true,
+    });
     expect(tokens.scope).toBe('openid proxies:read');
-    expect(oauth.getValidatedIdTokenClaims(tokens)).toMatchObject({ sub: user.id, aud: client.client_id, iss: origin, nonce });
+    expect(oauth.getValidatedIdTokenClaims(tokens)).toMatchObject({
+      sub: user.id,
+      aud: client.client_id,
+      iss: origin,
+      nonce,
+    });
     expect((await callApi(tokens.access_token)).status).toBe(200);
 
     const refreshed = await oauth.processRefreshTokenResponse(
@@ -103,7 +142,9 @@ describe('oauth4webapi', () => {
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect((await callApi(refreshed.access_token)).status).toBe(200);
 
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), refreshed.refresh_token!, http));
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, oauth.None(), refreshed.refresh_token!, http),
+    );
     expect((await callApi(refreshed.access_token)).status).toBe(401);
   });
 });
@@ -130,26 +171,70 @@ describe('npm run admin -- client:create / user:create', () => {
 
   it('registers a client and a user (password from stdin) that then sign in', async () => {
     const created = await admin([
-      'client:create', '--tenant', tenant.id, '--name', 'From the terminal', '--redirect-uris', `${CALLBACK},https://app.example.com/cb`, '--scopes', 'proxies:read,openid',
+      'client:create',
+      '--tenant',
+      tenant.id,
+      '--name',
+      'From the terminal',
+      '--redirect-uris',
+      `${CALLBACK},https://app.example.com/cb`,
+      '--scopes',
+      'proxies:read,openid',
     ]);
     expect(created.status, created.stderr).toBe(0);
     const client = JSON.parse(created.stdout).data;
-    expect(client).toMatchObject({ name: 'From the terminal', redirect_uris: [CALLBACK, 'https://app.example.com/cb'], scopes: ['proxies:read', 'openid'], is_confidential: true });
+    expect(client).toMatchObject({
+      name: 'From the terminal',
+      redirect_uris: [CALLBACK, 'https://app.example.com/cb'],
+      scopes: ['proxies:read', 'openid'],
+      is_confidential: true,
+    });
     expect(client.client_secret).toMatch(/^cps_/);
 
-    const publicCreated = await admin(['client:create', '--tenant', tenant.id, '--name', 'App', '--redirect-uris', CALLBACK, '--scopes', 'proxies:read', '--public']);
+    const publicCreated = await admin([
+      'client:create',
+      '--tenant',
+      tenant.id,
+      '--name',
+      'App',
+      '--redirect-uris',
+      CALLBACK,
+      '--scopes',
+      'proxies:read',
+      '--public',
+    ]);
     expect(JSON.parse(publicCreated.stdout).data).toMatchObject({ is_confidential: false, client_secret: null });
 
-    const userCreated = await admin(['user:create', '--tenant', tenant.id, '--email', 'Terminal@Example.com'], 'typed on stdin 123\n');
+    const userCreated = await admin(
+      ['user:create', '--tenant', tenant.id, '--email', 'Terminal@Example.com'],
+      'typed on stdin 123\n',
+    );
     expect(userCreated.status, userCreated.stderr).toBe(0);
     expect(JSON.parse(userCreated.stdout).data.email).toBe('terminal@example.com');
 
     const browser = new Browser(app);
-    const session = await rest.get(`/api/oauth/session/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: 'code', scope: 'proxies:read' })}`);
-    const callback = await signInAndApprove(browser, session.body.data.forward_uri, 'terminal@example.com', 'typed on stdin 123');
+    const session = await rest.get(
+      `/api/oauth/session/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: 'code', scope: 'proxies:read' })}`,
+    );
+    const callback = await signInAndApprove(
+      browser,
+      session.body.data.forward_uri,
+      'terminal@example.com',
+      'typed on stdin 123',
+    );
     expect(callback.searchParams.get('code')).toBeTruthy();
 
-    const refused = await admin(['client:create', '--tenant', tenant.id, '--name', 'Bad', '--redirect-uris', 'http://example.com/cb', '--scopes', 'proxies:read']);
+    const refused = await admin([
+      'client:create',
+      '--tenant',
+      tenant.id,
+      '--name',
+      'Bad',
+      '--redirect-uris',
+      'http://example.com/cb',
+      '--scopes',
+      'proxies:read',
+    ]);
     expect(refused.status).toBe(1);
     expect(JSON.parse(refused.stdout).error.code).toBe(400);
   });

@@ -15,7 +15,8 @@ import { basicAuth, createOAuthClient, tokenRequest, type TestClient } from '../
 const { rest, app, services, databaseUrl, db } = await startTestApp();
 
 const PROXIES = '/api/storage/edge/proxies';
-const grantCount = async () => Number((await sql<{ n: string }>(databaseUrl, 'SELECT count(*) AS n FROM oauth_grants'))[0]!.n);
+const grantCount = async () =>
+  Number((await sql<{ n: string }>(databaseUrl, 'SELECT count(*) AS n FROM oauth_grants'))[0]!.n);
 
 let tenant: Tenant;
 let otherTenant: Tenant;
@@ -26,13 +27,20 @@ let publicClient: TestClient;
 beforeAll(async () => {
   tenant = await createTenant(rest, 'Acme');
   otherTenant = await createTenant(rest, 'Other');
-  client = await createOAuthClient(rest, tenant.id, { scopes: ['proxies:read', 'proxies:write', 'catalog:read', 'openid'] });
+  client = await createOAuthClient(rest, tenant.id, {
+    scopes: ['proxies:read', 'proxies:write', 'catalog:read', 'openid'],
+  });
   readOnly = await createOAuthClient(rest, tenant.id, { scopes: ['proxies:read'] });
   publicClient = await createOAuthClient(rest, tenant.id, { is_confidential: false });
 });
 
 const clientCredentials = (c: TestClient, extra: Record<string, string> = {}) =>
-  tokenRequest(rest, { grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret!, ...extra });
+  tokenRequest(rest, {
+    grant_type: 'client_credentials',
+    client_id: c.client_id,
+    client_secret: c.client_secret!,
+    ...extra,
+  });
 
 async function accessToken(c: TestClient, scope?: string) {
   const response = await clientCredentials(c, scope ? { scope } : {});
@@ -40,7 +48,11 @@ async function accessToken(c: TestClient, scope?: string) {
   return response.body.data.access_token as string;
 }
 
-function expectOAuthError(response: { status: number; body: any; headers: Record<string, string> }, status: number, code: string) {
+function expectOAuthError(
+  response: { status: number; body: any; headers: Record<string, string> },
+  status: number,
+  code: string,
+) {
   expect(response.status).toBe(status);
   expect(response.body.error.code).toBe(status);
   expect(response.body.error.message).toContain(`${code}: `);
@@ -96,25 +108,35 @@ describe('client_credentials', () => {
     );
     expect(response.status).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
-    expect(response.body).toEqual({ token_type: 'Bearer', expires_in: 3600, access_token: expect.any(String), scope: 'proxies:read' });
+    expect(response.body).toEqual({
+      token_type: 'Bearer',
+      expires_in: 3600,
+      access_token: expect.any(String),
+      scope: 'proxies:read',
+    });
   });
 
   it('accepts client_id and client_secret in a form body, and ignores parameters it does not know', async () => {
     const response = await tokenRequest(
       rest,
-      { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret!, audience: 'x' },
+      {
+        grant_type: 'client_credentials',
+        client_id: client.client_id,
+        client_secret: client.client_secret!,
+        audience: 'x',
+      },
       { form: true },
     );
     expect(response.status).toBe(200);
     expect(response.body.scope).toBe('proxies:read proxies:write catalog:read');
   });
 
-  it('grants the requested subset of the client\'s scopes, and the client\'s scopes when none are asked for', async () => {
+  it("grants the requested subset of the client's scopes, and the client's scopes when none are asked for", async () => {
     expect(decodeJwt(await accessToken(client, 'proxies:read')).scope).toBe('proxies:read');
     expect(decodeJwt(await accessToken(readOnly)).scope).toBe('proxies:read');
   });
 
-  it('refuses a scope beyond the client\'s, an unknown scope and openid with invalid_scope', async () => {
+  it("refuses a scope beyond the client's, an unknown scope and openid with invalid_scope", async () => {
     const before = await grantCount();
     expectOAuthError(await clientCredentials(readOnly, { scope: 'proxies:write' }), 400, 'invalid_scope');
     expectOAuthError(await clientCredentials(readOnly, { scope: 'proxies:read everything' }), 400, 'invalid_scope');
@@ -123,13 +145,21 @@ describe('client_credentials', () => {
   });
 
   it('refuses a public client with unauthorized_client', async () => {
-    expectOAuthError(await tokenRequest(rest, { grant_type: 'client_credentials', client_id: publicClient.client_id }), 400, 'unauthorized_client');
+    expectOAuthError(
+      await tokenRequest(rest, { grant_type: 'client_credentials', client_id: publicClient.client_id }),
+      400,
+      'unauthorized_client',
+    );
   });
 });
 
 describe('token endpoint errors', () => {
   it('answers invalid_request without grant_type, in JSON and in a form', async () => {
-    expectOAuthError(await tokenRequest(rest, { client_id: client.client_id, client_secret: client.client_secret! }), 400, 'invalid_request');
+    expectOAuthError(
+      await tokenRequest(rest, { client_id: client.client_id, client_secret: client.client_secret! }),
+      400,
+      'invalid_request',
+    );
     expectOAuthError(
       await tokenRequest(rest, {}, { form: true, authorization: basicAuth(client.client_id, client.client_secret!) }),
       400,
@@ -143,17 +173,37 @@ describe('token endpoint errors', () => {
 
   it('answers invalid_client (401, WWW-Authenticate) for an unknown client, a wrong secret or none at all', async () => {
     const before = await grantCount();
-    expectOAuthError(await tokenRequest(rest, { grant_type: 'client_credentials', client_id: 'no-such-client', client_secret: 'x' }), 401, 'invalid_client');
     expectOAuthError(
-      await tokenRequest(rest, { grant_type: 'client_credentials', client_id: '0190a5f4-0000-7000-8000-000000000000', client_secret: 'x' }),
+      await tokenRequest(rest, { grant_type: 'client_credentials', client_id: 'no-such-client', client_secret: 'x' }),
       401,
       'invalid_client',
     );
-    expectOAuthError(await clientCredentials(readOnly, { client_secret: `${readOnly.client_secret}x` }), 401, 'invalid_client');
-    expectOAuthError(await tokenRequest(rest, { grant_type: 'client_credentials', client_id: readOnly.client_id }), 401, 'invalid_client');
+    expectOAuthError(
+      await tokenRequest(rest, {
+        grant_type: 'client_credentials',
+        client_id: '0190a5f4-0000-7000-8000-000000000000',
+        client_secret: 'x',
+      }),
+      401,
+      'invalid_client',
+    );
+    expectOAuthError(
+      await clientCredentials(readOnly, { client_secret: `${readOnly.client_secret}x` }),
+      401,
+      'invalid_client',
+    );
+    expectOAuthError(
+      await tokenRequest(rest, { grant_type: 'client_credentials', client_id: readOnly.client_id }),
+      401,
+      'invalid_client',
+    );
     expectOAuthError(await tokenRequest(rest, { grant_type: 'client_credentials' }), 401, 'invalid_client');
     expectOAuthError(
-      await tokenRequest(rest, { grant_type: 'client_credentials' }, { form: true, authorization: `Bearer ${tenant.key}` }),
+      await tokenRequest(
+        rest,
+        { grant_type: 'client_credentials' },
+        { form: true, authorization: `Bearer ${tenant.key}` },
+      ),
       401,
       'invalid_client',
     );
@@ -175,12 +225,20 @@ describe('token endpoint errors', () => {
   it('refuses credentials in the query string and issues nothing', async () => {
     const before = await grantCount();
     const query = new URLSearchParams({ client_id: client.client_id, client_secret: client.client_secret! });
-    const response = await tokenRequest(rest, { grant_type: 'client_credentials' }, { form: true, path: `/api/oauth/authorize?${query}` });
+    const response = await tokenRequest(
+      rest,
+      { grant_type: 'client_credentials' },
+      { form: true, path: `/api/oauth/authorize?${query}` },
+    );
     expectOAuthError(response, 400, 'invalid_request');
     expect(response.body.error.message).toContain('query.client_id');
-    const withBody = await tokenRequest(rest, { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret! }, {
-      path: `/api/oauth/authorize?client_secret=${encodeURIComponent(client.client_secret!)}`,
-    });
+    const withBody = await tokenRequest(
+      rest,
+      { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret! },
+      {
+        path: `/api/oauth/authorize?client_secret=${encodeURIComponent(client.client_secret!)}`,
+      },
+    );
     expectOAuthError(withBody, 400, 'invalid_request');
     expect(await grantCount()).toBe(before);
   });
@@ -188,15 +246,32 @@ describe('token endpoint errors', () => {
   it('refuses a repeated form parameter, malformed JSON, wrong types and other media types', async () => {
     const repeated = await rest.post('/api/oauth/authorize', {
       rawBody: 'grant_type=client_credentials&grant_type=refresh_token',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(client.client_id, client.client_secret!) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basicAuth(client.client_id, client.client_secret!),
+      },
     });
     expect(repeated.status).toBe(400);
     expect(repeated.body.error.details).toEqual([{ field: 'body.grant_type', message: 'appears more than once' }]);
-    const malformed = await rest.post('/api/oauth/authorize', { rawBody: '{"data":', headers: { 'content-type': 'application/json' } });
+    const malformed = await rest.post('/api/oauth/authorize', {
+      rawBody: '{"data":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
-    expectOAuthError(await rest.post('/api/oauth/authorize', { body: { data: { grant_type: 5 } } }), 400, 'invalid_request');
-    expectOAuthError(await rest.post('/api/oauth/authorize', { body: { grant_type: 'client_credentials' } }), 400, 'invalid_request');
-    const text = await rest.post('/api/oauth/authorize', { rawBody: 'grant_type=client_credentials', headers: { 'content-type': 'text/plain' } });
+    expectOAuthError(
+      await rest.post('/api/oauth/authorize', { body: { data: { grant_type: 5 } } }),
+      400,
+      'invalid_request',
+    );
+    expectOAuthError(
+      await rest.post('/api/oauth/authorize', { body: { grant_type: 'client_credentials' } }),
+      400,
+      'invalid_request',
+    );
+    const text = await rest.post('/api/oauth/authorize', {
+      rawBody: 'grant_type=client_credentials',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.status).toBe(415);
   });
 
@@ -216,7 +291,9 @@ describe('throttling of failed client authentication', () => {
     for (let attempt = 1; attempt <= 10; attempt += 1) {
       expectOAuthError(await clientCredentials(victim, { client_secret: `wrong-${attempt}` }), 401, 'invalid_client');
     }
-    const [row] = await sql(databaseUrl, 'SELECT failed_auth_count FROM oauth_clients WHERE id = $1', [victim.client_id]);
+    const [row] = await sql(databaseUrl, 'SELECT failed_auth_count FROM oauth_clients WHERE id = $1', [
+      victim.client_id,
+    ]);
     expect(row!.failed_auth_count).toBe(10);
 
     const before = await grantCount();
@@ -235,7 +312,10 @@ describe('access tokens on the API', () => {
   it('carry their scopes: 403 for an operation outside them, 401 for a damaged token', async () => {
     const token = await accessToken(readOnly);
     expect((await rest.get(PROXIES, { token })).status).toBe(200);
-    const create = await rest.post(PROXIES, { token, body: { data: { key: 'by-token', routes: { path: '/', origin: { uri: 'https://a.example.com' } } } } });
+    const create = await rest.post(PROXIES, {
+      token,
+      body: { data: { key: 'by-token', routes: { path: '/', origin: { uri: 'https://a.example.com' } } } },
+    });
     expect(create.status).toBe(403);
     expect(await sql(databaseUrl, "SELECT key FROM proxies WHERE key = 'by-token'")).toEqual([]);
 
@@ -248,9 +328,12 @@ describe('access tokens on the API', () => {
     expect((await rest.get(PROXIES, { token: forged })).status).toBe(401);
   });
 
-  it('write with the write scope, and never see another tenant\'s data', async () => {
+  it("write with the write scope, and never see another tenant's data", async () => {
     const token = await accessToken(client);
-    const mine = await rest.post(PROXIES, { token, body: { data: { key: 'acme-by-token', routes: { path: '/', origin: { uri: 'https://a.example.com' } } } } });
+    const mine = await rest.post(PROXIES, {
+      token,
+      body: { data: { key: 'acme-by-token', routes: { path: '/', origin: { uri: 'https://a.example.com' } } } },
+    });
     expect(mine.status).toBe(201);
     expect(mine.body.data.tenant_id).toBe(tenant.id);
     const theirs = await rest.post(PROXIES, {
@@ -268,12 +351,27 @@ describe('access tokens on the API', () => {
 
   it('work on /graphql with the same 401 and scope rules', async () => {
     const query = { query: '{ products(first: 1) { edges { node { id } } } }' };
-    const withScope = await app.inject({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${await accessToken(client)}` }, payload: query });
+    const withScope = await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${await accessToken(client)}` },
+      payload: query,
+    });
     expect(withScope.statusCode).toBe(200);
     expect(withScope.json()).toEqual({ data: { products: { edges: [] } } });
-    const without = await app.inject({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${await accessToken(readOnly)}` }, payload: query });
+    const without = await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${await accessToken(readOnly)}` },
+      payload: query,
+    });
     expect(without.json().errors[0].extensions.code).toBe('FORBIDDEN');
-    const expired = await app.inject({ method: 'POST', url: '/graphql', headers: { authorization: 'Bearer a.b.c' }, payload: query });
+    const expired = await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: 'Bearer a.b.c' },
+      payload: query,
+    });
     expect(expired.statusCode).toBe(401);
   });
 
@@ -281,7 +379,13 @@ describe('access tokens on the API', () => {
     const live = decodeJwt(await accessToken(readOnly));
     const issuer = new TokenIssuer(services.oauth.keys, services.oauth.issuer);
     const { token } = await issuer.accessToken(
-      { tenantId: tenant.id, clientId: readOnly.client_id, userId: null, scopes: ['proxies:read'], grantId: live.sid as string },
+      {
+        tenantId: tenant.id,
+        clientId: readOnly.client_id,
+        userId: null,
+        scopes: ['proxies:read'],
+        grantId: live.sid as string,
+      },
       { now: Math.floor(Date.now() / 1000) - 7200 },
     );
     const response = await rest.get(PROXIES, { token });
@@ -292,9 +396,17 @@ describe('access tokens on the API', () => {
 
 describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
   const introspect = (c: TestClient, token: string, form = true) =>
-    tokenRequest(rest, { token }, { form, authorization: basicAuth(c.client_id, c.client_secret!), path: '/api/oauth/introspect' });
+    tokenRequest(
+      rest,
+      { token },
+      { form, authorization: basicAuth(c.client_id, c.client_secret!), path: '/api/oauth/introspect' },
+    );
   const revoke = (c: TestClient, token: string) =>
-    tokenRequest(rest, { token, token_type_hint: 'access_token' }, { form: true, authorization: basicAuth(c.client_id, c.client_secret!), path: '/api/oauth/revoke' });
+    tokenRequest(
+      rest,
+      { token, token_type_hint: 'access_token' },
+      { form: true, authorization: basicAuth(c.client_id, c.client_secret!), path: '/api/oauth/revoke' },
+    );
 
   it('introspects an active token, in a form (RFC 7662 object) and in JSON (envelope)', async () => {
     const token = await accessToken(client, 'proxies:read');
@@ -314,13 +426,17 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
       token_type: 'Bearer',
       tenant_id: tenant.id,
     });
-    const json = await tokenRequest(rest, { token, client_id: client.client_id, client_secret: client.client_secret! }, { path: '/api/oauth/introspect' });
+    const json = await tokenRequest(
+      rest,
+      { token, client_id: client.client_id, client_secret: client.client_secret! },
+      { path: '/api/oauth/introspect' },
+    );
     expect(json.status).toBe(200);
     expect(json.body.data.active).toBe(true);
     expect((await introspect(readOnly, 'not-a-token')).body).toEqual({ active: false });
   });
 
-  it('reports another tenant\'s token as inactive', async () => {
+  it("reports another tenant's token as inactive", async () => {
     const foreignClient = await createOAuthClient(rest, otherTenant.id, { scopes: ['proxies:read'] });
     const token = await accessToken(client);
     expect((await introspect(foreignClient, token)).body).toEqual({ active: false });
@@ -340,7 +456,7 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
     expect(grant!.revoked_at).not.toBeNull();
   });
 
-  it('answers 200 without effect for an unknown token or another client\'s token', async () => {
+  it("answers 200 without effect for an unknown token or another client's token", async () => {
     expect((await revoke(client, 'unknown')).status).toBe(200);
     const token = await accessToken(client);
     expect((await revoke(readOnly, token)).status).toBe(200);
@@ -349,12 +465,20 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
 
   it('authenticates the revoking client', async () => {
     expectOAuthError(
-      await tokenRequest(rest, { token: 'x' }, { form: true, authorization: basicAuth(client.client_id, 'wrong'), path: '/api/oauth/revoke' }),
+      await tokenRequest(
+        rest,
+        { token: 'x' },
+        { form: true, authorization: basicAuth(client.client_id, 'wrong'), path: '/api/oauth/revoke' },
+      ),
       401,
       'invalid_client',
     );
     expectOAuthError(
-      await tokenRequest(rest, {}, { form: true, authorization: basicAuth(client.client_id, client.client_secret!), path: '/api/oauth/revoke' }),
+      await tokenRequest(
+        rest,
+        {},
+        { form: true, authorization: basicAuth(client.client_id, client.client_secret!), path: '/api/oauth/revoke' },
+      ),
       400,
       'invalid_request',
     );
@@ -380,7 +504,11 @@ describe('server metadata', () => {
 
   it('keeps the master key out of the OAuth endpoints', async () => {
     expectOAuthError(
-      await tokenRequest(rest, { grant_type: 'client_credentials' }, { form: true, authorization: `Bearer ${TEST_MASTER_KEY}` }),
+      await tokenRequest(
+        rest,
+        { grant_type: 'client_credentials' },
+        { form: true, authorization: `Bearer ${TEST_MASTER_KEY}` },
+      ),
       401,
       'invalid_client',
     );
@@ -404,7 +532,12 @@ describe('server metadata', () => {
       grantId: decodeJwt(before).sid as string,
     });
     const jwks = await app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
-    expect(jwks.json().keys.map((k: { kid: string }) => k.kid).sort()).toEqual([stored!.kid, newKey.kid].sort());
+    expect(
+      jwks
+        .json()
+        .keys.map((k: { kid: string }) => k.kid)
+        .sort(),
+    ).toEqual([stored!.kid, newKey.kid].sort());
     // This process has not seen the new key yet: it finds it in PostgreSQL.
     expect((await rest.get(PROXIES, { token })).status).toBe(200);
     expect((await rest.get(PROXIES, { token: before })).status).toBe(200);

@@ -18,17 +18,39 @@ export interface StockWorld {
 export async function createStockWorld(t: TestApp, name: string, products = 4): Promise<StockWorld> {
   const tenant = await createTenant(t.rest, name);
   const catalog = await createCatalog(t, tenant.key, { products });
-  const data = await graphqlData(t, tenant.key, `mutation($input: CreateSalesChannelInput!) { createSalesChannel(input: $input) { sales_channel { id } } }`, {
-    input: { name: 'Web shop' },
-  });
+  const data = await graphqlData(
+    t,
+    tenant.key,
+    `mutation($input: CreateSalesChannelInput!) { createSalesChannel(input: $input) { sales_channel { id } } }`,
+    {
+      input: { name: 'Web shop' },
+    },
+  );
   return { tenant, catalog, channelId: data.createSalesChannel.sales_channel.id, warehouseId: catalog.warehouseIds[0] };
 }
 
 /** Adds AVAILABLE units through `POST /api/inventory/items`. */
-export async function addStock(t: TestApp, world: StockWorld, sku: string, quantity: number, options: { position?: string; warehouseId?: string; batchNumber?: string } = {}) {
+export async function addStock(
+  t: TestApp,
+  world: StockWorld,
+  sku: string,
+  quantity: number,
+  options: { position?: string; warehouseId?: string; batchNumber?: string } = {},
+) {
   const response = await t.rest.post('/api/inventory/items', {
     token: world.tenant.key,
-    body: { data: [{ sku, quantity, warehouseId: options.warehouseId ?? world.warehouseId, businessId: world.catalog.businessId, position: options.position, batchNumber: options.batchNumber }] },
+    body: {
+      data: [
+        {
+          sku,
+          quantity,
+          warehouseId: options.warehouseId ?? world.warehouseId,
+          businessId: world.catalog.businessId,
+          position: options.position,
+          batchNumber: options.batchNumber,
+        },
+      ],
+    },
   });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
 }
@@ -43,7 +65,12 @@ export interface Levels {
 }
 
 /** A SKU's quantities at a warehouse, summed over positions, as the `inventory` query reports them. */
-export async function levels(t: TestApp, world: StockWorld, sku: string, warehouseId = world.warehouseId): Promise<Levels> {
+export async function levels(
+  t: TestApp,
+  world: StockWorld,
+  sku: string,
+  warehouseId = world.warehouseId,
+): Promise<Levels> {
   const data = await graphqlData(
     t,
     world.tenant.key,
@@ -66,7 +93,16 @@ export async function levels(t: TestApp, world: StockWorld, sku: string, warehou
 
 /** Every table a stock operation writes, for "a rejected write changed nothing". */
 export async function operationsSnapshot(t: TestApp, tenantId: string) {
-  const tables = ['inventory_items', 'stock_mutations', 'idempotency_keys', 'reservations', 'reservation_items', 'stock_allocations', 'orders', 'order_items'];
+  const tables = [
+    'inventory_items',
+    'stock_mutations',
+    'idempotency_keys',
+    'reservations',
+    'reservation_items',
+    'stock_allocations',
+    'orders',
+    'order_items',
+  ];
   const result: Record<string, unknown[]> = {};
   for (const table of tables) {
     result[table] = await sql(t.databaseUrl, `SELECT * FROM ${table} WHERE tenant_id = $1 ORDER BY 1, 2`, [tenantId]);
@@ -79,7 +115,9 @@ export async function operationsSnapshot(t: TestApp, tenantId: string) {
  * their lines (COMMITTED, RESERVED and allocated UNAVAILABLE units), and the ledger explains the stock.
  */
 export async function expectStockInvariants(t: TestApp, tenantId: string) {
-  const negative = await sql(t.databaseUrl, 'SELECT id FROM inventory_items WHERE tenant_id = $1 AND quantity < 0', [tenantId]);
+  const negative = await sql(t.databaseUrl, 'SELECT id FROM inventory_items WHERE tenant_id = $1 AND quantity < 0', [
+    tenantId,
+  ]);
   expect(negative).toEqual([]);
   const uncovered = await sql(
     t.databaseUrl,

@@ -6,7 +6,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../helpers/app';
 import { sql } from '../helpers/db';
-import { addStock, createStockWorld, expectStockInvariants, levels, operationsSnapshot, type StockWorld } from './orders.fixtures';
+import {
+  addStock,
+  createStockWorld,
+  expectStockInvariants,
+  levels,
+  operationsSnapshot,
+  type StockWorld,
+} from './orders.fixtures';
 import { graphqlData, graphqlError } from './stock.fixtures';
 
 const t = await startTestApp();
@@ -29,9 +36,21 @@ const preference = (sku: string, extra: Record<string, unknown> = {}) => ({
   is_restricted_to_single_position: false,
   ...extra,
 });
-const create = async (entries: Record<string, unknown>[]) => (await graphqlData(t, world.tenant.key, CREATE, { input: { preferences: entries } })).createItemPreferences.preferences;
-const snapshot = async () => ({ ...(await operationsSnapshot(t, world.tenant.id)), preferences: await sql(t.databaseUrl, 'SELECT * FROM item_preferences WHERE tenant_id = $1 ORDER BY id', [world.tenant.id]) });
-const order = (items: { sku: string; quantity: number }[]) => ({ business_id: world.catalog.businessId, warehouse_id: world.warehouseId, channel_id: world.channelId, items });
+const create = async (entries: Record<string, unknown>[]) =>
+  (await graphqlData(t, world.tenant.key, CREATE, { input: { preferences: entries } })).createItemPreferences
+    .preferences;
+const snapshot = async () => ({
+  ...(await operationsSnapshot(t, world.tenant.id)),
+  preferences: await sql(t.databaseUrl, 'SELECT * FROM item_preferences WHERE tenant_id = $1 ORDER BY id', [
+    world.tenant.id,
+  ]),
+});
+const order = (items: { sku: string; quantity: number }[]) => ({
+  business_id: world.catalog.businessId,
+  warehouse_id: world.warehouseId,
+  channel_id: world.channelId,
+  items,
+});
 
 beforeAll(async () => {
   world = await createStockWorld(t, 'Preferences tenant', 6);
@@ -40,20 +59,45 @@ beforeAll(async () => {
 describe('createItemPreferences, updateItemPreferences, removeItemPreferences, stockPreferences', () => {
   it('creates, lists, replaces and removes a preference', async () => {
     const created = (await create([preference('SKU-1', { preorder_deadline_at: 1_900_000_000_000 })]))[0]!;
-    expect(created).toMatchObject({ sku: 'SKU-1', product: { sku: 'SKU-1' }, warehouse: { id: world.warehouseId }, business: { id: world.catalog.businessId },
-      ...levelsOf, is_backorder_allowed: false, is_restricted_to_single_position: false, preorder_deadline_at: 1_900_000_000_000 });
-    const listed = await graphqlData(t, world.tenant.key, `query($sku: String) { stockPreferences(sku: $sku) { edges { node { id } } } }`, { sku: 'SKU-1' });
+    expect(created).toMatchObject({
+      sku: 'SKU-1',
+      product: { sku: 'SKU-1' },
+      warehouse: { id: world.warehouseId },
+      business: { id: world.catalog.businessId },
+      ...levelsOf,
+      is_backorder_allowed: false,
+      is_restricted_to_single_position: false,
+      preorder_deadline_at: 1_900_000_000_000,
+    });
+    const listed = await graphqlData(
+      t,
+      world.tenant.key,
+      `query($sku: String) { stockPreferences(sku: $sku) { edges { node { id } } } }`,
+      { sku: 'SKU-1' },
+    );
     expect(listed.stockPreferences.edges).toEqual([{ node: { id: created.id } }]);
 
-    const replacement = { id: created.id, warehouse_id: world.catalog.warehouseIds[1], minimum_quantity: 0, optimal_quantity: 0, maximum_quantity: 0,
-      reorder_point: 0, is_backorder_allowed: true, is_restricted_to_single_position: true, preorder_deadline_at: null };
-    const [updated] = (await graphqlData(t, world.tenant.key, UPDATE, { input: { preferences: [replacement] } })).updateItemPreferences.preferences;
+    const replacement = {
+      id: created.id,
+      warehouse_id: world.catalog.warehouseIds[1],
+      minimum_quantity: 0,
+      optimal_quantity: 0,
+      maximum_quantity: 0,
+      reorder_point: 0,
+      is_backorder_allowed: true,
+      is_restricted_to_single_position: true,
+      preorder_deadline_at: null,
+    };
+    const [updated] = (await graphqlData(t, world.tenant.key, UPDATE, { input: { preferences: [replacement] } }))
+      .updateItemPreferences.preferences;
     const { warehouse_id: _warehouse, ...values } = replacement;
     expect(updated).toMatchObject({ ...values, sku: 'SKU-1', warehouse: { id: world.catalog.warehouseIds[1] } });
 
     const removed = await graphqlData(t, world.tenant.key, REMOVE, { input: { ids: [created.id] } });
     expect(removed.removeItemPreferences.ids).toEqual([created.id]);
-    expect((await graphqlData(t, world.tenant.key, `{ stockPreferences { edges { node { id } } } }`)).stockPreferences.edges).toEqual([]);
+    expect(
+      (await graphqlData(t, world.tenant.key, `{ stockPreferences { edges { node { id } } } }`)).stockPreferences.edges,
+    ).toEqual([]);
   });
 
   it.each([
@@ -69,7 +113,9 @@ describe('createItemPreferences, updateItemPreferences, removeItemPreferences, s
     const entry = preference('SKU-2', override);
     if (entry.warehouse_id === 'OTHER') entry.warehouse_id = world.catalog.otherWarehouseId;
     const before = await snapshot();
-    const error = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE, { input: { preferences: [entry] } });
+    const error = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE, {
+      input: { preferences: [entry] },
+    });
     expect(error.extensions?.field).toBe(field);
     expect(await snapshot()).toEqual(before);
   });
@@ -77,16 +123,31 @@ describe('createItemPreferences, updateItemPreferences, removeItemPreferences, s
   it('refuses a second preference for the same SKU and warehouse, and an update that leaves a field out', async () => {
     const created = (await create([preference('SKU-2')]))[0]!;
     const before = await snapshot();
-    const duplicate = await graphqlError(t, world.tenant.key, 'ID_TAKEN', CREATE, { input: { preferences: [preference('SKU-2')] } });
+    const duplicate = await graphqlError(t, world.tenant.key, 'ID_TAKEN', CREATE, {
+      input: { preferences: [preference('SKU-2')] },
+    });
     expect(duplicate.extensions?.field).toBe('input.preferences[0].sku');
-    const full = { id: created.id, warehouse_id: world.warehouseId, ...levelsOf, is_backorder_allowed: true, is_restricted_to_single_position: false, preorder_deadline_at: null };
+    const full = {
+      id: created.id,
+      warehouse_id: world.warehouseId,
+      ...levelsOf,
+      is_backorder_allowed: true,
+      is_restricted_to_single_position: false,
+      preorder_deadline_at: null,
+    };
     const { preorder_deadline_at: _deadline, ...withoutDeadline } = full;
-    const omitted = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', UPDATE, { input: { preferences: [withoutDeadline] } });
+    const omitted = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', UPDATE, {
+      input: { preferences: [withoutDeadline] },
+    });
     expect(omitted.extensions?.field).toBe('input.preferences[0].preorder_deadline_at');
     const { reorder_point: _reorder, ...withoutReorder } = full;
     await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', UPDATE, { input: { preferences: [withoutReorder] } });
-    await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', UPDATE, { input: { preferences: [{ ...full, optimal_quantity: 100 }] } });
-    await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', REMOVE, { input: { ids: ['0190f5b4-1c5e-7000-8000-000000000abc'] } });
+    await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', UPDATE, {
+      input: { preferences: [{ ...full, optimal_quantity: 100 }] },
+    });
+    await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', REMOVE, {
+      input: { ids: ['0190f5b4-1c5e-7000-8000-000000000abc'] },
+    });
     expect(await snapshot()).toEqual(before);
     await graphqlData(t, world.tenant.key, REMOVE, { input: { ids: [created.id] } });
   });
@@ -96,22 +157,53 @@ describe('backorders', () => {
   it('lets an order exceed availability only when the preference allows it and the preorder deadline has not passed', async () => {
     await addStock(t, world, 'SKU-3', 2);
     const before = await snapshot();
-    await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE_ORDER, { input: order([{ sku: 'SKU-3', quantity: 5 }]) });
+    await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE_ORDER, {
+      input: order([{ sku: 'SKU-3', quantity: 5 }]),
+    });
     expect(await snapshot()).toEqual(before);
 
-    const allowing = (await create([preference('SKU-3', { is_backorder_allowed: true, preorder_deadline_at: Date.now() + 3_600_000 })]))[0]!;
-    const created = (await graphqlData(t, world.tenant.key, CREATE_ORDER, { input: order([{ sku: 'SKU-3', quantity: 2 }, { sku: 'SKU-3', quantity: 3 }]) })).createOrder.order;
+    const allowing = (
+      await create([preference('SKU-3', { is_backorder_allowed: true, preorder_deadline_at: Date.now() + 3_600_000 })])
+    )[0]!;
+    const created = (
+      await graphqlData(t, world.tenant.key, CREATE_ORDER, {
+        input: order([
+          { sku: 'SKU-3', quantity: 2 },
+          { sku: 'SKU-3', quantity: 3 },
+        ]),
+      })
+    ).createOrder.order;
     expect(created.items.map((i: { state: string }) => i.state)).toEqual(['ALLOCATED', 'BACKORDERED']);
     // Nothing goes negative: the backordered units are simply not held yet.
     expect(await levels(t, world, 'SKU-3')).toMatchObject({ quantity: 2, available: 0, committed: 2 });
-    await graphqlError(t, world.tenant.key, 'INVALID_STATE', `mutation($input: ShipOrderInput!) { shipOrder(input: $input) { order { id } } }`, { input: { id: created.id } });
+    await graphqlError(
+      t,
+      world.tenant.key,
+      'INVALID_STATE',
+      `mutation($input: ShipOrderInput!) { shipOrder(input: $input) { order { id } } }`,
+      { input: { id: created.id } },
+    );
 
-    const past = { id: allowing.id, warehouse_id: world.warehouseId, ...levelsOf, is_backorder_allowed: true, is_restricted_to_single_position: false, preorder_deadline_at: Date.now() - 1000 };
+    const past = {
+      id: allowing.id,
+      warehouse_id: world.warehouseId,
+      ...levelsOf,
+      is_backorder_allowed: true,
+      is_restricted_to_single_position: false,
+      preorder_deadline_at: Date.now() - 1000,
+    };
     await graphqlData(t, world.tenant.key, UPDATE, { input: { preferences: [past] } });
     const beforeLate = await snapshot();
-    await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE_ORDER, { input: order([{ sku: 'SKU-3', quantity: 1 }]) });
+    await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE_ORDER, {
+      input: order([{ sku: 'SKU-3', quantity: 1 }]),
+    });
     expect(await snapshot()).toEqual(beforeLate);
-    await graphqlData(t, world.tenant.key, `mutation($input: CancelOrderInput!) { cancelOrder(input: $input) { order { id } } }`, { input: { id: created.id } });
+    await graphqlData(
+      t,
+      world.tenant.key,
+      `mutation($input: CancelOrderInput!) { cancelOrder(input: $input) { order { id } } }`,
+      { input: { id: created.id } },
+    );
     await expectStockInvariants(t, world.tenant.id);
   });
 });
@@ -124,28 +216,63 @@ describe('single position', () => {
     const before = await snapshot();
     const post = await t.rest.post('/api/inventory/items', {
       token: world.tenant.key,
-      body: { data: [{ sku: 'SKU-4', quantity: 1, warehouseId: world.warehouseId, businessId: world.catalog.businessId, position: 'A-02' }] },
+      body: {
+        data: [
+          {
+            sku: 'SKU-4',
+            quantity: 1,
+            warehouseId: world.warehouseId,
+            businessId: world.catalog.businessId,
+            position: 'A-02',
+          },
+        ],
+      },
     });
     expect(post.status).toBe(409);
-    const [line] = await sql<{ id: string }>(t.databaseUrl, `SELECT id FROM inventory_items WHERE tenant_id = $1 AND product_id = $2 LIMIT 1`, [world.tenant.id, world.catalog.productIds.get('SKU-4')]);
-    const patch = await t.rest.request('PATCH', '/api/inventory/items', { token: world.tenant.key, body: { data: [{ id: line!.id, position: 'B-01' }] } });
+    const [line] = await sql<{ id: string }>(
+      t.databaseUrl,
+      `SELECT id FROM inventory_items WHERE tenant_id = $1 AND product_id = $2 LIMIT 1`,
+      [world.tenant.id, world.catalog.productIds.get('SKU-4')],
+    );
+    const patch = await t.rest.request('PATCH', '/api/inventory/items', {
+      token: world.tenant.key,
+      body: { data: [{ id: line!.id, position: 'B-01' }] },
+    });
     expect(patch.status).toBe(409);
     expect(await snapshot()).toEqual(before);
 
     // Restocking a returned item elsewhere is refused too; at the SKU's own position it is fine.
-    const created = (await graphqlData(t, world.tenant.key, CREATE_ORDER, { input: order([{ sku: 'SKU-4', quantity: 1 }]) })).createOrder.order;
+    const created = (
+      await graphqlData(t, world.tenant.key, CREATE_ORDER, { input: order([{ sku: 'SKU-4', quantity: 1 }]) })
+    ).createOrder.order;
     const itemId = created.items[0]!.id;
-    await graphqlData(t, world.tenant.key, `mutation($input: ShipOrderInput!) { shipOrder(input: $input) { order { id } } }`, { input: { id: created.id } });
-    await graphqlData(t, world.tenant.key, `mutation($input: ReturnOrderItemsInput!) { returnOrderItems(input: $input) { order { id } } }`, { input: { order_id: created.id, items: [{ item_id: itemId }] } });
+    await graphqlData(
+      t,
+      world.tenant.key,
+      `mutation($input: ShipOrderInput!) { shipOrder(input: $input) { order { id } } }`,
+      { input: { id: created.id } },
+    );
+    await graphqlData(
+      t,
+      world.tenant.key,
+      `mutation($input: ReturnOrderItemsInput!) { returnOrderItems(input: $input) { order { id } } }`,
+      { input: { order_id: created.id, items: [{ item_id: itemId }] } },
+    );
     const RESTOCK = `mutation($input: RestockOrderItemsInput!) { restockOrderItems(input: $input) { order { items { state } } } }`;
     const beforeRestock = await snapshot();
     const refused = await graphqlError(t, world.tenant.key, 'CONFLICT', RESTOCK, {
-      input: { order_id: created.id, items: [{ item_id: itemId, location_id: world.catalog.positionIds.get(`${world.warehouseId}:A-02`) }] },
+      input: {
+        order_id: created.id,
+        items: [{ item_id: itemId, location_id: world.catalog.positionIds.get(`${world.warehouseId}:A-02`) }],
+      },
     });
     expect(refused.extensions?.field).toBe('input.items[0].location_id');
     expect(await snapshot()).toEqual(beforeRestock);
     const restocked = await graphqlData(t, world.tenant.key, RESTOCK, {
-      input: { order_id: created.id, items: [{ item_id: itemId, location_id: world.catalog.positionIds.get(`${world.warehouseId}:A-01`) }] },
+      input: {
+        order_id: created.id,
+        items: [{ item_id: itemId, location_id: world.catalog.positionIds.get(`${world.warehouseId}:A-01`) }],
+      },
     });
     expect(restocked.restockOrderItems.order.items).toEqual([{ state: 'RESTOCKED' }]);
     expect(await levels(t, world, 'SKU-4')).toMatchObject({ quantity: 5, available: 5 });

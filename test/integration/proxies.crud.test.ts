@@ -24,7 +24,11 @@ const minimalProxy = (key: string) => ({ key, routes: { path: '/', origin: { uri
 /** How `minimalProxy(key)` comes back: every optional field spelled out as null, flags at their defaults. */
 const minimalProxyOutput = (key: string) => ({
   key,
-  routes: { path: '/', origin: { uri: 'https://shop.example.com', is_bucket: null }, settings: { cache: NULL_CACHE, auth: NULL_AUTH } },
+  routes: {
+    path: '/',
+    origin: { uri: 'https://shop.example.com', is_bucket: null },
+    settings: { cache: NULL_CACHE, auth: NULL_AUTH },
+  },
   auth: { signature: NULL_SIGNATURE },
   oauth: NULL_OAUTH,
   is_active: true,
@@ -77,8 +81,7 @@ const storedProxies = () =>
     databaseUrl,
     'SELECT key, tenant_id, routes, auth, oauth, is_active, is_suspended, created_at, updated_at FROM proxies ORDER BY key',
   );
-const storedProxy = async (key: string) =>
-  (await sql(databaseUrl, 'SELECT * FROM proxies WHERE key = $1', [key]))[0];
+const storedProxy = async (key: string) => (await sql(databaseUrl, 'SELECT * FROM proxies WHERE key = $1', [key]))[0];
 
 function expectError(response: RestResponse, status: number, messagePrefix: string) {
   expect(response.status, response.rawBody).toBe(status);
@@ -105,16 +108,22 @@ beforeAll(async () => {
 
 const create = (token: string, proxy: object) => rest.post(PROXIES, { token, body: { data: proxy } });
 const get = (token: string, key: string) => rest.get(`${PROXIES}/${key}`, { token });
-const replace = (token: string, key: string, proxy: object) => rest.put(`${PROXIES}/${key}`, { token, body: { data: proxy } });
+const replace = (token: string, key: string, proxy: object) =>
+  rest.put(`${PROXIES}/${key}`, { token, body: { data: proxy } });
 const remove = (token: string, key: string) => rest.delete(`${PROXIES}/${key}`, { token });
 
 describe('create, get, replace and delete', () => {
-  it('creates a proxy: 201 with the proxy, stored under the caller\'s tenant', async () => {
+  it("creates a proxy: 201 with the proxy, stored under the caller's tenant", async () => {
     const response = await create(tenantA.key, minimalProxy('crud-create'));
 
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
-      data: { ...minimalProxyOutput('crud-create'), tenant_id: tenantA.id, created_at: expect.any(String), updated_at: expect.any(String) },
+      data: {
+        ...minimalProxyOutput('crud-create'),
+        tenant_id: tenantA.id,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
       page: null,
       meta: null,
     });
@@ -148,7 +157,11 @@ describe('create, get, replace and delete', () => {
     const after = await get(tenantA.key, 'crud-replace');
     expect(after.body.data).toEqual({
       key: 'crud-replace',
-      routes: { path: '/new', origin: { uri: 'https://new.example.com', is_bucket: null }, settings: { cache: NULL_CACHE, auth: NULL_AUTH } },
+      routes: {
+        path: '/new',
+        origin: { uri: 'https://new.example.com', is_bucket: null },
+        settings: { cache: NULL_CACHE, auth: NULL_AUTH },
+      },
       auth: { signature: NULL_SIGNATURE },
       oauth: NULL_OAUTH,
       is_active: true,
@@ -160,13 +173,21 @@ describe('create, get, replace and delete', () => {
     expect(Date.parse(after.body.data.updated_at)).toBeGreaterThan(Date.parse(created.body.data.updated_at));
 
     const row = await storedProxy('crud-replace');
-    expect(row).toMatchObject({ is_active: true, is_suspended: false, oauth: NULL_OAUTH, auth: { signature: NULL_SIGNATURE } });
+    expect(row).toMatchObject({
+      is_active: true,
+      is_suspended: false,
+      oauth: NULL_OAUTH,
+      auth: { signature: NULL_SIGNATURE },
+    });
     expect((row!.updated_at as Date).toISOString()).toBe(after.body.data.updated_at);
   });
 
   it('PUT accepts a body key equal to the path key', async () => {
     await create(tenantA.key, minimalProxy('crud-same-key'));
-    const response = await replace(tenantA.key, 'crud-same-key', { ...minimalProxy('crud-same-key'), is_active: false });
+    const response = await replace(tenantA.key, 'crud-same-key', {
+      ...minimalProxy('crud-same-key'),
+      is_active: false,
+    });
 
     expect(response.status).toBe(204);
     expect((await get(tenantA.key, 'crud-same-key')).body.data.is_active).toBe(false);
@@ -241,7 +262,11 @@ describe('every field round-trips', () => {
     const expectedRoutes = [
       fullRoute,
       wildcardRoute,
-      { path: '/plain', origin: { uri: 'https://plain.example.com', is_bucket: null }, settings: { cache: NULL_CACHE, auth: NULL_AUTH } },
+      {
+        path: '/plain',
+        origin: { uri: 'https://plain.example.com', is_bucket: null },
+        settings: { cache: NULL_CACHE, auth: NULL_AUTH },
+      },
     ];
     expect(created.status).toBe(201);
     expect(created.body.data.routes).toEqual(expectedRoutes);
@@ -299,7 +324,10 @@ describe('every field round-trips', () => {
 
     expect(response.status).toBe(204);
     const fetched = await get(tenantA.key, 'fields-put');
-    expect(fetched.body.data).toEqual({ ...expectedFull('fields-put', tenantA.id), created_at: created.body.data.created_at });
+    expect(fetched.body.data).toEqual({
+      ...expectedFull('fields-put', tenantA.id),
+      created_at: created.body.data.created_at,
+    });
   });
 
   it('the boundaries of each field are accepted: 1- and 63-character keys, 16- and 256-character secrets, cache age 0 and one year', async () => {
@@ -326,7 +354,7 @@ describe('every field round-trips', () => {
 });
 
 describe('read-only fields come from the server', () => {
-  it('a tenant_id of another tenant in the body is ignored: the proxy lands in the caller\'s tenant', async () => {
+  it("a tenant_id of another tenant in the body is ignored: the proxy lands in the caller's tenant", async () => {
     const response = await create(tenantA.key, { ...minimalProxy('tenant-from-caller'), tenant_id: tenantB.id });
 
     expect(response.status).toBe(201);
@@ -336,9 +364,12 @@ describe('read-only fields come from the server', () => {
     expect((await get(tenantA.key, 'tenant-from-caller')).status).toBe(200);
   });
 
-  it('PUT with another tenant\'s tenant_id does not move the proxy', async () => {
+  it("PUT with another tenant's tenant_id does not move the proxy", async () => {
     await create(tenantA.key, minimalProxy('tenant-put-move'));
-    const response = await replace(tenantA.key, 'tenant-put-move', { ...minimalProxy('tenant-put-move'), tenant_id: tenantB.id });
+    const response = await replace(tenantA.key, 'tenant-put-move', {
+      ...minimalProxy('tenant-put-move'),
+      tenant_id: tenantB.id,
+    });
 
     expect(response.status).toBe(204);
     expect((await storedProxy('tenant-put-move'))!.tenant_id).toBe(tenantA.id);
@@ -372,19 +403,24 @@ describe('SQL and script text in string fields', () => {
     const hostile = {
       key: 'hostile-text',
       routes: [
-        { path: "/';DROP/**/TABLE/**/proxies;--", origin: { uri: "https://example.com/?q=';DROP%20TABLE%20proxies;--" } },
+        {
+          path: "/';DROP/**/TABLE/**/proxies;--",
+          origin: { uri: "https://example.com/?q=';DROP%20TABLE%20proxies;--" },
+        },
         { path: '/<script>alert(1)</script>', origin: { uri: 'https://example.com/' } },
         { path: '/"quoted"\\backslash$1%00', origin: { uri: 'https://example.com/' } },
       ],
       auth: { signature: { secret: '<script>alert(1)</script>xxxxxxxx' } },
-      oauth: { client_id: "x'); DELETE FROM proxies; -- \"${{7*7}}\" ünïcødé 🛒", return_url_key: 'return.url_KEY-1' },
+      oauth: { client_id: 'x\'); DELETE FROM proxies; -- "${{7*7}}" ünïcødé 🛒', return_url_key: 'return.url_KEY-1' },
     };
     const keysBefore = (await sql(databaseUrl, 'SELECT key FROM proxies ORDER BY key')).map((row) => row.key);
     const created = await create(tenantA.key, hostile);
     expect(created.status).toBe(201);
 
     const fetched = await get(tenantA.key, 'hostile-text');
-    expect(fetched.body.data.routes.map((route: { path: string }) => route.path)).toEqual(hostile.routes.map((route) => route.path));
+    expect(fetched.body.data.routes.map((route: { path: string }) => route.path)).toEqual(
+      hostile.routes.map((route) => route.path),
+    );
     expect(fetched.body.data.routes[0].origin.uri).toBe(hostile.routes[0]!.origin.uri);
     expect(fetched.body.data.auth.signature.secret).toBe(hostile.auth.signature.secret);
     expect(fetched.body.data.oauth.client_id).toBe(hostile.oauth.client_id);
@@ -429,7 +465,10 @@ describe('duplicate keys', () => {
   it('of concurrent creates of one key exactly one wins; the others are 409', async () => {
     const responses = await Promise.all(
       [tenantA, tenantB, tenantA, tenantB, tenantA].map((tenant, index) =>
-        create(tenant.key, { ...minimalProxy('dup-race'), routes: { path: `/${index}`, origin: { uri: 'https://race.example.com' } } }),
+        create(tenant.key, {
+          ...minimalProxy('dup-race'),
+          routes: { path: `/${index}`, origin: { uri: 'https://race.example.com' } },
+        }),
       ),
     );
 
@@ -460,12 +499,14 @@ describe('tenant isolation', () => {
     expect((await get(tenantA.key, 'isolated')).body.data).toEqual(created.body.data);
   });
 
-  it('the 404 for another tenant\'s proxy is the same as for a key nobody has', async () => {
+  it("the 404 for another tenant's proxy is the same as for a key nobody has", async () => {
     await create(tenantA.key, minimalProxy('isolated-shape'));
     const foreign = await get(tenantB.key, 'isolated-shape');
     const missing = await get(tenantB.key, 'isolated-nobody');
 
     expect(foreign.status).toBe(missing.status);
-    expect(foreign.body.error.message.replace('isolated-shape', 'K')).toBe(missing.body.error.message.replace('isolated-nobody', 'K'));
+    expect(foreign.body.error.message.replace('isolated-shape', 'K')).toBe(
+      missing.body.error.message.replace('isolated-nobody', 'K'),
+    );
   });
 });

@@ -39,7 +39,10 @@ function expectBadRequestOn(response: RestResponse, field: string) {
 
 /** Every stored proxy, for asserting that a refused request changed nothing. */
 const storedProxies = () =>
-  sql(databaseUrl, 'SELECT key, tenant_id, routes, auth, oauth, is_active, is_suspended, created_at, updated_at FROM proxies ORDER BY key');
+  sql(
+    databaseUrl,
+    'SELECT key, tenant_id, routes, auth, oauth, is_active, is_suspended, created_at, updated_at FROM proxies ORDER BY key',
+  );
 
 const route = { path: '/', origin: { uri: 'https://shop.example.com' } };
 const validProxy = (key = 'rejected') => ({ key, routes: route });
@@ -49,7 +52,11 @@ const EXISTING = 'existing';
 const existingProxy = {
   key: EXISTING,
   routes: [
-    { path: '/a', origin: { uri: 'https://a.example.com', is_bucket: true }, settings: { cache: { age: 10, is_public: true } } },
+    {
+      path: '/a',
+      origin: { uri: 'https://a.example.com', is_bucket: true },
+      settings: { cache: { age: 10, is_public: true } },
+    },
     { path: '*', origin: { uri: 'https://b.example.com' }, settings: { auth: { is_required: true, scope: 'search' } } },
   ],
   auth: { signature: { secret: 'existing-secret-0123456789', cache: { age: 5 } } },
@@ -86,13 +93,33 @@ const invalidBodies: [string, unknown, string][] = [
   ['an unknown top-level field', { data: validProxy(), extra: 1 }, 'body.extra'],
   ['an unknown field in data', { data: { ...validProxy(), colour: 'red' } }, 'body.data.colour'],
   ['an unknown field in a route', { data: withRoute({ weight: 1 }) }, 'body.data.routes.weight'],
-  ['an unknown field in an array route', { data: { ...validProxy(), routes: [route, { ...route, path: '/b', weight: 1 }] } }, 'body.data.routes[1].weight'],
+  [
+    'an unknown field in an array route',
+    { data: { ...validProxy(), routes: [route, { ...route, path: '/b', weight: 1 }] } },
+    'body.data.routes[1].weight',
+  ],
   ['an unknown field in origin', { data: withOrigin({ host: 'x' }) }, 'body.data.routes.origin.host'],
-  ['an unknown field in settings', { data: withRoute({ settings: { retries: 3 } }) }, 'body.data.routes.settings.retries'],
-  ['an unknown field in settings.cache', { data: withCache({ age: 1, ttl: 2 }) }, 'body.data.routes.settings.cache.ttl'],
-  ['an unknown field in settings.auth', { data: withRouteAuth({ role: 'admin' }) }, 'body.data.routes.settings.auth.role'],
+  [
+    'an unknown field in settings',
+    { data: withRoute({ settings: { retries: 3 } }) },
+    'body.data.routes.settings.retries',
+  ],
+  [
+    'an unknown field in settings.cache',
+    { data: withCache({ age: 1, ttl: 2 }) },
+    'body.data.routes.settings.cache.ttl',
+  ],
+  [
+    'an unknown field in settings.auth',
+    { data: withRouteAuth({ role: 'admin' }) },
+    'body.data.routes.settings.auth.role',
+  ],
   ['an unknown field in auth', { data: { ...validProxy(), auth: { basic: {} } } }, 'body.data.auth.basic'],
-  ['an unknown field in auth.signature', { data: withSignature({ algorithm: 'md5' }) }, 'body.data.auth.signature.algorithm'],
+  [
+    'an unknown field in auth.signature',
+    { data: withSignature({ algorithm: 'md5' }) },
+    'body.data.auth.signature.algorithm',
+  ],
   ['an unknown field in oauth', { data: withOAuth({ client_secret: 'x' }) }, 'body.data.oauth.client_secret'],
   // Wrong types.
   ['data not an object', { data: [validProxy()] }, 'body.data'],
@@ -106,7 +133,7 @@ const invalidBodies: [string, unknown, string][] = [
   ['is_suspended 1', { data: { ...validProxy(), is_suspended: 1 } }, 'body.data.is_suspended'],
   ['is_bucket "false"', { data: withOrigin({ is_bucket: 'false' }) }, 'body.data.routes.origin.is_bucket'],
   ['key a number', { data: { ...validProxy(), key: 42 } }, 'body.data.key'],
-  ['secret a number', { data: withSignature({ secret: 12345678901234567 }) }, 'body.data.auth.signature.secret'],
+  ['secret a number', { data: withSignature({ secret: 12345678901234 }) }, 'body.data.auth.signature.secret'],
   ['tenant_id a number', { data: { ...validProxy(), tenant_id: 7 } }, 'body.data.tenant_id'],
   // Missing required fields.
   ['no data', {}, 'body.data'],
@@ -129,13 +156,25 @@ const invalidBodies: [string, unknown, string][] = [
       ['64 characters', `k${'0'.repeat(62)}z`],
       ['nothing', ''],
     ] as const
-  ).map(([what, key]): [string, unknown, string] => [`a key with ${what}`, { data: { ...validProxy(), key } }, 'body.data.key']),
+  ).map(([what, key]): [string, unknown, string] => [
+    `a key with ${what}`,
+    { data: { ...validProxy(), key } },
+    'body.data.key',
+  ]),
   // Routes.
   ...['images', 'images/', '', '/with space', '/tab\there', '/new\nline', '**', 'https://example.com/x'].map(
-    (path): [string, unknown, string] => [`route path ${JSON.stringify(path)}`, { data: withRoute({ path }) }, 'body.data.routes.path'],
+    (path): [string, unknown, string] => [
+      `route path ${JSON.stringify(path)}`,
+      { data: withRoute({ path }) },
+      'body.data.routes.path',
+    ],
   ),
   ['a route path over 1024 characters', { data: withRoute({ path: `/${'p'.repeat(1024)}` }) }, 'body.data.routes.path'],
-  ['an invalid path in an array route', { data: { ...validProxy(), routes: [route, { ...route, path: 'b' }] } }, 'body.data.routes[1].path'],
+  [
+    'an invalid path in an array route',
+    { data: { ...validProxy(), routes: [route, { ...route, path: 'b' }] } },
+    'body.data.routes[1].path',
+  ],
   ...[
     'ftp://files.example.com/',
     'javascript:alert(1)',
@@ -145,40 +184,86 @@ const invalidBodies: [string, unknown, string][] = [
     'http://',
     'https:///path-only',
     '',
-  ].map((uri): [string, unknown, string] => [`origin uri ${JSON.stringify(uri)}`, { data: withOrigin({ uri }) }, 'body.data.routes.origin.uri']),
-  ['an origin uri over 2048 characters', { data: withOrigin({ uri: `https://shop.example.com/${'u'.repeat(2048)}` }) }, 'body.data.routes.origin.uri'],
-  ['duplicate route paths', { data: { ...validProxy(), routes: [route, { path: '/', origin: { uri: 'https://other.example.com' } }] } }, 'body.data.routes'],
+  ].map((uri): [string, unknown, string] => [
+    `origin uri ${JSON.stringify(uri)}`,
+    { data: withOrigin({ uri }) },
+    'body.data.routes.origin.uri',
+  ]),
+  [
+    'an origin uri over 2048 characters',
+    { data: withOrigin({ uri: `https://shop.example.com/${'u'.repeat(2048)}` }) },
+    'body.data.routes.origin.uri',
+  ],
+  [
+    'duplicate route paths',
+    { data: { ...validProxy(), routes: [route, { path: '/', origin: { uri: 'https://other.example.com' } }] } },
+    'body.data.routes',
+  ],
   ['an empty routes array', { data: { ...validProxy(), routes: [] } }, 'body.data.routes'],
   [
     '101 routes',
-    { data: { ...validProxy(), routes: Array.from({ length: 101 }, (_, index) => ({ ...route, path: `/r${index}` })) } },
+    {
+      data: { ...validProxy(), routes: Array.from({ length: 101 }, (_, index) => ({ ...route, path: `/r${index}` })) },
+    },
     'body.data.routes',
   ],
   // Cache ages: whole seconds, 0 to one year.
   ['a negative route cache age', { data: withCache({ age: -1 }) }, 'body.data.routes.settings.cache.age'],
   ['a route cache age over a year', { data: withCache({ age: 31_536_001 }) }, 'body.data.routes.settings.cache.age'],
-  ['a negative signature cache age', { data: withSignature({ cache: { age: -60 } }) }, 'body.data.auth.signature.cache.age'],
+  [
+    'a negative signature cache age',
+    { data: withSignature({ cache: { age: -60 } }) },
+    'body.data.auth.signature.cache.age',
+  ],
   // Scopes.
   ...['admin', '*', 'PROXIES:READ', 'proxies:delete', ''].map((scope): [string, unknown, string] => [
     `route scope ${JSON.stringify(scope)}`,
     { data: withRouteAuth({ scope }) },
     'body.data.routes.settings.auth.scope',
   ]),
-  ['an unknown signature auth scope', { data: withSignature({ auth: { scope: 'root' } }) }, 'body.data.auth.signature.auth.scope'],
+  [
+    'an unknown signature auth scope',
+    { data: withSignature({ auth: { scope: 'root' } }) },
+    'body.data.auth.signature.auth.scope',
+  ],
   // Signature and OAuth strings.
   ['a 15-character secret', { data: withSignature({ secret: 's'.repeat(15) }) }, 'body.data.auth.signature.secret'],
   ['a 257-character secret', { data: withSignature({ secret: 's'.repeat(257) }) }, 'body.data.auth.signature.secret'],
   ['an empty client_id', { data: withOAuth({ client_id: '' }) }, 'body.data.oauth.client_id'],
   ['a 201-character client_id', { data: withOAuth({ client_id: 'c'.repeat(201) }) }, 'body.data.oauth.client_id'],
-  ['a return_url_key with a space', { data: withOAuth({ return_url_key: 'return url' }) }, 'body.data.oauth.return_url_key'],
-  ['a return_url_key with SQL', { data: withOAuth({ return_url_key: "x';DROP TABLE proxies;--" }) }, 'body.data.oauth.return_url_key'],
+  [
+    'a return_url_key with a space',
+    { data: withOAuth({ return_url_key: 'return url' }) },
+    'body.data.oauth.return_url_key',
+  ],
+  [
+    'a return_url_key with SQL',
+    { data: withOAuth({ return_url_key: "x';DROP TABLE proxies;--" }) },
+    'body.data.oauth.return_url_key',
+  ],
   ['an issuer that is not http(s)', { data: withOAuth({ issuer: 'ldap://id.example.com' }) }, 'body.data.oauth.issuer'],
-  ['an authorize_url that is not a URL', { data: withOAuth({ authorize_url: 'login page' }) }, 'body.data.oauth.authorize_url'],
+  [
+    'an authorize_url that is not a URL',
+    { data: withOAuth({ authorize_url: 'login page' }) },
+    'body.data.oauth.authorize_url',
+  ],
   // Text that PostgreSQL cannot store must be refused up front, not fail in the database.
   ['U+0000 in client_id', { data: withOAuth({ client_id: 'nul\u0000byte' }) }, 'body.data.oauth.client_id'],
-  ['U+0000 in the secret', { data: withSignature({ secret: 'secret-with-nul-\u0000' }) }, 'body.data.auth.signature.secret'],
-  ['an unpaired surrogate in client_id', { data: withOAuth({ client_id: 'half \ud83d emoji' }) }, 'body.data.oauth.client_id'],
-  ['an unpaired surrogate in the secret', { data: withSignature({ secret: '0123456789abcdef\udc00' }) }, 'body.data.auth.signature.secret'],
+  [
+    'U+0000 in the secret',
+    { data: withSignature({ secret: 'secret-with-nul-\u0000' }) },
+    'body.data.auth.signature.secret',
+  ],
+  [
+    'an unpaired surrogate in client_id',
+    { data: withOAuth({ client_id: 'half \ud83d emoji' }) },
+    'body.data.oauth.client_id',
+  ],
+  [
+    'an unpaired surrogate in the secret',
+    { data: withSignature({ secret: '0123456789abcdef\udc00' }) },
+    'body.data.auth.signature.secret',
+  ],
   ['an unpaired surrogate in a route path', { data: withRoute({ path: '/half\ud800' }) }, 'body.data.routes.path'],
 ];
 
@@ -197,7 +282,10 @@ describe('PUT with an invalid body is a 400 naming the field, and leaves the pro
 
   it.each(replaceable)('%s', async (_what, body, field) => {
     const data = (body as { data?: { key?: unknown } }).data;
-    const request = data && typeof data === 'object' && !Array.isArray(data) ? { ...body as object, data: { ...data, key: EXISTING } } : body;
+    const request =
+      data && typeof data === 'object' && !Array.isArray(data)
+        ? { ...(body as object), data: { ...data, key: EXISTING } }
+        : body;
     const response = await rest.put(`${PROXIES}/${EXISTING}`, { token: owner.key, body: request });
 
     expectBadRequestOn(response, field);
@@ -205,7 +293,10 @@ describe('PUT with an invalid body is a 400 naming the field, and leaves the pro
   });
 
   it('a body key different from the path key', async () => {
-    const response = await rest.put(`${PROXIES}/${EXISTING}`, { token: owner.key, body: { data: validProxy('another-key') } });
+    const response = await rest.put(`${PROXIES}/${EXISTING}`, {
+      token: owner.key,
+      body: { data: validProxy('another-key') },
+    });
 
     expectBadRequestOn(response, 'body.data.key');
     await expectNothingChanged();
@@ -213,7 +304,10 @@ describe('PUT with an invalid body is a 400 naming the field, and leaves the pro
   });
 
   it('an invalid body key, even with a valid path key', async () => {
-    const response = await rest.put(`${PROXIES}/${EXISTING}`, { token: owner.key, body: { data: validProxy('Existing') } });
+    const response = await rest.put(`${PROXIES}/${EXISTING}`, {
+      token: owner.key,
+      body: { data: validProxy('Existing') },
+    });
 
     expectBadRequestOn(response, 'body.data.key');
     await expectNothingChanged();
@@ -221,7 +315,16 @@ describe('PUT with an invalid body is a 400 naming the field, and leaves the pro
 });
 
 describe('an invalid key in the path', () => {
-  const invalidPathKeys = ['MyShop', 'my_shop', '-shop', 'shop-', 'my.shop', 'my%20shop', 'my%2Fshop', `k${'0'.repeat(62)}z`];
+  const invalidPathKeys = [
+    'MyShop',
+    'my_shop',
+    '-shop',
+    'shop-',
+    'my.shop',
+    'my%20shop',
+    'my%2Fshop',
+    `k${'0'.repeat(62)}z`,
+  ];
 
   it.each(invalidPathKeys)('GET %s is a 400', async (key) => {
     expectBadRequestOn(await rest.get(`${PROXIES}/${key}`, { token: owner.key }), 'path.key');
@@ -257,7 +360,11 @@ describe('bodies that are not a JSON object', () => {
     });
 
     it('JSON with a trailing comma is a 400', async () => {
-      const response = await send(method, JSON.stringify({ data: validProxy() }).replace(/}$/, ',}'), 'application/json');
+      const response = await send(
+        method,
+        JSON.stringify({ data: validProxy() }).replace(/}$/, ',}'),
+        'application/json',
+      );
 
       expectBadRequestOn(response, 'body');
       await expectNothingChanged();
@@ -279,12 +386,15 @@ describe('bodies that are not a JSON object', () => {
       await expectNothingChanged();
     });
 
-    it.each(['application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x'])('%s is a 415', async (contentType) => {
-      const response = await send(method, 'data=x', contentType);
+    it.each(['application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x'])(
+      '%s is a 415',
+      async (contentType) => {
+        const response = await send(method, 'data=x', contentType);
 
-      expectError(response, 415);
-      await expectNothingChanged();
-    });
+        expectError(response, 415);
+        await expectNothingChanged();
+      },
+    );
 
     it('a body without a content type is a 415', async () => {
       expectError(await send(method, JSON.stringify({ data: validProxy() })), 415);
@@ -358,8 +468,14 @@ describe('credentials', () => {
     ['a Basic header', 'Basic dXNlcjpwYXNz'],
     ['Bearer with garbage', 'Bearer garbage'],
     ['Bearer with nothing', 'Bearer '],
-    ['a bare API key without "Bearer"', 'cpk_00000000000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
-    ['a well-formed but unknown API key', 'Bearer cpk_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+    [
+      'a bare API key without "Bearer"',
+      'cpk_00000000000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    ],
+    [
+      'a well-formed but unknown API key',
+      'Bearer cpk_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    ],
     ['the master key (admin API only)', `Bearer ${TEST_MASTER_KEY}`],
   ])('%s is a 401 on every operation, and nothing changes', async (_what, authorization) => {
     await expectEveryOperation(everyOperation(undefined, { authorization }), 401);
@@ -378,7 +494,9 @@ describe('credentials', () => {
     const issued = await issueKey(owner.id, ['*']);
     expect((await rest.get(PROXIES, { token: issued.key })).status).toBe(200);
 
-    const revoked = await rest.delete(`/api/admin/tenants/${owner.id}/api-keys/${issued.id}`, { token: TEST_MASTER_KEY });
+    const revoked = await rest.delete(`/api/admin/tenants/${owner.id}/api-keys/${issued.id}`, {
+      token: TEST_MASTER_KEY,
+    });
     expect(revoked.status).toBe(204);
 
     await expectEveryOperation(everyOperation(issued.key), 401);
@@ -423,7 +541,10 @@ describe('credentials', () => {
 
 describe('methods and paths', () => {
   it('PATCH on a proxy is a 405 with an Allow header, and changes nothing', async () => {
-    const response = await rest.request('PATCH', `${PROXIES}/${EXISTING}`, { token: owner.key, body: { data: { is_active: true } } });
+    const response = await rest.request('PATCH', `${PROXIES}/${EXISTING}`, {
+      token: owner.key,
+      body: { data: { is_active: true } },
+    });
 
     expectError(response, 405);
     expect(response.headers.allow?.split(/,\s*/).sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PUT']);
@@ -443,11 +564,19 @@ describe('methods and paths', () => {
   });
 
   it('HEAD answers like GET without a body', async () => {
-    const head = await app.inject({ method: 'HEAD', url: `${PROXIES}/${EXISTING}`, headers: { authorization: `Bearer ${owner.key}` } });
+    const head = await app.inject({
+      method: 'HEAD',
+      url: `${PROXIES}/${EXISTING}`,
+      headers: { authorization: `Bearer ${owner.key}` },
+    });
     expect(head.statusCode).toBe(200);
     expect(head.body).toBe('');
     expect(head.headers['content-type']).toMatch(/^application\/json/);
-    const missing = await app.inject({ method: 'HEAD', url: `${PROXIES}/nope`, headers: { authorization: `Bearer ${owner.key}` } });
+    const missing = await app.inject({
+      method: 'HEAD',
+      url: `${PROXIES}/nope`,
+      headers: { authorization: `Bearer ${owner.key}` },
+    });
     expect(missing.statusCode).toBe(404);
   });
 

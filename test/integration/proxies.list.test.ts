@@ -83,22 +83,35 @@ describe('list', () => {
     });
   });
 
-  it('orders by key, holds only the caller\'s proxies, and each item is the full proxy', async () => {
+  it("orders by key, holds only the caller's proxies, and each item is the full proxy", async () => {
     const response = await list(small.key, '?page[size]=100');
 
     expect(response.status).toBe(200);
     expect(keysOf(response)).toEqual(SORTED_SMALL_SET);
-    const stored = await sql<{ key: string }>(databaseUrl, 'SELECT key FROM proxies WHERE tenant_id = $1 ORDER BY key', [small.id]);
+    const stored = await sql<{ key: string }>(
+      databaseUrl,
+      'SELECT key FROM proxies WHERE tenant_id = $1 ORDER BY key',
+      [small.id],
+    );
     expect(keysOf(response)).toEqual(stored.map((row) => row.key));
     for (const proxy of response.body.data) {
       expect(proxy.tenant_id).toBe(small.id);
       expect(proxy.routes).toEqual({
         path: '/',
         origin: { uri: `https://${proxy.key}.example.com`, is_bucket: null },
-        settings: { cache: { age: null, is_as_origin: null, is_public: null }, auth: { is_required: null, scope: null } },
+        settings: {
+          cache: { age: null, is_as_origin: null, is_public: null },
+          auth: { is_required: null, scope: null },
+        },
       });
     }
-    expect(response.body.page).toEqual({ first: `${services.baseUrl}${PROXIES}?page%5Bsize%5D=100`, next: null, after: null, previous: null, before: null });
+    expect(response.body.page).toEqual({
+      first: `${services.baseUrl}${PROXIES}?page%5Bsize%5D=100`,
+      next: null,
+      after: null,
+      previous: null,
+      before: null,
+    });
   });
 
   it('the default page size is 25, and `next` leads to the rest', async () => {
@@ -131,7 +144,13 @@ describe('list', () => {
 
     expect(keysOf(first)).toEqual(SORTED_SMALL_SET.slice(0, 3));
     const firstPage: PageBlock = first.body.page;
-    expect(firstPage).toEqual({ first: firstLink, next: expect.any(String), after: expect.any(String), previous: null, before: null });
+    expect(firstPage).toEqual({
+      first: firstLink,
+      next: expect.any(String),
+      after: expect.any(String),
+      previous: null,
+      before: null,
+    });
     expect(queryOf(firstPage.next!)).toEqual({ 'page[size]': '3', 'page[after]': firstPage.after });
 
     const middle = await rest.get(requestTarget(firstPage.next!), { token: small.key });
@@ -152,7 +171,13 @@ describe('list', () => {
     const last = await rest.get(requestTarget(middlePage.next!), { token: small.key });
     expect(keysOf(last)).toEqual(SORTED_SMALL_SET.slice(6));
     const lastPage: PageBlock = last.body.page;
-    expect(lastPage).toEqual({ first: firstLink, next: null, after: null, previous: expect.any(String), before: expect.any(String) });
+    expect(lastPage).toEqual({
+      first: firstLink,
+      next: null,
+      after: null,
+      previous: expect.any(String),
+      before: expect.any(String),
+    });
     expect(queryOf(lastPage.previous!)).toEqual({ 'page[size]': '3', 'page[before]': lastPage.before });
 
     // The `first` link of any page is the first page again.
@@ -178,7 +203,8 @@ describe('list', () => {
 
   it('walks backwards with `previous` / page[before] from the last page to the first', async () => {
     let response = await list(small.key, '?page[size]=3');
-    while (response.body.page.next) response = await rest.get(requestTarget(response.body.page.next), { token: small.key });
+    while (response.body.page.next)
+      response = await rest.get(requestTarget(response.body.page.next), { token: small.key });
     expect(keysOf(response)).toEqual(SORTED_SMALL_SET.slice(6));
 
     const middle = await rest.get(requestTarget(response.body.page.previous), { token: small.key });
@@ -192,7 +218,9 @@ describe('list', () => {
       before: expect.any(String),
     });
     // Forward again from a page reached backwards lands on the page we came from.
-    expect(keysOf(await rest.get(requestTarget(middle.body.page.next), { token: small.key }))).toEqual(SORTED_SMALL_SET.slice(6));
+    expect(keysOf(await rest.get(requestTarget(middle.body.page.next), { token: small.key }))).toEqual(
+      SORTED_SMALL_SET.slice(6),
+    );
 
     const first = await list(small.key, `?page[size]=3&page[before]=${encodeURIComponent(middle.body.page.before)}`);
     expect(keysOf(first)).toEqual(SORTED_SMALL_SET.slice(0, 3));
@@ -221,7 +249,9 @@ describe('bad pagination is a 400 that names the parameter', () => {
     const response = await list(small.key, `?page[size]=${size}`);
 
     expectError(response, 400, BAD_REQUEST);
-    expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'query.page[size]' })]));
+    expect(response.body.error.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field: 'query.page[size]' })]),
+    );
   });
 
   it('an unknown query parameter is a 400', async () => {

@@ -8,7 +8,14 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stockLockKeys } from '../../src/modules/stock/stock.repository';
 import { startTestApp } from '../helpers/app';
 import { sql } from '../helpers/db';
-import { addStock, createStockWorld, expectStockInvariants, levels, operationsSnapshot, type StockWorld } from './orders.fixtures';
+import {
+  addStock,
+  createStockWorld,
+  expectStockInvariants,
+  levels,
+  operationsSnapshot,
+  type StockWorld,
+} from './orders.fixtures';
 import { graphql, graphqlData } from './stock.fixtures';
 
 const t = await startTestApp();
@@ -32,15 +39,21 @@ async function holdStockLock(sku: string) {
   blocker = new pg.Client({ connectionString: t.databaseUrl });
   await blocker.connect();
   await blocker.query('BEGIN');
-  const [key] = stockLockKeys(world.tenant.id, [{ productId: world.catalog.productIds.get(sku)!, warehouseId: world.warehouseId }]);
+  const [key] = stockLockKeys(world.tenant.id, [
+    { productId: world.catalog.productIds.get(sku)!, warehouseId: world.warehouseId },
+  ]);
   await blocker.query('SELECT pg_advisory_xact_lock($1::bigint)', [String(key)]);
   const pid = (blocker as unknown as { processID: number }).processID;
   return {
     /** Backends other than the holder waiting on an advisory lock. */
     waiting: async () =>
-      (await sql<{ pid: number }>(t.databaseUrl, `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> $1 ORDER BY pid`, [pid])).map(
-        (row) => row.pid,
-      ),
+      (
+        await sql<{ pid: number }>(
+          t.databaseUrl,
+          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> $1 ORDER BY pid`,
+          [pid],
+        )
+      ).map((row) => row.pid),
     release: async () => {
       await blocker!.query('ROLLBACK');
       await blocker!.end();
@@ -61,7 +74,9 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
 
 const outcome = (response: Awaited<ReturnType<typeof graphql>>) => {
   const error = response.body.errors?.[0];
-  return error ? `${error.extensions?.code}${error.extensions?.field ? ` ${error.extensions.field}` : ''}: ${error.message}` : 'ok';
+  return error
+    ? `${error.extensions?.code}${error.extensions?.field ? ` ${error.extensions.field}` : ''}: ${error.message}`
+    : 'ok';
 };
 
 beforeAll(async () => {
@@ -77,13 +92,18 @@ afterEach(async () => {
 describe('batched reservations', () => {
   it('computes the stock lock key in the database exactly as the application does', async () => {
     const productId = world.catalog.productIds.get('SKU-1')!;
-    const [row] = await sql<{ key: string }>(t.databaseUrl, 'SELECT stock_lock_key($1, $2, $3)::text AS key', [world.tenant.id, productId, world.warehouseId]);
+    const [row] = await sql<{ key: string }>(t.databaseUrl, 'SELECT stock_lock_key($1, $2, $3)::text AS key', [
+      world.tenant.id,
+      productId,
+      world.warehouseId,
+    ]);
     expect(BigInt(row!.key)).toBe(stockLockKeys(world.tenant.id, [{ productId, warehouseId: world.warehouseId }])[0]);
   });
 
   it('answers every reservation of a batch on its own, each against what the earlier ones left', async () => {
     await addStock(t, world, 'SKU-1', 10);
-    const taken = (await graphqlData(t, world.tenant.key, CREATE, { input: input([{ sku: 'SKU-1', quantity: 1 }]) })).createReservation.reservation.id;
+    const taken = (await graphqlData(t, world.tenant.key, CREATE, { input: input([{ sku: 'SKU-1', quantity: 1 }]) }))
+      .createReservation.reservation.id;
     const lock = await holdStockLock('SKU-1');
     const clientId = '0190f5b4-1c5e-7000-8000-00000000b001';
     const pending = [
@@ -102,12 +122,23 @@ describe('batched reservations', () => {
     const outcomes = (await Promise.all(pending)).map(outcome);
     const big = outcomes.slice(0, 3);
     expect(big.filter((o) => o === 'ok')).toHaveLength(2);
-    expect(big.filter((o) => o !== 'ok')).toEqual([expect.stringMatching(/^OUT_OF_STOCK input\.items\[0\]\.quantity: .*out of stock: SKU "SKU-1" has [12] available .*, 4 requested$/)]);
-    expect(outcomes.slice(3, 5).sort()).toEqual([expect.stringMatching(new RegExp(`^ID_TAKEN: .*a reservation with id "${clientId}" already exists$`)), 'ok']);
+    expect(big.filter((o) => o !== 'ok')).toEqual([
+      expect.stringMatching(
+        /^OUT_OF_STOCK input\.items\[0\]\.quantity: .*out of stock: SKU "SKU-1" has [12] available .*, 4 requested$/,
+      ),
+    ]);
+    expect(outcomes.slice(3, 5).sort()).toEqual([
+      expect.stringMatching(new RegExp(`^ID_TAKEN: .*a reservation with id "${clientId}" already exists$`)),
+      'ok',
+    ]);
     expect(outcomes[5]).toMatch(new RegExp(`^ID_TAKEN: .*a reservation with id "${taken}" already exists$`));
     expect(outcomes[6]).toMatch(/^VALIDATION_ERROR input\.channel_id: /);
     expect(await levels(t, world, 'SKU-1')).toMatchObject({ quantity: 10, available: 0, reserved: 10 });
-    const [count] = await sql<{ n: number }>(t.databaseUrl, 'SELECT count(*)::int AS n FROM reservations WHERE tenant_id = $1', [world.tenant.id]);
+    const [count] = await sql<{ n: number }>(
+      t.databaseUrl,
+      'SELECT count(*)::int AS n FROM reservations WHERE tenant_id = $1',
+      [world.tenant.id],
+    );
     expect(count!.n).toBe(4);
     await expectStockInvariants(t, world.tenant.id);
   });
@@ -117,7 +148,8 @@ describe('batched reservations', () => {
     await addStock(t, world, 'SKU-3', 3, { position: 'A-02' });
     await addStock(t, world, 'SKU-3', 5);
     const lock = await holdStockLock('SKU-3');
-    const send = (quantity: number) => graphql(t, world.tenant.key, CREATE, { input: input([{ sku: 'SKU-3', quantity }]) });
+    const send = (quantity: number) =>
+      graphql(t, world.tenant.key, CREATE, { input: input([{ sku: 'SKU-3', quantity }]) });
     // The first two occupy the two statements allowed per SKU; the next three queue and go as one batch.
     const first = [send(1), send(1)];
     expect(await until(lock.waiting, (pids) => pids.length === 2)).toHaveLength(2);
@@ -126,7 +158,15 @@ describe('batched reservations', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await lock.release();
     const responses = await Promise.all([...first, ...batch]);
-    expect(responses.map(outcome).sort()).toEqual([expect.stringMatching(/^OUT_OF_STOCK input\.items\[0\]\.quantity: .*out of stock: SKU "SKU-3" has 2 available .*, 3 requested$/), 'ok', 'ok', 'ok', 'ok']);
+    expect(responses.map(outcome).sort()).toEqual([
+      expect.stringMatching(
+        /^OUT_OF_STOCK input\.items\[0\]\.quantity: .*out of stock: SKU "SKU-3" has 2 available .*, 3 requested$/,
+      ),
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+    ]);
     // A-01 (2), then A-02 (3), then the line without a position (5): 1 + 1 + 3 + 3 = 8 units taken in that order.
     const held = await sql<{ reservation: string; position: string | null; quantity: number }>(
       t.databaseUrl,
@@ -136,8 +176,17 @@ describe('batched reservations', () => {
       [world.tenant.id, world.catalog.productIds.get('SKU-3')],
     );
     const byReservation = new Map<string, string[]>();
-    for (const row of held) byReservation.set(row.reservation, [...(byReservation.get(row.reservation) ?? []), `${row.position ?? '-'}:${row.quantity}`]);
-    expect([...byReservation.values()].map((lines) => lines.join(' ')).sort()).toEqual(['-:3', 'A-01:1', 'A-01:1', 'A-02:3']);
+    for (const row of held)
+      byReservation.set(row.reservation, [
+        ...(byReservation.get(row.reservation) ?? []),
+        `${row.position ?? '-'}:${row.quantity}`,
+      ]);
+    expect([...byReservation.values()].map((lines) => lines.join(' ')).sort()).toEqual([
+      '-:3',
+      'A-01:1',
+      'A-01:1',
+      'A-02:3',
+    ]);
     expect(await levels(t, world, 'SKU-3')).toMatchObject({ quantity: 10, available: 2, reserved: 8 });
     await expectStockInvariants(t, world.tenant.id);
   });
@@ -161,7 +210,13 @@ describe('batched reservations', () => {
     await sql(t.databaseUrl, 'SELECT pg_terminate_backend($1)', [batchWaiting[0]]);
     const outcomes = (await Promise.all([...first, ...batch])).map(outcome);
     await lock.release();
-    expect(outcomes).toEqual(Array(8).fill(expect.stringMatching(/^WRITE_INTERRUPTED: .*the write was interrupted before it committed and changed nothing; send it again/)));
+    expect(outcomes).toEqual(
+      Array(8).fill(
+        expect.stringMatching(
+          /^WRITE_INTERRUPTED: .*the write was interrupted before it committed and changed nothing; send it again/,
+        ),
+      ),
+    );
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
     // Sent again, they all succeed.
     expect((await Promise.all(Array.from({ length: 8 }, send))).map(outcome)).toEqual(Array(8).fill('ok'));

@@ -5,7 +5,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../helpers/app';
 import { sql } from '../helpers/db';
-import { addStock, createStockWorld, expectStockInvariants, levels, operationsSnapshot, type StockWorld } from './orders.fixtures';
+import {
+  addStock,
+  createStockWorld,
+  expectStockInvariants,
+  levels,
+  operationsSnapshot,
+  type StockWorld,
+} from './orders.fixtures';
 import { graphql, graphqlData, graphqlError } from './stock.fixtures';
 
 const t = await startTestApp();
@@ -31,7 +38,8 @@ function reservationInput(items: { sku: string; quantity: number }[], extra: Rec
 }
 
 const reserve = async (items: { sku: string; quantity: number }[], extra: Record<string, unknown> = {}) =>
-  (await graphqlData(t, world.tenant.key, CREATE, { input: reservationInput(items, extra) })).createReservation.reservation;
+  (await graphqlData(t, world.tenant.key, CREATE, { input: reservationInput(items, extra) })).createReservation
+    .reservation;
 
 beforeAll(async () => {
   world = await createStockWorld(t, 'Reservations tenant', 6);
@@ -44,7 +52,13 @@ describe('createReservation', () => {
   it('moves units from available to reserved and writes ALLOCATION mutations naming the reservation', async () => {
     const id = '0190f5b4-1c5e-7000-8000-000000000001';
     const expiresAt = inAnHour();
-    const reservation = await reserve([{ sku: 'SKU-1', quantity: 3 }, { sku: 'SKU-2', quantity: 2 }], { id, notes: 'hold for pickup', expires_at: expiresAt });
+    const reservation = await reserve(
+      [
+        { sku: 'SKU-1', quantity: 3 },
+        { sku: 'SKU-2', quantity: 2 },
+      ],
+      { id, notes: 'hold for pickup', expires_at: expiresAt },
+    );
     expect(reservation).toMatchObject({
       id,
       status: 'ACTIVE',
@@ -63,14 +77,31 @@ describe('createReservation', () => {
     expect(await levels(t, world, 'SKU-1')).toMatchObject({ quantity: 10, available: 7, reserved: 3 });
     expect(await levels(t, world, 'SKU-2')).toMatchObject({ quantity: 5, available: 3, reserved: 2 });
 
-    const data = await graphqlData(t, world.tenant.key, `{ stockMutations(query: "source=ALLOCATION", first: 10) { edges { node {
-      source delta new_quantity product { sku } location { position { code } } references { __typename ... on Reservation { id status } } } } } }`);
+    const data = await graphqlData(
+      t,
+      world.tenant.key,
+      `{ stockMutations(query: "source=ALLOCATION", first: 10) { edges { node {
+      source delta new_quantity product { sku } location { position { code } } references { __typename ... on Reservation { id status } } } } } }`,
+    );
     const nodes = data.stockMutations.edges.map((e) => e.node);
     expect(nodes).toHaveLength(2);
-    for (const node of nodes) expect(node).toMatchObject({ source: 'ALLOCATION', delta: 0, references: [{ __typename: 'Reservation', id, status: 'ACTIVE' }] });
-    expect(nodes.find((n: { product: { sku: string } }) => n.product.sku === 'SKU-2')).toMatchObject({ new_quantity: 5, location: { position: { code: 'A-01' } } });
+    for (const node of nodes)
+      expect(node).toMatchObject({
+        source: 'ALLOCATION',
+        delta: 0,
+        references: [{ __typename: 'Reservation', id, status: 'ACTIVE' }],
+      });
+    expect(nodes.find((n: { product: { sku: string } }) => n.product.sku === 'SKU-2')).toMatchObject({
+      new_quantity: 5,
+      location: { position: { code: 'A-01' } },
+    });
 
-    const found = await graphqlData(t, world.tenant.key, `query($id: ID!) { reservation(id: $id) { id status items { sku quantity } } }`, { id });
+    const found = await graphqlData(
+      t,
+      world.tenant.key,
+      `query($id: ID!) { reservation(id: $id) { id status items { sku quantity } } }`,
+      { id },
+    );
     expect(found.reservation).toMatchObject({ id, status: 'ACTIVE' });
     await graphqlData(t, world.tenant.key, REMOVE, { input: { id } });
     await expectStockInvariants(t, world.tenant.id);
@@ -79,7 +110,10 @@ describe('createReservation', () => {
   it('takes all items or none: one short SKU refuses the whole reservation with OUT_OF_STOCK naming the item', async () => {
     const before = await operationsSnapshot(t, world.tenant.id);
     const error = await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE, {
-      input: reservationInput([{ sku: 'SKU-1', quantity: 2 }, { sku: 'SKU-3', quantity: 6 }]),
+      input: reservationInput([
+        { sku: 'SKU-1', quantity: 2 },
+        { sku: 'SKU-3', quantity: 6 },
+      ]),
     });
     expect(error.message).toContain('out of stock');
     expect(error.message).toContain('SKU-3');
@@ -89,9 +123,17 @@ describe('createReservation', () => {
 
   it('checks two items naming the same SKU against their summed quantity', async () => {
     const before = await operationsSnapshot(t, world.tenant.id);
-    await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE, { input: reservationInput([{ sku: 'SKU-3', quantity: 3 }, { sku: 'SKU-3', quantity: 3 }]) });
+    await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE, {
+      input: reservationInput([
+        { sku: 'SKU-3', quantity: 3 },
+        { sku: 'SKU-3', quantity: 3 },
+      ]),
+    });
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
-    const reservation = await reserve([{ sku: 'SKU-3', quantity: 2 }, { sku: 'SKU-3', quantity: 3 }]);
+    const reservation = await reserve([
+      { sku: 'SKU-3', quantity: 2 },
+      { sku: 'SKU-3', quantity: 3 },
+    ]);
     expect(reservation.items).toEqual([
       expect.objectContaining({ sku: 'SKU-3', quantity: 2 }),
       expect.objectContaining({ sku: 'SKU-3', quantity: 3 }),
@@ -119,7 +161,8 @@ describe('createReservation', () => {
     ['a bad idempotency key', { idempotency_key: 'with space' }, 'input.idempotency_key'],
   ])('rejects %s with VALIDATION_ERROR naming the field and changes nothing', async (_name, override, field) => {
     const input = reservationInput([{ sku: 'SKU-1', quantity: 1 }], override);
-    if ((override as { business_id?: string }).business_id === 'OTHER') input.business_id = world.catalog.otherBusinessId;
+    if ((override as { business_id?: string }).business_id === 'OTHER')
+      input.business_id = world.catalog.otherBusinessId;
     const before = await operationsSnapshot(t, world.tenant.id);
     const error = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE, { input });
     expect(error.extensions?.field).toBe(field);
@@ -130,8 +173,12 @@ describe('createReservation', () => {
     const before = await operationsSnapshot(t, world.tenant.id);
     const { customer: _customer, ...withoutCustomer } = reservationInput([{ sku: 'SKU-1', quantity: 1 }]);
     await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE, { input: withoutCustomer });
-    await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE, { input: { ...reservationInput([{ sku: 'SKU-1', quantity: 1 }]), colour: 'red' } });
-    await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE, { input: reservationInput([{ sku: 'SKU-1', quantity: 'one' as unknown as number }]) });
+    await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE, {
+      input: { ...reservationInput([{ sku: 'SKU-1', quantity: 1 }]), colour: 'red' },
+    });
+    await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE, {
+      input: reservationInput([{ sku: 'SKU-1', quantity: 'one' as unknown as number }]),
+    });
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
   });
 
@@ -142,7 +189,9 @@ describe('createReservation', () => {
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
     const reservation = await reserve([{ sku: 'SKU-1', quantity: 1 }]);
     const other = await createStockWorld(t, 'Other reservations tenant', 1);
-    await graphqlError(t, other.tenant.key, 'NOT_FOUND', `query($id: ID!) { reservation(id: $id) { id } }`, { id: reservation.id });
+    await graphqlError(t, other.tenant.key, 'NOT_FOUND', `query($id: ID!) { reservation(id: $id) { id } }`, {
+      id: reservation.id,
+    });
     await graphqlError(t, other.tenant.key, 'NOT_FOUND', REMOVE, { input: { id: reservation.id } });
     await graphqlData(t, world.tenant.key, REMOVE, { input: { id: reservation.id } });
   });
@@ -162,13 +211,16 @@ describe('removeReservation', () => {
   it('releases the units early, once', async () => {
     const reservation = await reserve([{ sku: 'SKU-1', quantity: 4 }]);
     expect(await levels(t, world, 'SKU-1')).toMatchObject({ available: 6, reserved: 4 });
-    const removed = (await graphqlData(t, world.tenant.key, REMOVE, { input: { id: reservation.id } })).removeReservation.reservation;
+    const removed = (await graphqlData(t, world.tenant.key, REMOVE, { input: { id: reservation.id } }))
+      .removeReservation.reservation;
     expect(removed.status).toBe('REMOVED');
     expect(removed.released_at).toEqual(expect.any(Number));
     expect(await levels(t, world, 'SKU-1')).toMatchObject({ available: 10, reserved: 0 });
     const before = await operationsSnapshot(t, world.tenant.id);
     await graphqlError(t, world.tenant.key, 'INVALID_STATE', REMOVE, { input: { id: reservation.id } });
-    await graphqlError(t, world.tenant.key, 'NOT_FOUND', REMOVE, { input: { id: '0190f5b4-1c5e-7000-8000-0000000000ff' } });
+    await graphqlError(t, world.tenant.key, 'NOT_FOUND', REMOVE, {
+      input: { id: '0190f5b4-1c5e-7000-8000-0000000000ff' },
+    });
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
     await expectStockInvariants(t, world.tenant.id);
   });
@@ -176,7 +228,8 @@ describe('removeReservation', () => {
 
 describe('expiry', () => {
   /** Moves reservations' expiry into the past, as if their time ran out. */
-  const expire = (ids: string[]) => sql(t.databaseUrl, `UPDATE reservations SET expires_at = now() - interval '1 second' WHERE id = ANY($1)`, [ids]);
+  const expire = (ids: string[]) =>
+    sql(t.databaseUrl, `UPDATE reservations SET expires_at = now() - interval '1 second' WHERE id = ANY($1)`, [ids]);
 
   async function expiredReservation(items: { sku: string; quantity: number }[]) {
     const reservation = await reserve(items);
@@ -185,10 +238,11 @@ describe('expiry', () => {
   }
 
   const releases = async (id: string) =>
-    sql(t.databaseUrl, `SELECT id FROM stock_mutations WHERE tenant_id = $1 AND "references" @> $2::jsonb AND actor_type = 'system'`, [
-      world.tenant.id,
-      JSON.stringify([{ type: 'Reservation', id }]),
-    ]);
+    sql(
+      t.databaseUrl,
+      `SELECT id FROM stock_mutations WHERE tenant_id = $1 AND "references" @> $2::jsonb AND actor_type = 'system'`,
+      [world.tenant.id, JSON.stringify([{ type: 'Reservation', id }])],
+    );
 
   it('stops counting the moment expires_at passes, before anything is swept', async () => {
     const id = await expiredReservation([{ sku: 'SKU-1', quantity: 10 }]);
@@ -209,9 +263,21 @@ describe('expiry', () => {
     const active = await Promise.all([1, 2, 3].map(() => reserve([{ sku: 'SKU-6', quantity: 1 }])));
     const expired = await expiredReservation([{ sku: 'SKU-6', quantity: 2 }]);
     expect(await levels(t, world, 'SKU-6')).toMatchObject({ quantity: 5, available: 2, reserved: 3 });
-    const order = (await graphqlData(t, world.tenant.key, `mutation($input: CreateOrderInput!) { createOrder(input: $input) { order { id status items { state } } } }`, {
-      input: { business_id: world.catalog.businessId, warehouse_id: world.warehouseId, channel_id: world.channelId, items: [{ sku: 'SKU-6', quantity: 2 }] },
-    })).createOrder.order;
+    const order = (
+      await graphqlData(
+        t,
+        world.tenant.key,
+        `mutation($input: CreateOrderInput!) { createOrder(input: $input) { order { id status items { state } } } }`,
+        {
+          input: {
+            business_id: world.catalog.businessId,
+            warehouse_id: world.warehouseId,
+            channel_id: world.channelId,
+            items: [{ sku: 'SKU-6', quantity: 2 }],
+          },
+        },
+      )
+    ).createOrder.order;
     expect(order).toMatchObject({ status: 'OPEN', items: [{ state: 'ALLOCATED' }] });
     expect(await releases(expired)).toHaveLength(1);
     expect(await levels(t, world, 'SKU-6')).toMatchObject({ quantity: 5, available: 0, committed: 2, reserved: 3 });
@@ -220,7 +286,15 @@ describe('expiry', () => {
   });
 
   it('is recorded exactly once when several sweepers run at the same time', async () => {
-    const ids: string[] = [(await reserve([{ sku: 'SKU-2', quantity: 1 }, { sku: 'SKU-1', quantity: 1 }])).id, (await reserve([{ sku: 'SKU-1', quantity: 2 }])).id];
+    const ids: string[] = [
+      (
+        await reserve([
+          { sku: 'SKU-2', quantity: 1 },
+          { sku: 'SKU-1', quantity: 1 },
+        ])
+      ).id,
+      (await reserve([{ sku: 'SKU-1', quantity: 2 }])).id,
+    ];
     await expire(ids);
     const released = await Promise.all(Array.from({ length: 4 }, () => t.services.reservations.releaseExpired()));
     // The app's own background sweeper may take part too: between them, each is released once.
@@ -228,7 +302,11 @@ describe('expiry', () => {
     expect(await releases(ids[0]!)).toHaveLength(2);
     expect(await releases(ids[1]!)).toHaveLength(1);
     expect(await t.services.reservations.releaseExpired()).toBe(0);
-    const statuses = await sql<{ status: string; released_at: Date | null }>(t.databaseUrl, 'SELECT status::text, released_at FROM reservations WHERE id = ANY($1)', [ids]);
+    const statuses = await sql<{ status: string; released_at: Date | null }>(
+      t.databaseUrl,
+      'SELECT status::text, released_at FROM reservations WHERE id = ANY($1)',
+      [ids],
+    );
     for (const row of statuses) expect(row.status).toBe('EXPIRED');
     expect(await levels(t, world, 'SKU-1')).toMatchObject({ available: 10, reserved: 0 });
     await expectStockInvariants(t, world.tenant.id);
@@ -238,8 +316,14 @@ describe('expiry', () => {
     const active = await reserve([{ sku: 'SKU-1', quantity: 1 }]);
     const expired = await expiredReservation([{ sku: 'SKU-1', quantity: 1 }]);
     const list = async (status: string) =>
-      (await graphqlData(t, world.tenant.key, `query($s: ReservationStatus) { reservations(status: $s, first: 100) { edges { node { id status } } } }`, { s: status }))
-        .reservations.edges.map((e: { node: { id: string } }) => e.node.id);
+      (
+        await graphqlData(
+          t,
+          world.tenant.key,
+          `query($s: ReservationStatus) { reservations(status: $s, first: 100) { edges { node { id status } } } }`,
+          { s: status },
+        )
+      ).reservations.edges.map((e: { node: { id: string } }) => e.node.id);
     expect(await list('ACTIVE')).toEqual([active.id]);
     expect(await list('EXPIRED')).toContain(expired);
     expect(await list('REMOVED')).not.toContain(active.id);
@@ -257,8 +341,11 @@ describe('GraphQL result of an interrupted request', () => {
     const blocker = new pg.Client({ connectionString: t.databaseUrl });
     await blocker.connect();
     await blocker.query('BEGIN');
-    const key = (await import('node:crypto')).createHash('sha256')
-      .update(`stock:${world.tenant.id}:${world.catalog.productIds.get('SKU-5')}:${world.warehouseId}`).digest().readBigInt64BE(0);
+    const key = (await import('node:crypto'))
+      .createHash('sha256')
+      .update(`stock:${world.tenant.id}:${world.catalog.productIds.get('SKU-5')}:${world.warehouseId}`)
+      .digest()
+      .readBigInt64BE(0);
     await addStock(t, world, 'SKU-5', 3);
     const afterStock = await operationsSnapshot(t, world.tenant.id);
     await blocker.query('SELECT pg_advisory_xact_lock($1::bigint)', [String(key)]);
@@ -266,9 +353,11 @@ describe('GraphQL result of an interrupted request', () => {
     const pending = graphql(t, world.tenant.key, CREATE, { input });
     let pid: number | undefined;
     for (let attempt = 0; attempt < 200 && pid === undefined; attempt += 1) {
-      const rows = await sql<{ pid: number }>(t.databaseUrl, `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> $1`, [
-        (blocker as unknown as { processID: number }).processID,
-      ]);
+      const rows = await sql<{ pid: number }>(
+        t.databaseUrl,
+        `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> $1`,
+        [(blocker as unknown as { processID: number }).processID],
+      );
       pid = rows[0]?.pid;
       if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -292,16 +381,24 @@ describe('GraphQL result of an interrupted request', () => {
 describe('the background sweeper', () => {
   it('records the release of an expired reservation without any request', async () => {
     const reservation = await reserve([{ sku: 'SKU-3', quantity: 1 }]);
-    await sql(t.databaseUrl, `UPDATE reservations SET expires_at = now() - interval '1 second' WHERE id = $1`, [reservation.id]);
+    await sql(t.databaseUrl, `UPDATE reservations SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+      reservation.id,
+    ]);
     let status = 'ACTIVE';
     for (let attempt = 0; attempt < 100 && status === 'ACTIVE'; attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      status = (await sql<{ status: string }>(t.databaseUrl, 'SELECT status::text FROM reservations WHERE id = $1', [reservation.id]))[0]!.status;
+      status = (
+        await sql<{ status: string }>(t.databaseUrl, 'SELECT status::text FROM reservations WHERE id = $1', [
+          reservation.id,
+        ])
+      )[0]!.status;
     }
     expect(status).toBe('EXPIRED');
-    const rows = await sql(t.databaseUrl, `SELECT 1 FROM stock_mutations WHERE "references" @> $1::jsonb AND actor_type = 'system'`, [
-      JSON.stringify([{ type: 'Reservation', id: reservation.id }]),
-    ]);
+    const rows = await sql(
+      t.databaseUrl,
+      `SELECT 1 FROM stock_mutations WHERE "references" @> $1::jsonb AND actor_type = 'system'`,
+      [JSON.stringify([{ type: 'Reservation', id: reservation.id }])],
+    );
     expect(rows).toHaveLength(1);
   });
 });

@@ -39,7 +39,11 @@ interface DmmfIndex {
 
 const schema = readFileSync(resolve(import.meta.dirname, '../../prisma/schema.prisma'), 'utf8');
 const dmmf = JSON.parse(get_dmmf(JSON.stringify({ prismaSchema: schema }))) as {
-  datamodel: { models: DmmfModel[]; enums: { name: string; dbName?: string | null; values: { name: string; dbName?: string | null }[] }[]; indexes: DmmfIndex[] };
+  datamodel: {
+    models: DmmfModel[];
+    enums: { name: string; dbName?: string | null; values: { name: string; dbName?: string | null }[] }[];
+    indexes: DmmfIndex[];
+  };
 };
 
 const scalarTypes: Record<string, string> = {
@@ -114,7 +118,9 @@ function expectedSchema() {
     const kind = index.type === 'id' ? 'primary' : index.type === 'unique' ? 'unique' : 'index';
     indexes.push(`${tableOf(model)} ${kind} (${index.fields.map((f) => columnOf(model, f.name)).join(',')})`);
   }
-  const enums = dmmf.datamodel.enums.map((e) => `${e.dbName ?? e.name}: ${e.values.map((v) => v.dbName ?? v.name).join(',')}`);
+  const enums = dmmf.datamodel.enums.map(
+    (e) => `${e.dbName ?? e.name}: ${e.values.map((v) => v.dbName ?? v.name).join(',')}`,
+  );
   return { columns: columns.sort(), indexes: indexes.sort(), foreignKeys: foreignKeys.sort(), enums: enums.sort() };
 }
 

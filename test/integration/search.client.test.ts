@@ -33,32 +33,58 @@ interface ClientResult {
 
 beforeAll(async () => {
   const tenant = await createTenant(rest, 'Shop');
-  const index = { name: 'Products', alias: 'products', filters: [{ key: 'brand' }, { key: 'price' }], ranking_rules: ['words', 'price:asc'] };
+  const index = {
+    name: 'Products',
+    alias: 'products',
+    filters: [{ key: 'brand' }, { key: 'price' }],
+    ranking_rules: ['words', 'price:asc'],
+  };
   expect((await rest.post('/api/instant/indexes', { token: tenant.key, body: { data: index } })).status).toBe(201);
-  expect((await rest.put('/api/instant/indexes/products/documents', { token: tenant.key, body: { data: products } })).status).toBe(204);
+  expect(
+    (await rest.put('/api/instant/indexes/products/documents', { token: tenant.key, body: { data: products } })).status,
+  ).toBe(204);
   const proxy = { key: 'public-shop', routes: { path: '*', origin: { uri: 'https://shop.example.com' } } };
   expect((await rest.post('/api/storage/edge/proxies', { token: tenant.key, body: { data: proxy } })).status).toBe(201);
   const settings = {
-    indexes: [{ alias: 'products', template: { name: 'PRODUCTS', mapping: [] }, filters: [{ key: 'brand', label: 'Brand', options_count: 5, max_options_count: 10 }], results_per_page: 10 }],
+    indexes: [
+      {
+        alias: 'products',
+        template: { name: 'PRODUCTS', mapping: [] },
+        filters: [{ key: 'brand', label: 'Brand', options_count: 5, max_options_count: 10 }],
+        results_per_page: 10,
+      },
+    ],
     filters: { show_for: 'products', sorting: ['brand'], options_count: 5, max_options_count: 10 },
     is_autocomplete: true,
   };
-  expect((await rest.put('/api/instant/search/public-shop/settings', { token: tenant.key, body: { data: settings } })).status).toBe(200);
+  expect(
+    (await rest.put('/api/instant/search/public-shop/settings', { token: tenant.key, body: { data: settings } }))
+      .status,
+  ).toBe(200);
 });
 
-const client = () => afostoInstantSearch('public-shop', { baseUrl: `http://127.0.0.1:${port}/api/instant/search/{key}` });
+const client = () =>
+  afostoInstantSearch('public-shop', { baseUrl: `http://127.0.0.1:${port}/api/instant/search/{key}` });
 
 describe('@afosto/instant-search-client against the service', () => {
   it('getSettings() returns the search settings', async () => {
     const settings = await client().getSettings();
     expect(settings).toMatchObject({
-      indexes: [{ alias: 'products', template: { name: 'PRODUCTS' }, filters: [{ key: 'brand', label: 'Brand', type: 'STRING' }] }],
+      indexes: [
+        {
+          alias: 'products',
+          template: { name: 'PRODUCTS' },
+          filters: [{ key: 'brand', label: 'Brand', type: 'STRING' }],
+        },
+      ],
       is_autocomplete: true,
     });
   });
 
   it('search() with a query: hits, nbHits and facets', async () => {
-    const { results } = await client().search([{ indexName: 'products', params: { query: 'lamp', facets: ['brand', 'price'], hitsPerPage: 10, page: 0 } }]);
+    const { results } = await client().search([
+      { indexName: 'products', params: { query: 'lamp', facets: ['brand', 'price'], hitsPerPage: 10, page: 0 } },
+    ]);
     const [result] = results as ClientResult[];
     expect(result!.index).toBe('products');
     expect(result!.nbHits).toBe(4);
@@ -69,7 +95,17 @@ describe('@afosto/instant-search-client against the service', () => {
 
   it('search() with a facet filter, a numeric filter and paging', async () => {
     const { results } = await client().search([
-      { indexName: 'products', params: { query: 'lamp', facets: ['brand'], facetFilters: [['brand:Lumo']], numericFilters: ['price>=50'], hitsPerPage: 1, page: 1 } },
+      {
+        indexName: 'products',
+        params: {
+          query: 'lamp',
+          facets: ['brand'],
+          facetFilters: [['brand:Lumo']],
+          numericFilters: ['price>=50'],
+          hitsPerPage: 1,
+          page: 1,
+        },
+      },
     ]);
     const [result] = results as ClientResult[];
     expect(result!.nbHits).toBe(2);

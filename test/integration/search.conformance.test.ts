@@ -12,7 +12,11 @@ import { createTenant, startTestApp, TEST_MASTER_KEY } from '../helpers/app';
 
 const { rest, db, config, services: appServices } = await startTestApp();
 const tenant = await createTenant(rest, 'Conformance');
-const principal: Principal = { tenantId: tenant.id, scopes: new Set(['*']), actor: { type: 'api_key', id: 'conformance' } };
+const principal: Principal = {
+  tenantId: tenant.id,
+  scopes: new Set(['*']),
+  actor: { type: 'api_key', id: 'conformance' },
+};
 
 const typesenseUrl = process.env.TYPESENSE_URL;
 /** Failures of the Typesense services' background work: none is expected. */
@@ -47,7 +51,8 @@ for (const engine of engines) {
       const alias = `${engine.name}-${++counter}`;
       await services().indexes.create(principal, { name: alias, alias, ...settings } as IndexInputData);
       if (documents.length > 0) await services().indexes.upsertDocuments(principal, alias, documents);
-      const search = async (context: SearchContextData) => (await services().search.searchIndex(principal, alias, [context]))[0]!.results[0]!;
+      const search = async (context: SearchContextData) =>
+        (await services().search.searchIndex(principal, alias, [context]))[0]!.results[0]!;
       const ids = async (context: SearchContextData) => (await search(context)).hits.map((hit) => hit.id);
       return { alias, search, ids };
     }
@@ -59,7 +64,8 @@ for (const engine of engines) {
       { id: 'p4', name: 'Wireless headphone', brand: 'Clack', price: 60, color: 'white', in_stock: true },
       { id: 'p5', name: 'Floor lamp', brand: 'Lumo', price: 80, color: 'black', in_stock: true },
     ];
-    const catalog = () => indexWith({ filters: [{ key: 'brand' }, { key: 'price' }, { key: 'color' }, { key: 'in_stock' }] }, products);
+    const catalog = () =>
+      indexWith({ filters: [{ key: 'brand' }, { key: 'price' }, { key: 'color' }, { key: 'in_stock' }] }, products);
 
     describe('typo tolerance by word length', () => {
       it('allows no typo in words of up to 4 letters', async () => {
@@ -96,7 +102,12 @@ for (const engine of engines) {
     describe('filters', () => {
       it('in: any of the values, coerced from strings by the field type', async () => {
         const { ids } = await catalog();
-        expect(await ids({ filters: [{ key: 'brand', operator: 'in', values: ['Lumo', 'Clack'] }] })).toEqual(['p1', 'p3', 'p4', 'p5']);
+        expect(await ids({ filters: [{ key: 'brand', operator: 'in', values: ['Lumo', 'Clack'] }] })).toEqual([
+          'p1',
+          'p3',
+          'p4',
+          'p5',
+        ]);
         expect(await ids({ filters: [{ key: 'price', operator: 'in', values: ['90'] }] })).toEqual(['p3']);
         expect(await ids({ filters: [{ key: 'in_stock', operator: 'in', values: ['false'] }] })).toEqual(['p3']);
       });
@@ -111,13 +122,25 @@ for (const engine of engines) {
 
       it('combine with each other and with the query', async () => {
         const { ids } = await catalog();
-        expect(await ids({ q: 'lamp', filters: [{ key: 'price', operator: 'gt', values: ['30'] }, { key: 'brand', operator: 'in', values: ['Lumo'] }] })).toEqual(['p5']);
+        expect(
+          await ids({
+            q: 'lamp',
+            filters: [
+              { key: 'price', operator: 'gt', values: ['30'] },
+              { key: 'brand', operator: 'in', values: ['Lumo'] },
+            ],
+          }),
+        ).toEqual(['p5']);
       });
 
       it('on a field that is not filterable: 400', async () => {
         const { search } = await catalog();
-        await expect(search({ filters: [{ key: 'name', operator: 'in', values: ['x'] }] })).rejects.toMatchObject({ status: 400 });
-        await expect(search({ filters: [{ key: 'price', operator: 'gte', values: ['cheap'] }] })).rejects.toBeInstanceOf(AppError);
+        await expect(search({ filters: [{ key: 'name', operator: 'in', values: ['x'] }] })).rejects.toMatchObject({
+          status: 400,
+        });
+        await expect(
+          search({ filters: [{ key: 'price', operator: 'gte', values: ['cheap'] }] }),
+        ).rejects.toBeInstanceOf(AppError);
       });
     });
 
@@ -143,7 +166,13 @@ for (const engine of engines) {
         { id: 'a', name: 'Desk lamp', brand: 'Lumo', metadata: { note: 'zebra', url: 'https://shop.example.com/a' } },
       ]);
       const [hit] = (await search({ q: 'lamp' })).hits;
-      expect(hit).toMatchObject({ id: 'a', objectID: 'a', name: 'Desk lamp', metadata: { note: 'zebra', url: 'https://shop.example.com/a' }, __position: 1 });
+      expect(hit).toMatchObject({
+        id: 'a',
+        objectID: 'a',
+        name: 'Desk lamp',
+        metadata: { note: 'zebra', url: 'https://shop.example.com/a' },
+        __position: 1,
+      });
       expect(hit).not.toHaveProperty('brand');
       expect((await search({ q: 'zebra' })).count).toBe(0);
     });
@@ -151,14 +180,20 @@ for (const engine of engines) {
     it('highlights the matched words, HTML-escaped', async () => {
       const { search } = await indexWith({}, [{ id: 'a', name: 'Lamp <b>& shade' }]);
       const [hit] = (await search({ q: 'lamp' })).hits;
-      expect(hit!._highlightResult.name).toMatchObject({ value: '<mark>Lamp</mark> &lt;b&gt;&amp; shade', matchLevel: 'full' });
+      expect(hit!._highlightResult.name).toMatchObject({
+        value: '<mark>Lamp</mark> &lt;b&gt;&amp; shade',
+        matchLevel: 'full',
+      });
     });
 
     it('pages with limit and offset; count covers every match', async () => {
       const { search } = await indexWith({ ranking_rules: ['price:asc'] }, products);
       const page = await search({ limit: 2, offset: 2 });
       expect(page.count).toBe(5);
-      expect(page.hits.map((hit) => [hit.id, hit.__position])).toEqual([['p5', 3], ['p3', 4]]);
+      expect(page.hits.map((hit) => [hit.id, hit.__position])).toEqual([
+        ['p5', 3],
+        ['p3', 4],
+      ]);
     });
 
     it('threshold: with fewer matches for every word, the last words are dropped', async () => {
@@ -199,47 +234,109 @@ for (const engine of engines) {
 
     describe('ranking rules', () => {
       it('words: documents with more of the query words first', async () => {
-        const documents = [{ id: 'a', name: 'chair' }, { id: 'b', name: 'chair red' }];
-        expect(await (await indexWith({ ranking_rules: ['words'] }, documents)).ids({ q: 'chair red', threshold: 5 })).toEqual(['b', 'a']);
-        expect(await (await indexWith({ ranking_rules: ['price:asc'] }, documents)).ids({ q: 'chair red', threshold: 5 })).toEqual(['a', 'b']);
+        const documents = [
+          { id: 'a', name: 'chair' },
+          { id: 'b', name: 'chair red' },
+        ];
+        expect(
+          await (await indexWith({ ranking_rules: ['words'] }, documents)).ids({ q: 'chair red', threshold: 5 }),
+        ).toEqual(['b', 'a']);
+        expect(
+          await (await indexWith({ ranking_rules: ['price:asc'] }, documents)).ids({ q: 'chair red', threshold: 5 }),
+        ).toEqual(['a', 'b']);
       });
 
       it('typo: fewer typos first', async () => {
-        const documents = [{ id: 'a', name: 'lamps' }, { id: 'b', name: 'lampe' }];
-        expect(await (await indexWith({ ranking_rules: ['typo'] }, documents)).ids({ q: 'lampe ' })).toEqual(['b', 'a']);
-        expect(await (await indexWith({ ranking_rules: ['words'] }, documents)).ids({ q: 'lampe ' })).toEqual(['a', 'b']);
+        const documents = [
+          { id: 'a', name: 'lamps' },
+          { id: 'b', name: 'lampe' },
+        ];
+        expect(await (await indexWith({ ranking_rules: ['typo'] }, documents)).ids({ q: 'lampe ' })).toEqual([
+          'b',
+          'a',
+        ]);
+        expect(await (await indexWith({ ranking_rules: ['words'] }, documents)).ids({ q: 'lampe ' })).toEqual([
+          'a',
+          'b',
+        ]);
       });
 
       it('proximity: query words close together first', async () => {
-        const documents = [{ id: 'a', name: 'red big old wooden chair' }, { id: 'b', name: 'red chair' }];
-        expect(await (await indexWith({ ranking_rules: ['proximity'] }, documents)).ids({ q: 'red chair' })).toEqual(['b', 'a']);
-        expect(await (await indexWith({ ranking_rules: ['words'] }, documents)).ids({ q: 'red chair' })).toEqual(['a', 'b']);
+        const documents = [
+          { id: 'a', name: 'red big old wooden chair' },
+          { id: 'b', name: 'red chair' },
+        ];
+        expect(await (await indexWith({ ranking_rules: ['proximity'] }, documents)).ids({ q: 'red chair' })).toEqual([
+          'b',
+          'a',
+        ]);
+        expect(await (await indexWith({ ranking_rules: ['words'] }, documents)).ids({ q: 'red chair' })).toEqual([
+          'a',
+          'b',
+        ]);
       });
 
       it('attribute: matches in earlier search fields first', async () => {
         const settings = { search_fields: ['title', 'description'] };
-        const documents = [{ id: 'a', title: 'desk', description: 'lamp' }, { id: 'b', title: 'lamp', description: 'desk' }];
-        expect(await (await indexWith({ ...settings, ranking_rules: ['attribute'] }, documents)).ids({ q: 'lamp' })).toEqual(['b', 'a']);
-        expect(await (await indexWith({ ...settings, ranking_rules: ['words'] }, documents)).ids({ q: 'lamp' })).toEqual(['a', 'b']);
+        const documents = [
+          { id: 'a', title: 'desk', description: 'lamp' },
+          { id: 'b', title: 'lamp', description: 'desk' },
+        ];
+        expect(
+          await (await indexWith({ ...settings, ranking_rules: ['attribute'] }, documents)).ids({ q: 'lamp' }),
+        ).toEqual(['b', 'a']);
+        expect(
+          await (await indexWith({ ...settings, ranking_rules: ['words'] }, documents)).ids({ q: 'lamp' }),
+        ).toEqual(['a', 'b']);
       });
 
       it('exactness: the word itself before completions of it', async () => {
-        const documents = [{ id: 'a', name: 'lamps' }, { id: 'b', name: 'lamp' }];
-        expect(await (await indexWith({ ranking_rules: ['exactness'] }, documents)).ids({ q: 'lamp' })).toEqual(['b', 'a']);
+        const documents = [
+          { id: 'a', name: 'lamps' },
+          { id: 'b', name: 'lamp' },
+        ];
+        expect(await (await indexWith({ ranking_rules: ['exactness'] }, documents)).ids({ q: 'lamp' })).toEqual([
+          'b',
+          'a',
+        ]);
         expect(await (await indexWith({ ranking_rules: ['words'] }, documents)).ids({ q: 'lamp' })).toEqual(['a', 'b']);
       });
 
       it('<field>:asc and <field>:desc sort by the field, documents without it last', async () => {
         const documents = [...products, { id: 'p6', name: 'Lamp without price' }];
-        expect(await (await indexWith({ ranking_rules: ['price:asc'] }, documents)).ids({})).toEqual(['p1', 'p4', 'p5', 'p3', 'p2', 'p6']);
-        expect(await (await indexWith({ ranking_rules: ['price:desc'] }, documents)).ids({})).toEqual(['p2', 'p3', 'p5', 'p4', 'p1', 'p6']);
+        expect(await (await indexWith({ ranking_rules: ['price:asc'] }, documents)).ids({})).toEqual([
+          'p1',
+          'p4',
+          'p5',
+          'p3',
+          'p2',
+          'p6',
+        ]);
+        expect(await (await indexWith({ ranking_rules: ['price:desc'] }, documents)).ids({})).toEqual([
+          'p2',
+          'p3',
+          'p5',
+          'p4',
+          'p1',
+          'p6',
+        ]);
       });
 
       it('later rules only break the ties of earlier ones', async () => {
-        const documents = [{ id: 'a', name: 'lamp', price: 10 }, { id: 'b', name: 'lamps', price: 5 }, { id: 'c', name: 'lamp', price: 20 }];
-        expect(await (await indexWith({ ranking_rules: ['exactness', 'price:desc'] }, documents)).ids({ q: 'lamp' })).toEqual(['c', 'a', 'b']);
-        expect(await (await indexWith({ ranking_rules: ['price:desc', 'exactness'] }, documents)).ids({ q: 'lamp' })).toEqual(['c', 'a', 'b']);
-        expect(await (await indexWith({ ranking_rules: ['price:asc', 'exactness'] }, documents)).ids({ q: 'lamp' })).toEqual(['b', 'a', 'c']);
+        const documents = [
+          { id: 'a', name: 'lamp', price: 10 },
+          { id: 'b', name: 'lamps', price: 5 },
+          { id: 'c', name: 'lamp', price: 20 },
+        ];
+        expect(
+          await (await indexWith({ ranking_rules: ['exactness', 'price:desc'] }, documents)).ids({ q: 'lamp' }),
+        ).toEqual(['c', 'a', 'b']);
+        expect(
+          await (await indexWith({ ranking_rules: ['price:desc', 'exactness'] }, documents)).ids({ q: 'lamp' }),
+        ).toEqual(['c', 'a', 'b']);
+        expect(
+          await (await indexWith({ ranking_rules: ['price:asc', 'exactness'] }, documents)).ids({ q: 'lamp' }),
+        ).toEqual(['b', 'a', 'c']);
       });
     });
 
@@ -251,7 +348,13 @@ for (const engine of engines) {
 
     it('fields map source fields onto index fields with their declared types', async () => {
       const { search } = await indexWith(
-        { fields: [{ from: 'title', to: 'name', type: 'STRING' }, { from: 'pricing.amount', to: 'price', type: 'NUMBER' }], filters: [{ key: 'price' }] },
+        {
+          fields: [
+            { from: 'title', to: 'name', type: 'STRING' },
+            { from: 'pricing.amount', to: 'price', type: 'NUMBER' },
+          ],
+          filters: [{ key: 'price' }],
+        },
         [{ id: 'a', title: 'Desk lamp', pricing: { amount: '25.5' }, ignored: 'zebra' }],
       );
       const result = await search({ q: 'lamp', filters: [{ key: 'price', operator: 'gt', values: ['25'] }] });

@@ -35,7 +35,8 @@ async function startProcess() {
   return { ...built, rest: createRestClient(built.app) };
 }
 
-const storedDocuments = () => sql(databaseUrl, 'SELECT index_id, id, data, version FROM search_documents ORDER BY index_id, id');
+const storedDocuments = () =>
+  sql(databaseUrl, 'SELECT index_id, id, data, version FROM search_documents ORDER BY index_id, id');
 
 let a: Tenant;
 let b: Tenant;
@@ -56,7 +57,8 @@ beforeAll(async () => {
   expect((await rest.post(INDEXES, { token: a.key, body: { data: typed } })).status).toBe(201);
 });
 
-const upsert = (token: string, alias: string, documents: unknown[]) => rest.put(`${INDEXES}/${alias}/documents`, { token, body: { data: documents } });
+const upsert = (token: string, alias: string, documents: unknown[]) =>
+  rest.put(`${INDEXES}/${alias}/documents`, { token, body: { data: documents } });
 const search = async (token: string, alias: string, context: object = {}) => {
   const response = await rest.post(`/api/instant/search/indexes/${alias}`, { token, body: { data: [context] } });
   expect(response.status, response.rawBody).toBe(201);
@@ -66,16 +68,27 @@ const search = async (token: string, alias: string, context: object = {}) => {
 describe('upsert', () => {
   it('stores documents by id (string or integer): 204, searchable at once, metadata stored and returned', async () => {
     const response = await upsert(a.key, 'typed', [
-      { id: 'lamp-1', name: 'Desk lamp', price: 25, in_stock: true, metadata: { url: 'https://shop.example.com/lamp-1', tags: ['x'] } },
+      {
+        id: 'lamp-1',
+        name: 'Desk lamp',
+        price: 25,
+        in_stock: true,
+        metadata: { url: 'https://shop.example.com/lamp-1', tags: ['x'] },
+      },
       { id: 7, name: 'Office chair', price: '150.5', in_stock: 'false' },
     ]);
     expect(response.status, response.rawBody).toBe(204);
     expect(response.rawBody).toBe('');
     const result = await search(a.key, 'typed', { q: 'chair' });
-    expect(result.hits).toEqual([expect.objectContaining({ id: '7', name: 'Office chair', price: 150.5, in_stock: false, metadata: null })]);
+    expect(result.hits).toEqual([
+      expect.objectContaining({ id: '7', name: 'Office chair', price: 150.5, in_stock: false, metadata: null }),
+    ]);
     const [lamp] = (await search(a.key, 'typed', { q: 'lamp' })).hits;
     expect(lamp.metadata).toEqual({ url: 'https://shop.example.com/lamp-1', tags: ['x'] });
-    const rows = await sql(databaseUrl, "SELECT d.id, d.data FROM search_documents d JOIN search_indexes i ON i.id = d.index_id WHERE i.alias = 'typed' ORDER BY d.id");
+    const rows = await sql(
+      databaseUrl,
+      "SELECT d.id, d.data FROM search_documents d JOIN search_indexes i ON i.id = d.index_id WHERE i.alias = 'typed' ORDER BY d.id",
+    );
     expect(rows.map((row) => row.id)).toEqual(['7', 'lamp-1']);
     expect(rows[1]!.data).toMatchObject({ metadata: { url: 'https://shop.example.com/lamp-1' } });
   });
@@ -84,15 +97,31 @@ describe('upsert', () => {
     await upsert(a.key, 'typed', [{ id: 'swap', name: 'Green sofa', price: 1 }]);
     await upsert(a.key, 'typed', [{ id: 'swap', name: 'Blue couch', price: 2 }]);
     expect((await search(a.key, 'typed', { q: 'sofa' })).count).toBe(0);
-    expect((await search(a.key, 'typed', { q: 'couch' })).hits).toEqual([expect.objectContaining({ id: 'swap', price: 2 })]);
+    expect((await search(a.key, 'typed', { q: 'couch' })).hits).toEqual([
+      expect.objectContaining({ id: 'swap', price: 2 }),
+    ]);
   });
 
   const refused: [string, unknown[], string][] = [
-    ['a value of the wrong type, even beside good documents', [{ id: 'ok-1', name: 'Fine' }, { id: 'bad', name: 'Bad', price: 'cheap' }], 'body.data[1].price'],
+    [
+      'a value of the wrong type, even beside good documents',
+      [
+        { id: 'ok-1', name: 'Fine' },
+        { id: 'bad', name: 'Bad', price: 'cheap' },
+      ],
+      'body.data[1].price',
+    ],
     ['a boolean that is not one', [{ id: 'bad', in_stock: 'maybe' }], 'body.data[0].in_stock'],
     ['a missing id', [{ name: 'No id' }], 'body.data[0].id'],
     ['an id that is neither a string nor an integer', [{ id: 1.5, name: 'x' }], 'body.data[0].id'],
-    ['the same id twice', [{ id: 'twice', name: 'a' }, { id: 'twice', name: 'b' }], 'body.data[1].id'],
+    [
+      'the same id twice',
+      [
+        { id: 'twice', name: 'a' },
+        { id: 'twice', name: 'b' },
+      ],
+      'body.data[1].id',
+    ],
     ['a document that is not an object', ['text'], 'body.data[0]'],
   ];
   for (const [what, documents, field] of refused) {
@@ -105,7 +134,7 @@ describe('upsert', () => {
     });
   }
 
-  it('an object where an undeclared field\'s value belongs, or a type that differs from the one seen: 400', async () => {
+  it("an object where an undeclared field's value belongs, or a type that differs from the one seen: 400", async () => {
     await rest.post(INDEXES, { token: a.key, body: { data: { name: 'Loose', alias: 'loose' } } });
     expect((await upsert(a.key, 'loose', [{ id: 1, price: 10 }])).status).toBe(204);
     const before = await storedDocuments();
@@ -124,7 +153,7 @@ describe('upsert', () => {
     expect((await search(a.key, 'typed', { q: 'item' })).count).toBe(1000);
   });
 
-  it('unknown alias and another tenant\'s index: 404; a token without indexes:write: 403; no token: 401', async () => {
+  it("unknown alias and another tenant's index: 404; a token without indexes:write: 403; no token: 401", async () => {
     const before = await storedDocuments();
     expectError(await upsert(a.key, 'nope', [{ id: 1 }]), 404);
     expectError(await upsert(b.key, 'typed', [{ id: 1 }]), 404);
@@ -135,7 +164,11 @@ describe('upsert', () => {
   });
 
   it('a body that is not JSON or CSV: 415', async () => {
-    const response = await rest.put(`${INDEXES}/typed/documents`, { token: a.key, rawBody: 'id,name\n1,x', headers: { 'content-type': 'text/plain' } });
+    const response = await rest.put(`${INDEXES}/typed/documents`, {
+      token: a.key,
+      rawBody: 'id,name\n1,x',
+      headers: { 'content-type': 'text/plain' },
+    });
     expectError(response, 415);
   });
 });
@@ -156,12 +189,19 @@ describe('CSV', () => {
   });
 
   const putCsv = (alias: string, csv: string) =>
-    rest.put(`${INDEXES}/${alias}/documents`, { token: a.key, rawBody: csv, headers: { 'content-type': 'text/csv; charset=utf-8' } });
+    rest.put(`${INDEXES}/${alias}/documents`, {
+      token: a.key,
+      rawBody: csv,
+      headers: { 'content-type': 'text/csv; charset=utf-8' },
+    });
 
   it('takes text/csv for a CSV_INTEGRATION index, mapping columns through fields', async () => {
     const response = await putCsv('feed', 'id,Product name,Price,Ignored\nc1,"Lamp, brass",19.95,x\nc2,Chair,120,\n');
     expect(response.status, response.rawBody).toBe(204);
-    const result = await search(a.key, 'feed', { q: 'lamp', filters: [{ key: 'price', operator: 'lt', values: ['20'] }] });
+    const result = await search(a.key, 'feed', {
+      q: 'lamp',
+      filters: [{ key: 'price', operator: 'lt', values: ['20'] }],
+    });
     expect(result.hits).toEqual([expect.objectContaining({ id: 'c1', name: 'Lamp, brass', price: 19.95 })]);
   });
 
@@ -178,7 +218,10 @@ describe('CSV', () => {
 describe('clear', () => {
   it('DELETE empties the index (204) and keeps the index; unknown alias or another tenant: 404', async () => {
     await rest.post(INDEXES, { token: a.key, body: { data: { name: 'Clearable', alias: 'clearable' } } });
-    await upsert(a.key, 'clearable', [{ id: 1, name: 'x' }, { id: 2, name: 'y' }]);
+    await upsert(a.key, 'clearable', [
+      { id: 1, name: 'x' },
+      { id: 2, name: 'y' },
+    ]);
     expectError(await rest.delete(`${INDEXES}/clearable/documents`, { token: b.key }), 404);
     expectError(await rest.delete(`${INDEXES}/unknown/documents`, { token: a.key }), 404);
     expect((await search(a.key, 'clearable')).count).toBe(2);
@@ -196,12 +239,19 @@ describe('durability and concurrency', () => {
     const index = { name: 'Durable', alias: 'durable', filters: [{ key: 'group' }] };
     expect((await rest.post(INDEXES, { token: a.key, body: { data: index } })).status).toBe(201);
     for (let start = 0; start < 5000; start += 1000) {
-      const documents = Array.from({ length: 1000 }, (_, i) => ({ id: `d${start + i}`, name: `word${start + i} common`, group: `g${(start + i) % 5}` }));
+      const documents = Array.from({ length: 1000 }, (_, i) => ({
+        id: `d${start + i}`,
+        name: `word${start + i} common`,
+        group: `g${(start + i) % 5}`,
+      }));
       expect((await upsert(a.key, 'durable', documents)).status).toBe(204);
     }
 
     const restarted = await startProcess();
-    const response = await restarted.rest.post('/api/instant/search/indexes/durable', { token: a.key, body: { data: [{ q: 'common', facets: ['group'], limit: 0 }] } });
+    const response = await restarted.rest.post('/api/instant/search/indexes/durable', {
+      token: a.key,
+      body: { data: [{ q: 'common', facets: ['group'], limit: 0 }] },
+    });
     const result = response.body.data[0].results[0];
     expect(result.count).toBe(5000);
     expect(result.facets.group).toEqual({ g0: 1000, g1: 1000, g2: 1000, g3: 1000, g4: 1000 });
@@ -209,30 +259,47 @@ describe('durability and concurrency', () => {
     expect((restarted.services.search.engine as EmbeddedEngine).documentCount(row!.id)).toBe(5000);
     for (const n of [0, 1234, 4999]) {
       // Typos let similar words match too; the word itself ranks first.
-      const one = await restarted.rest.post('/api/instant/search/indexes/durable', { token: a.key, body: { data: [{ q: `word${n}` }] } });
+      const one = await restarted.rest.post('/api/instant/search/indexes/durable', {
+        token: a.key,
+        body: { data: [{ q: `word${n}` }] },
+      });
       expect(one.body.data[0].results[0].hits[0].id).toBe(`d${n}`);
     }
   });
 
   it('concurrent upserts and searches, in two processes, never show half a batch', async () => {
-    const index = { name: 'Batches', alias: 'batches', fields: [{ from: 'name', type: 'STRING' }, { from: 'batch', type: 'NUMBER' }], facet_fields: ['batch'] };
+    const index = {
+      name: 'Batches',
+      alias: 'batches',
+      fields: [
+        { from: 'name', type: 'STRING' },
+        { from: 'batch', type: 'NUMBER' },
+      ],
+      facet_fields: ['batch'],
+    };
     expect((await rest.post(INDEXES, { token: a.key, body: { data: index } })).status).toBe(201);
     const other = await startProcess();
-    const batch = (n: number) => Array.from({ length: 300 }, (_, i) => ({ id: `item-${i}`, name: `item ${i}`, batch: n }));
+    const batch = (n: number) =>
+      Array.from({ length: 300 }, (_, i) => ({ id: `item-${i}`, name: `item ${i}`, batch: n }));
     expect((await upsert(a.key, 'batches', batch(0))).status).toBe(204);
 
     let writing = true;
     const writers = (async () => {
       for (let n = 1; n <= 12; n++) {
         const writer = n % 2 === 0 ? rest : other.rest;
-        expect((await writer.put(`${INDEXES}/batches/documents`, { token: a.key, body: { data: batch(n) } })).status).toBe(204);
+        expect(
+          (await writer.put(`${INDEXES}/batches/documents`, { token: a.key, body: { data: batch(n) } })).status,
+        ).toBe(204);
       }
       writing = false;
     })();
     const observed: Record<string, number>[] = [];
     const readers = [rest, other.rest].map(async (reader) => {
       while (writing) {
-        const response = await reader.post('/api/instant/search/indexes/batches', { token: a.key, body: { data: [{ facets: ['batch'], limit: 0 }] } });
+        const response = await reader.post('/api/instant/search/indexes/batches', {
+          token: a.key,
+          body: { data: [{ facets: ['batch'], limit: 0 }] },
+        });
         observed.push(response.body.data[0].results[0].facets.batch);
       }
     });
@@ -243,7 +310,10 @@ describe('durability and concurrency', () => {
       expect(Object.values(facet)).toEqual([300]);
     }
     for (const reader of [rest, other.rest]) {
-      const final = await reader.post('/api/instant/search/indexes/batches', { token: a.key, body: { data: [{ facets: ['batch'], limit: 0 }] } });
+      const final = await reader.post('/api/instant/search/indexes/batches', {
+        token: a.key,
+        body: { data: [{ facets: ['batch'], limit: 0 }] },
+      });
       expect(final.body.data[0].results[0].facets.batch).toEqual({ 12: 300 });
     }
   });

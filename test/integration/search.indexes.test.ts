@@ -115,14 +115,21 @@ describe('create and view', () => {
       filters: [{ key: 'brand', type: null, is_processed: true }],
       available_fields: [],
     });
-    const upsert = await rest.put(`${INDEXES}/minimal/documents`, { token: a.key, body: { data: [{ id: 1, name: 'Lamp', brand: 'Lumo', price: 10 }] } });
+    const upsert = await rest.put(`${INDEXES}/minimal/documents`, {
+      token: a.key,
+      body: { data: [{ id: 1, name: 'Lamp', brand: 'Lumo', price: 10 }] },
+    });
     expect(upsert.status).toBe(204);
     const view = await rest.get(`${INDEXES}/minimal`, { token: a.key });
     expect(view.body.data).toMatchObject({
       search_fields: ['brand', 'name'],
       display_fields: ['brand', 'name', 'price'],
       filters: [{ key: 'brand', type: 'STRING', is_processed: true }],
-      available_fields: [{ key: 'brand', type: 'STRING' }, { key: 'name', type: 'STRING' }, { key: 'price', type: 'NUMBER' }],
+      available_fields: [
+        { key: 'brand', type: 'STRING' },
+        { key: 'name', type: 'STRING' },
+        { key: 'price', type: 'NUMBER' },
+      ],
     });
   });
 
@@ -130,7 +137,11 @@ describe('create and view', () => {
     const first = await create(a.key, { name: 'Café Été!' });
     const second = await create(a.key, { name: 'Café Été' });
     const other = await create(b.key, { name: 'Café Été' });
-    expect([first.body.data.alias, second.body.data.alias, other.body.data.alias]).toEqual(['cafe-ete', 'cafe-ete-2', 'cafe-ete']);
+    expect([first.body.data.alias, second.body.data.alias, other.body.data.alias]).toEqual([
+      'cafe-ete',
+      'cafe-ete-2',
+      'cafe-ete',
+    ]);
   });
 
   it('a taken alias is a 409 and changes nothing', async () => {
@@ -140,7 +151,7 @@ describe('create and view', () => {
     expect(await storedIndexes()).toEqual(before);
   });
 
-  it('another tenant\'s index is a 404, as is an unknown alias', async () => {
+  it("another tenant's index is a 404, as is an unknown alias", async () => {
     await create(a.key, { name: 'Private', alias: 'private-a' });
     expectError(await rest.get(`${INDEXES}/private-a`, { token: b.key }), 404);
     expectError(await rest.get(`${INDEXES}/nope`, { token: a.key }), 404);
@@ -160,7 +171,16 @@ describe('refused input changes nothing', () => {
     ['a repeated ranking rule', { name: 'X', ranking_rules: ['typo', 'typo'] }],
     ['a multi-way synonym of one word', { name: 'X', synonyms: [{ synonyms: ['sofa'] }] }],
     ['a synonym of several words', { name: 'X', synonyms: [{ synonyms: ['sofa', 'lounge chair'] }] }],
-    ['a field mapped twice', { name: 'X', fields: [{ from: 'a', to: 'c' }, { from: 'b', to: 'c' }] }],
+    [
+      'a field mapped twice',
+      {
+        name: 'X',
+        fields: [
+          { from: 'a', to: 'c' },
+          { from: 'b', to: 'c' },
+        ],
+      },
+    ],
     ['a reserved field name', { name: 'X', fields: [{ from: 'a', to: 'metadata' }] }],
     ['a wrong type', { name: 42 }],
   ];
@@ -174,7 +194,10 @@ describe('refused input changes nothing', () => {
 
   it('malformed JSON: 400; no body: 400', async () => {
     const before = await storedIndexes();
-    expectError(await rest.post(INDEXES, { token: a.key, rawBody: '{"data":', headers: { 'content-type': 'application/json' } }), 400);
+    expectError(
+      await rest.post(INDEXES, { token: a.key, rawBody: '{"data":', headers: { 'content-type': 'application/json' } }),
+      400,
+    );
     expect(await storedIndexes()).toEqual(before);
   });
 });
@@ -200,9 +223,15 @@ describe('replace and delete', () => {
   it('PUT replaces the whole definition: 204, left-out settings back to defaults, documents kept and re-indexed', async () => {
     await create(a.key, fullIndex('replaced'));
     const before = (await rest.get(`${INDEXES}/replaced`, { token: a.key })).body.data;
-    await rest.put(`${INDEXES}/replaced/documents`, { token: a.key, body: { data: [{ id: 'x', title: 'Lamp', price: 5, sku: 'L1' }] } });
+    await rest.put(`${INDEXES}/replaced/documents`, {
+      token: a.key,
+      body: { data: [{ id: 'x', title: 'Lamp', price: 5, sku: 'L1' }] },
+    });
 
-    const response = await rest.put(`${INDEXES}/replaced`, { token: a.key, body: { data: { name: 'Renamed', fields: [{ from: 'title', to: 'name' }] } } });
+    const response = await rest.put(`${INDEXES}/replaced`, {
+      token: a.key,
+      body: { data: { name: 'Renamed', fields: [{ from: 'title', to: 'name' }] } },
+    });
     expect(response.status).toBe(204);
     expect(response.rawBody).toBe('');
     let after = (await rest.get(`${INDEXES}/replaced`, { token: a.key })).body.data;
@@ -224,7 +253,10 @@ describe('replace and delete', () => {
       created_at: before.created_at,
     });
     expect(Date.parse(after.updated_at)).toBeGreaterThan(Date.parse(before.updated_at));
-    const search = await rest.post('/api/instant/search/indexes/replaced', { token: a.key, body: { data: [{ q: 'lamp' }] } });
+    const search = await rest.post('/api/instant/search/indexes/replaced', {
+      token: a.key,
+      body: { data: [{ q: 'lamp' }] },
+    });
     expect(search.body.data[0].results[0].hits).toEqual([expect.objectContaining({ id: 'x', name: 'Lamp' })]);
   });
 
@@ -236,7 +268,9 @@ describe('replace and delete', () => {
     const pending = (await rest.get(`${INDEXES}/pending`, { token: a.key })).body.data;
     expect(pending).toMatchObject({ has_pending_updates: true, last_processed_at: processed });
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect((await rest.post('/api/instant/search/indexes/pending', { token: a.key, body: { data: [{}] } })).status).toBe(201);
+    expect(
+      (await rest.post('/api/instant/search/indexes/pending', { token: a.key, body: { data: [{}] } })).status,
+    ).toBe(201);
     const done = (await rest.get(`${INDEXES}/pending`, { token: a.key })).body.data;
     expect(done.has_pending_updates).toBe(false);
     expect(Date.parse(done.last_processed_at)).toBeGreaterThan(Date.parse(processed));
@@ -245,7 +279,10 @@ describe('replace and delete', () => {
   it('PUT: an alias in the body must equal the path; unknown alias 404; another tenant 404; nothing changes', async () => {
     await create(a.key, { name: 'Fixed', alias: 'fixed' });
     const before = await storedIndexes();
-    expectError(await rest.put(`${INDEXES}/fixed`, { token: a.key, body: { data: { name: 'X', alias: 'other' } } }), 400);
+    expectError(
+      await rest.put(`${INDEXES}/fixed`, { token: a.key, body: { data: { name: 'X', alias: 'other' } } }),
+      400,
+    );
     expectError(await rest.put(`${INDEXES}/unknown`, { token: a.key, body: { data: { name: 'X' } } }), 404);
     expectError(await rest.put(`${INDEXES}/fixed`, { token: b.key, body: { data: { name: 'X' } } }), 404);
     expect(await storedIndexes()).toEqual(before);
@@ -259,7 +296,12 @@ describe('replace and delete', () => {
     expect(response.status).toBe(204);
     expectError(await rest.get(`${INDEXES}/doomed`, { token: a.key }), 404);
     expectError(await rest.delete(`${INDEXES}/doomed`, { token: a.key }), 404);
-    expect(await sql(databaseUrl, "SELECT count(*)::int AS n FROM search_documents d WHERE NOT EXISTS (SELECT 1 FROM search_indexes i WHERE i.id = d.index_id)")).toEqual([{ n: 0 }]);
+    expect(
+      await sql(
+        databaseUrl,
+        'SELECT count(*)::int AS n FROM search_documents d WHERE NOT EXISTS (SELECT 1 FROM search_indexes i WHERE i.id = d.index_id)',
+      ),
+    ).toEqual([{ n: 0 }]);
   });
 });
 
@@ -286,10 +328,16 @@ describe('list', () => {
     return seen;
   };
 
-  it('holds only the tenant\'s indexes, in creation order by default, page after page', async () => {
+  it("holds only the tenant's indexes, in creation order by default, page after page", async () => {
     expect(await walk('sort=created_at')).toEqual(['delta', 'alpha', 'charlie', 'bravo', 'echo']);
     const first = await rest.get(INDEXES, { token: tenant.key });
-    expect(first.body.data.map((index: { alias: string }) => index.alias)).toEqual(['delta', 'alpha', 'charlie', 'bravo', 'echo']);
+    expect(first.body.data.map((index: { alias: string }) => index.alias)).toEqual([
+      'delta',
+      'alpha',
+      'charlie',
+      'bravo',
+      'echo',
+    ]);
     expect(first.body.page).toMatchObject({ next: null, previous: null, after: null, before: null });
   });
 
@@ -301,7 +349,10 @@ describe('list', () => {
   });
 
   it('walks backwards with page.previous', async () => {
-    const last = await rest.get(`${INDEXES}?sort=-alias&page[size]=2&page[after]=${(await rest.get(`${INDEXES}?sort=-alias&page[size]=2`, { token: tenant.key })).body.page.after}`, { token: tenant.key });
+    const last = await rest.get(
+      `${INDEXES}?sort=-alias&page[size]=2&page[after]=${(await rest.get(`${INDEXES}?sort=-alias&page[size]=2`, { token: tenant.key })).body.page.after}`,
+      { token: tenant.key },
+    );
     expect(last.body.data.map((index: { alias: string }) => index.alias)).toEqual(['charlie', 'bravo']);
     const back = await rest.get(last.body.page.previous.replace(/^https?:\/\/[^/]+/, ''), { token: tenant.key });
     expect(back.body.data.map((index: { alias: string }) => index.alias)).toEqual(['echo', 'delta']);

@@ -35,17 +35,31 @@ const articles = [
 async function createIndex(tenant: Tenant, index: object, documents: object[]) {
   const created = await rest.post(INDEXES, { token: tenant.key, body: { data: index } });
   expect(created.status, created.rawBody).toBe(201);
-  const upserted = await rest.put(`${INDEXES}/${created.body.data.alias}/documents`, { token: tenant.key, body: { data: documents } });
+  const upserted = await rest.put(`${INDEXES}/${created.body.data.alias}/documents`, {
+    token: tenant.key,
+    body: { data: documents },
+  });
   expect(upserted.status, upserted.rawBody).toBe(204);
 }
 
 async function createProxy(tenant: Tenant, key: string, isPrivate = false) {
-  const routes = { path: '*', origin: { uri: 'https://shop.example.com' }, settings: { auth: { is_required: isPrivate } } };
-  expect((await rest.post('/api/storage/edge/proxies', { token: tenant.key, body: { data: { key, routes } } })).status).toBe(201);
+  const routes = {
+    path: '*',
+    origin: { uri: 'https://shop.example.com' },
+    settings: { auth: { is_required: isPrivate } },
+  };
+  expect(
+    (await rest.post('/api/storage/edge/proxies', { token: tenant.key, body: { data: { key, routes } } })).status,
+  ).toBe(201);
 }
 
 const settingsFor = (aliases: string[]) => ({
-  indexes: aliases.map((alias) => ({ alias, template: { name: 'PRODUCTS', mapping: [{ from: 'name', to: 'title' }] }, filters: [], results_per_page: 2 })),
+  indexes: aliases.map((alias) => ({
+    alias,
+    template: { name: 'PRODUCTS', mapping: [{ from: 'name', to: 'title' }] },
+    filters: [],
+    results_per_page: 2,
+  })),
   filters: { show_for: aliases[0], sorting: ['brand'], options_count: 5, max_options_count: 20 },
   is_autocomplete: true,
 });
@@ -53,26 +67,46 @@ const settingsFor = (aliases: string[]) => ({
 beforeAll(async () => {
   a = await createTenant(rest, 'A');
   b = await createTenant(rest, 'B');
-  await createIndex(a, { name: 'Products', alias: 'products', filters: [{ key: 'brand' }, { key: 'price' }] }, products);
+  await createIndex(
+    a,
+    { name: 'Products', alias: 'products', filters: [{ key: 'brand' }, { key: 'price' }] },
+    products,
+  );
   await createIndex(a, { name: 'Articles', alias: 'articles' }, articles);
   // Tenant B has an index under the same alias, with other documents.
-  await createIndex(b, { name: 'Products', alias: 'products', filters: [{ key: 'brand' }] }, [{ id: 'b1', name: 'Secret lamp of B', brand: 'Other' }]);
+  await createIndex(b, { name: 'Products', alias: 'products', filters: [{ key: 'brand' }] }, [
+    { id: 'b1', name: 'Secret lamp of B', brand: 'Other' },
+  ]);
   await createProxy(a, 'shop-a');
   await createProxy(a, 'shop-a-private', true);
   await createProxy(b, 'shop-b');
   for (const key of ['shop-a', 'shop-a-private']) {
-    const put = await rest.put(`${SEARCH}/${key}/settings`, { token: a.key, body: { data: settingsFor(['products', 'articles']) } });
+    const put = await rest.put(`${SEARCH}/${key}/settings`, {
+      token: a.key,
+      body: { data: settingsFor(['products', 'articles']) },
+    });
     expect(put.status, put.rawBody).toBe(200);
   }
-  expect((await rest.put(`${SEARCH}/shop-b/settings`, { token: b.key, body: { data: settingsFor(['products']) } })).status).toBe(200);
+  expect(
+    (await rest.put(`${SEARCH}/shop-b/settings`, { token: b.key, body: { data: settingsFor(['products']) } })).status,
+  ).toBe(200);
 });
 
 describe('search one index', () => {
   it('201 with the envelope: hits, count, facets; page names the request', async () => {
-    const response = await rest.post(`${SEARCH}/indexes/products`, { token: a.key, body: { data: [{ q: 'lamp', facets: ['brand'], __queryID: 'q-1' }] } });
+    const response = await rest.post(`${SEARCH}/indexes/products`, {
+      token: a.key,
+      body: { data: [{ q: 'lamp', facets: ['brand'], __queryID: 'q-1' }] },
+    });
     expect(response.status).toBe(201);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
-    expect(response.body.page).toEqual({ first: 'http://127.0.0.1:3000/api/instant/search/indexes/products', next: null, after: null, previous: null, before: null });
+    expect(response.body.page).toEqual({
+      first: 'http://127.0.0.1:3000/api/instant/search/indexes/products',
+      next: null,
+      after: null,
+      previous: null,
+      before: null,
+    });
     const [entry] = response.body.data;
     expect(entry.__queryID).toBe('q-1');
     expect(entry.results).toEqual([
@@ -82,14 +116,26 @@ describe('search one index', () => {
   });
 
   it(`with Accept ${INSTANT}: the bare array`, async () => {
-    const response = await rest.post(`${SEARCH}/indexes/products`, { token: a.key, headers: { accept: INSTANT }, body: { data: [{ q: 'chair' }, { q: 'lamp', limit: 1 }] } });
+    const response = await rest.post(`${SEARCH}/indexes/products`, {
+      token: a.key,
+      headers: { accept: INSTANT },
+      body: { data: [{ q: 'chair' }, { q: 'lamp', limit: 1 }] },
+    });
     expect(response.status).toBe(201);
     expect(response.headers['content-type']).toMatch(new RegExp(`^${INSTANT.replace(/[.+]/g, '\\$&')}`));
     expect(Array.isArray(response.body)).toBe(true);
-    expect(response.body.map((entry: { results: { count: number; hits: unknown[] }[] }) => [entry.results[0]!.count, entry.results[0]!.hits.length])).toEqual([[1, 1], [2, 1]]);
+    expect(
+      response.body.map((entry: { results: { count: number; hits: unknown[] }[] }) => [
+        entry.results[0]!.count,
+        entry.results[0]!.hits.length,
+      ]),
+    ).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
   });
 
-  it('tenant isolation: the same alias of another tenant searches that tenant\'s documents only', async () => {
+  it("tenant isolation: the same alias of another tenant searches that tenant's documents only", async () => {
     const ofB = await rest.post(`${SEARCH}/indexes/products`, { token: b.key, body: { data: [{ q: 'lamp' }] } });
     expect(ofB.body.data[0].results[0].hits.map((hit: { id: string }) => hit.id)).toEqual(['b1']);
     const ofA = await rest.post(`${SEARCH}/indexes/products`, { token: a.key, body: { data: [{ q: 'secret' }] } });
@@ -98,7 +144,8 @@ describe('search one index', () => {
   });
 
   it('400: unknown filter field, facet that is not one, a range on a text field, a limit over 250, an unknown context key, another index in indices, no body', async () => {
-    const bad = async (context: object) => expectError(await rest.post(`${SEARCH}/indexes/products`, { token: a.key, body: { data: [context] } }), 400);
+    const bad = async (context: object) =>
+      expectError(await rest.post(`${SEARCH}/indexes/products`, { token: a.key, body: { data: [context] } }), 400);
     await bad({ filters: [{ key: 'colour', operator: 'in', values: ['red'] }] });
     await bad({ facets: ['name'] });
     await bad({ filters: [{ key: 'brand', operator: 'gte', values: ['5'] }] });
@@ -130,32 +177,43 @@ describe('search via a proxy key', () => {
     expect(results.map((result: { hits: unknown[] }) => result.hits.length)).toEqual([2, 1]);
   });
 
-  it('indices selects among the settings\' indexes; one outside them is a 400', async () => {
+  it("indices selects among the settings' indexes; one outside them is a 400", async () => {
     const response = await rest.post(`${SEARCH}/shop-a`, { body: { data: [{ q: 'lamp', indices: ['articles'] }] } });
     expect(response.body.data[0].results).toEqual([expect.objectContaining({ id: 'articles', count: 1 })]);
     expectError(await rest.post(`${SEARCH}/shop-a`, { body: { data: [{ q: 'lamp', indices: ['off'] }] } }), 400);
   });
 
-  it('tenant isolation: a proxy key only reaches its own tenant\'s indexes', async () => {
+  it("tenant isolation: a proxy key only reaches its own tenant's indexes", async () => {
     const ofB = await rest.post(`${SEARCH}/shop-b`, { body: { data: [{ q: 'lamp' }] } });
     expect(ofB.body.data[0].results).toEqual([expect.objectContaining({ id: 'products', count: 1 })]);
     expect(ofB.body.data[0].results[0].hits[0].id).toBe('b1');
   });
 
   it('a JSON body sent as text/plain (what fetch sends for a string) is read as JSON', async () => {
-    const response = await rest.post(`${SEARCH}/shop-a`, { rawBody: JSON.stringify({ data: [{ q: 'chair' }] }), headers: { 'content-type': 'text/plain;charset=UTF-8', accept: INSTANT } });
+    const response = await rest.post(`${SEARCH}/shop-a`, {
+      rawBody: JSON.stringify({ data: [{ q: 'chair' }] }),
+      headers: { 'content-type': 'text/plain;charset=UTF-8', accept: INSTANT },
+    });
     expect(response.status, response.rawBody).toBe(201);
     expect(response.body[0].results[0].count).toBe(2);
-    expectError(await rest.post(`${SEARCH}/shop-a`, { rawBody: '{"data":', headers: { 'content-type': 'text/plain' } }), 400);
+    expectError(
+      await rest.post(`${SEARCH}/shop-a`, { rawBody: '{"data":', headers: { 'content-type': 'text/plain' } }),
+      400,
+    );
   });
 
-  it('private (a route requires auth): 401 without a token, 403 without scope search, 404 for another tenant\'s token, 201 with one', async () => {
+  it("private (a route requires auth): 401 without a token, 403 without scope search, 404 for another tenant's token, 201 with one", async () => {
     const body = { data: [{ q: 'lamp' }] };
     expectError(await rest.post(`${SEARCH}/shop-a-private`, { body }), 401);
     expectError(await rest.post(`${SEARCH}/shop-a-private`, { body, token: 'cpk_invalid' }), 401);
-    expectError(await rest.post(`${SEARCH}/shop-a-private`, { body, token: await createKey(rest, a.id, ['indexes:read']) }), 403);
+    expectError(
+      await rest.post(`${SEARCH}/shop-a-private`, { body, token: await createKey(rest, a.id, ['indexes:read']) }),
+      403,
+    );
     expectError(await rest.post(`${SEARCH}/shop-a-private`, { body, token: b.key }), 404);
-    expect((await rest.post(`${SEARCH}/shop-a-private`, { body, token: await createKey(rest, a.id, ['search']) })).status).toBe(201);
+    expect(
+      (await rest.post(`${SEARCH}/shop-a-private`, { body, token: await createKey(rest, a.id, ['search']) })).status,
+    ).toBe(201);
     expectError(await rest.get(`${SEARCH}/shop-a-private/settings`), 401);
     expect((await rest.get(`${SEARCH}/shop-a-private/settings`, { token: a.key })).status).toBe(200);
   });
@@ -169,15 +227,29 @@ describe('search via a proxy key', () => {
     await createProxy(a, 'no-search');
     expectError(await rest.post(`${SEARCH}/no-search`, { body: { data: [{}] } }), 404);
     expectError(await rest.get(`${SEARCH}/no-search/settings`), 404);
-    const suspended = { key: 'suspended', routes: { path: '*', origin: { uri: 'https://x.example.com' } }, is_suspended: true };
-    expect((await rest.post('/api/storage/edge/proxies', { token: a.key, body: { data: suspended } })).status).toBe(201);
+    const suspended = {
+      key: 'suspended',
+      routes: { path: '*', origin: { uri: 'https://x.example.com' } },
+      is_suspended: true,
+    };
+    expect((await rest.post('/api/storage/edge/proxies', { token: a.key, body: { data: suspended } })).status).toBe(
+      201,
+    );
     await rest.put(`${SEARCH}/suspended/settings`, { token: a.key, body: { data: settingsFor(['products']) } });
     expectError(await rest.post(`${SEARCH}/suspended`, { body: { data: [{}] } }), 403);
   });
 
   it('CORS: answers the preflight of the browser-callable paths and allows any origin on their responses, errors included', async () => {
-    for (const [path, methods] of [[`${SEARCH}/shop-a`, 'POST'], [`${SEARCH}/shop-a/settings`, 'GET, HEAD'], [`${SEARCH}/products/click/x`, 'GET, HEAD']] as const) {
-      const preflight = await app.inject({ method: 'OPTIONS', url: path, headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST' } });
+    for (const [path, methods] of [
+      [`${SEARCH}/shop-a`, 'POST'],
+      [`${SEARCH}/shop-a/settings`, 'GET, HEAD'],
+      [`${SEARCH}/products/click/x`, 'GET, HEAD'],
+    ] as const) {
+      const preflight = await app.inject({
+        method: 'OPTIONS',
+        url: path,
+        headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST' },
+      });
       expect(preflight.statusCode).toBe(204);
       expect(preflight.headers).toMatchObject({
         'access-control-allow-origin': '*',
@@ -185,7 +257,10 @@ describe('search via a proxy key', () => {
         'access-control-allow-headers': 'Authorization, Content-Type, Accept',
       });
     }
-    const ok = await rest.post(`${SEARCH}/shop-a`, { body: { data: [{}] }, headers: { origin: 'https://shop.example.com' } });
+    const ok = await rest.post(`${SEARCH}/shop-a`, {
+      body: { data: [{}] },
+      headers: { origin: 'https://shop.example.com' },
+    });
     expect(ok.headers['access-control-allow-origin']).toBe('*');
     const error = await rest.post(`${SEARCH}/unknown-key`, { body: { data: [{}] } });
     expect(error.headers['access-control-allow-origin']).toBe('*');
@@ -193,7 +268,9 @@ describe('search via a proxy key', () => {
     const other = await app.inject({ method: 'OPTIONS', url: INDEXES });
     expect(other.statusCode).toBe(405);
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
-    expect((await rest.get(`${INDEXES}/products`, { token: a.key })).headers['access-control-allow-origin']).toBeUndefined();
+    expect(
+      (await rest.get(`${INDEXES}/products`, { token: a.key })).headers['access-control-allow-origin'],
+    ).toBeUndefined();
   });
 });
 
@@ -203,7 +280,12 @@ describe('search settings', () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       data: {
-        indexes: ['products', 'articles'].map((alias) => ({ alias, template: { name: 'PRODUCTS', mapping: [{ from: 'name', to: 'title' }] }, filters: [], results_per_page: 2 })),
+        indexes: ['products', 'articles'].map((alias) => ({
+          alias,
+          template: { name: 'PRODUCTS', mapping: [{ from: 'name', to: 'title' }] },
+          filters: [],
+          results_per_page: 2,
+        })),
         filters: { show_for: 'products', sorting: ['brand'], options_count: 5, max_options_count: 20 },
         is_autocomplete: true,
       },
@@ -214,10 +296,20 @@ describe('search settings', () => {
 
   it('PUT replaces them (200); left-out fields take defaults; filter types come from the index', async () => {
     await createProxy(a, 'settings-put');
-    const response = await rest.put(`${SEARCH}/settings-put/settings`, { token: a.key, body: { data: { indexes: [{ alias: 'products', filters: [{ key: 'price', label: 'Price' }] }] } } });
+    const response = await rest.put(`${SEARCH}/settings-put/settings`, {
+      token: a.key,
+      body: { data: { indexes: [{ alias: 'products', filters: [{ key: 'price', label: 'Price' }] }] } },
+    });
     expect(response.status, response.rawBody).toBe(200);
     const expected = {
-      indexes: [{ alias: 'products', template: { name: null, mapping: [] }, filters: [{ key: 'price', label: 'Price', type: 'NUMBER', options_count: null, max_options_count: null }], results_per_page: null }],
+      indexes: [
+        {
+          alias: 'products',
+          template: { name: null, mapping: [] },
+          filters: [{ key: 'price', label: 'Price', type: 'NUMBER', options_count: null, max_options_count: null }],
+          results_per_page: null,
+        },
+      ],
       filters: { show_for: null, sorting: [], options_count: null, max_options_count: null },
       is_autocomplete: false,
     };
@@ -225,23 +317,33 @@ describe('search settings', () => {
     expect((await rest.get(`${SEARCH}/settings-put/settings`)).body.data).toEqual(expected);
   });
 
-  it('refuses unknown aliases, unfilterable filter keys, another tenant\'s proxy, a missing scope; nothing changes', async () => {
+  it("refuses unknown aliases, unfilterable filter keys, another tenant's proxy, a missing scope; nothing changes", async () => {
     const stored = () => sql(databaseUrl, 'SELECT * FROM search_settings ORDER BY proxy_key');
     const before = await stored();
-    const put = (key: string, data: object, token = a.key) => rest.put(`${SEARCH}/${key}/settings`, { token, body: { data } });
+    const put = (key: string, data: object, token = a.key) =>
+      rest.put(`${SEARCH}/${key}/settings`, { token, body: { data } });
     expectError(await put('shop-a', { indexes: [{ alias: 'unknown' }] }), 400);
     expectError(await put('shop-a', { indexes: [{ alias: 'products', filters: [{ key: 'name' }] }] }), 400);
     expectError(await put('shop-a', { indexes: [{ alias: 'products' }], filters: { show_for: 'articles' } }), 400);
     expectError(await put('shop-a', { indexes: [] }), 400);
     expectError(await put('shop-b', { indexes: [{ alias: 'products' }] }), 404);
-    expectError(await put('shop-a', { indexes: [{ alias: 'products' }] }, await createKey(rest, a.id, ['search'])), 403);
-    expectError(await rest.put(`${SEARCH}/shop-a/settings`, { body: { data: { indexes: [{ alias: 'products' }] } } }), 401);
+    expectError(
+      await put('shop-a', { indexes: [{ alias: 'products' }] }, await createKey(rest, a.id, ['search'])),
+      403,
+    );
+    expectError(
+      await rest.put(`${SEARCH}/shop-a/settings`, { body: { data: { indexes: [{ alias: 'products' }] } } }),
+      401,
+    );
     expect(await stored()).toEqual(before);
   });
 
   it('are deleted with their proxy', async () => {
     await createProxy(a, 'short-lived');
-    await rest.put(`${SEARCH}/short-lived/settings`, { token: a.key, body: { data: { indexes: [{ alias: 'products' }] } } });
+    await rest.put(`${SEARCH}/short-lived/settings`, {
+      token: a.key,
+      body: { data: { indexes: [{ alias: 'products' }] } },
+    });
     expect((await rest.delete('/api/storage/edge/proxies/short-lived', { token: a.key })).status).toBe(204);
     expect(await sql(databaseUrl, "SELECT * FROM search_settings WHERE proxy_key = 'short-lived'")).toEqual([]);
   });
@@ -255,7 +357,12 @@ describe('clicks and analytics', () => {
     await createIndex(tenant, { name: 'Other', alias: 'other' }, products);
   });
   const searchShop = async (q: string, alias = 'shop') =>
-    (await rest.post(`${SEARCH}/indexes/${alias}`, { token: tenant.key, body: { data: [{ q, session_id: 's-1', user_id: 'u-1' }] } })).body.data[0].results[0];
+    (
+      await rest.post(`${SEARCH}/indexes/${alias}`, {
+        token: tenant.key,
+        body: { data: [{ q, session_id: 's-1', user_id: 'u-1' }] },
+      })
+    ).body.data[0].results[0];
   const clicks = () => sql(databaseUrl, 'SELECT * FROM search_clicks ORDER BY created_at');
   const path = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
 
@@ -277,7 +384,13 @@ describe('clicks and analytics', () => {
     const url = path(hit.click_url);
     const [payload, signature] = url.split('/').at(-1)!.split('.') as [string, string];
     const before = await clicks();
-    const forged = Buffer.from(JSON.stringify(JSON.parse(Buffer.from(payload, 'base64url').toString()).map((v: unknown) => (v === 'https://shop.example.com/p3' ? 'https://evil.example.com' : v)))).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify(
+        JSON.parse(Buffer.from(payload, 'base64url').toString()).map((v: unknown) =>
+          v === 'https://shop.example.com/p3' ? 'https://evil.example.com' : v,
+        ),
+      ),
+    ).toString('base64url');
     expectError(await rest.get(`${SEARCH}/shop/click/${forged}.${signature}`), 400);
     expectError(await rest.get(`${SEARCH}/shop/click/${payload}.${signature.slice(0, -2)}AA`), 400);
     expectError(await rest.get(`${SEARCH}/shop/click/garbage`), 400);
@@ -293,7 +406,9 @@ describe('clicks and analytics', () => {
     const lamp = await searchShop('lamp');
     await rest.get(path(lamp.hits[0].click_url));
     await rest.get(path(lamp.hits[0].click_url));
-    const response = await rest.get(`${INDEXES}/shop/analytics?from=${encodeURIComponent(start)}`, { token: tenant.key });
+    const response = await rest.get(`${INDEXES}/shop/analytics?from=${encodeURIComponent(start)}`, {
+      token: tenant.key,
+    });
     expect(response.status, response.rawBody).toBe(200);
     const data = response.body.data;
     expect(data).toMatchObject({ searches: 7, clicks: 2 });
@@ -308,15 +423,33 @@ describe('clicks and analytics', () => {
     expect(data.click_through_rate_by_position).toEqual([{ position: 1, clicks: 2, click_through_rate: 2 / 7 }]);
 
     const future = new Date(Date.now() + 3600_000).toISOString();
-    const empty = await rest.get(`${INDEXES}/shop/analytics?from=${encodeURIComponent(future)}&to=${encodeURIComponent(new Date(Date.now() + 7200_000).toISOString())}`, { token: tenant.key });
-    expect(empty.body.data).toMatchObject({ searches: 0, clicks: 0, click_through_rate: 0, top_queries: [], no_result_queries: [], click_through_rate_by_position: [] });
+    const empty = await rest.get(
+      `${INDEXES}/shop/analytics?from=${encodeURIComponent(future)}&to=${encodeURIComponent(new Date(Date.now() + 7200_000).toISOString())}`,
+      { token: tenant.key },
+    );
+    expect(empty.body.data).toMatchObject({
+      searches: 0,
+      clicks: 0,
+      click_through_rate: 0,
+      top_queries: [],
+      no_result_queries: [],
+      click_through_rate_by_position: [],
+    });
   });
 
   it('analytics refuses a reversed range or a bad date (400), another tenant (404), a missing scope (403)', async () => {
     const now = new Date().toISOString();
-    expectError(await rest.get(`${INDEXES}/shop/analytics?from=${encodeURIComponent(now)}&to=${encodeURIComponent(now)}`, { token: tenant.key }), 400);
+    expectError(
+      await rest.get(`${INDEXES}/shop/analytics?from=${encodeURIComponent(now)}&to=${encodeURIComponent(now)}`, {
+        token: tenant.key,
+      }),
+      400,
+    );
     expectError(await rest.get(`${INDEXES}/shop/analytics?from=yesterday`, { token: tenant.key }), 400);
     expectError(await rest.get(`${INDEXES}/shop/analytics`, { token: a.key }), 404);
-    expectError(await rest.get(`${INDEXES}/shop/analytics`, { token: await createKey(rest, tenant.id, ['search']) }), 403);
+    expectError(
+      await rest.get(`${INDEXES}/shop/analytics`, { token: await createKey(rest, tenant.id, ['search']) }),
+      403,
+    );
   });
 });

@@ -95,10 +95,14 @@ describe('the service process', () => {
     expect(cliTenant.data.name).toBe('From the terminal');
     const cliKey = admin('key:create', '--tenant', cliTenant.data.id, '--scopes', 'proxies:read,proxies:write');
     expect(cliKey.data.scopes).toEqual(['proxies:read', 'proxies:write']);
-    const listed = await fetch(url(first, '/api/storage/edge/proxies'), { headers: { authorization: `Bearer ${cliKey.data.key}` } });
+    const listed = await fetch(url(first, '/api/storage/edge/proxies'), {
+      headers: { authorization: `Bearer ${cliKey.data.key}` },
+    });
     expect(listed.status).toBe(200);
     expect(admin('key:revoke', '--tenant', cliTenant.data.id, '--key', cliKey.data.id)).toEqual({ status: 204 });
-    const revoked = await fetch(url(first, '/api/storage/edge/proxies'), { headers: { authorization: `Bearer ${cliKey.data.key}` } });
+    const revoked = await fetch(url(first, '/api/storage/edge/proxies'), {
+      headers: { authorization: `Bearer ${cliKey.data.key}` },
+    });
     expect(revoked.status).toBe(401);
 
     first.child.kill('SIGTERM');
@@ -137,7 +141,8 @@ describe('the service process', () => {
     dirs.push(dataDir);
     const service = await startService({ DATA_DIR: dataDir, EDGE_ALLOW_PRIVATE_ORIGINS: 'true' });
     const masterKey = readFileSync(join(dataDir, 'master.key'), 'utf8').trim();
-    const tenantId = ((await (await createTenant(service, masterKey, 'In flight')).json()) as { data: { id: string } }).data.id;
+    const tenantId = ((await (await createTenant(service, masterKey, 'In flight')).json()) as { data: { id: string } })
+      .data.id;
     const keyResponse = await fetch(url(service, `/api/admin/tenants/${tenantId}/api-keys`), {
       method: 'POST',
       headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
@@ -147,17 +152,29 @@ describe('the service process', () => {
     const proxy = await fetch(url(service, '/api/storage/edge/proxies'), {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ data: { key: 'slow', routes: { path: '/slow', origin: { uri: `http://127.0.0.1:${originPort}/slow` } } } }),
+      body: JSON.stringify({
+        data: { key: 'slow', routes: { path: '/slow', origin: { uri: `http://127.0.0.1:${originPort}/slow` } } },
+      }),
     });
     expect(proxy.status).toBe(201);
 
     const inFlight = fetch(url(service, '/edge/slow/slow'));
-    const early = await Promise.race([originReached.then(() => null), inFlight.then(async (r) => `${r.status} ${await r.clone().text()}`)]);
+    const early = await Promise.race([
+      originReached.then(() => null),
+      inFlight.then(async (r) => `${r.status} ${await r.clone().text()}`),
+    ]);
     expect(early, 'the proxied request answered before reaching the origin').toBeNull();
     service.child.kill('SIGTERM');
     // Once the listener is closed, new connections are refused.
     await expect
-      .poll(async () => fetch(url(service, '/healthz')).then(() => 'accepted', () => 'refused'), { timeout: 10_000 })
+      .poll(
+        async () =>
+          fetch(url(service, '/healthz')).then(
+            () => 'accepted',
+            () => 'refused',
+          ),
+        { timeout: 10_000 },
+      )
       .toBe('refused');
     release();
     const response = await inFlight;

@@ -15,7 +15,10 @@ export type OperationData = Query & Mutation;
 
 export interface GraphQLResult<TData = OperationData> {
   status: number;
-  body: { data?: TData; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; field?: string } }[] };
+  body: {
+    data?: TData;
+    errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; field?: string } }[];
+  };
   rawBody: string;
 }
 
@@ -49,7 +52,13 @@ export async function graphqlData<TData = OperationData>(
 }
 
 /** The first error of a GraphQL response (HTTP 200), which must carry `code`. */
-export async function graphqlError(t: TestApp, token: string, code: string, query: string, variables?: Record<string, unknown>) {
+export async function graphqlError(
+  t: TestApp,
+  token: string,
+  code: string,
+  query: string,
+  variables?: Record<string, unknown>,
+) {
   const response = await graphql(t, token, query, variables);
   expect(response.status, response.rawBody).toBe(200);
   expect(response.body.errors?.[0]?.extensions?.code, response.rawBody).toBe(code);
@@ -70,7 +79,11 @@ export interface Catalog {
 }
 
 /** Creates a catalog through the GraphQL mutations: businesses, warehouses, positions and products `SKU-1..n`. */
-export async function createCatalog(t: TestApp, token: string, options: { products?: number; prefix?: string } = {}): Promise<Catalog> {
+export async function createCatalog(
+  t: TestApp,
+  token: string,
+  options: { products?: number; prefix?: string } = {},
+): Promise<Catalog> {
   const prefix = options.prefix ?? 'SKU';
   const create = async (mutation: string, input: Record<string, unknown>, field: string) => {
     const data = await graphqlData<Record<string, Record<string, { id: string }>>>(
@@ -87,7 +100,11 @@ export async function createCatalog(t: TestApp, token: string, options: { produc
     await create('createWarehouse', { business_id: businessId, name: 'Warehouse 1' }, 'warehouse'),
     await create('createWarehouse', { business_id: businessId, name: 'Warehouse 2' }, 'warehouse'),
   ];
-  const otherWarehouseId = await create('createWarehouse', { business_id: otherBusinessId, name: 'Other warehouse' }, 'warehouse');
+  const otherWarehouseId = await create(
+    'createWarehouse',
+    { business_id: otherBusinessId, name: 'Other warehouse' },
+    'warehouse',
+  );
   const positionIds = new Map<string, string>();
   for (const [warehouseId, code] of [
     [warehouseIds[0], 'A-01'],
@@ -95,12 +112,18 @@ export async function createCatalog(t: TestApp, token: string, options: { produc
     [warehouseIds[0], 'B-01'],
     [warehouseIds[1], 'A-01'],
   ] as const) {
-    positionIds.set(`${warehouseId}:${code}`, await create('createPosition', { warehouse_id: warehouseId, code }, 'position'));
+    positionIds.set(
+      `${warehouseId}:${code}`,
+      await create('createPosition', { warehouse_id: warehouseId, code }, 'position'),
+    );
   }
   const productIds = new Map<string, string>();
   for (let index = 1; index <= (options.products ?? 3); index += 1) {
     const sku = `${prefix}-${index}`;
-    productIds.set(sku, await create('createProduct', { sku, name: `Product ${index}`, gtin: [`87000000000${index}`] }, 'product'));
+    productIds.set(
+      sku,
+      await create('createProduct', { sku, name: `Product ${index}`, gtin: [`87000000000${index}`] }, 'product'),
+    );
   }
   return { businessId, otherBusinessId, warehouseIds, otherWarehouseId, positionIds, productIds };
 }
@@ -110,7 +133,9 @@ export async function stockSnapshot(t: TestApp, tenantId: string) {
   const [lines, mutations, keys] = await Promise.all([
     sql(t.databaseUrl, `SELECT * FROM inventory_items WHERE tenant_id = $1 ORDER BY id`, [tenantId]),
     sql(t.databaseUrl, `SELECT * FROM stock_mutations WHERE tenant_id = $1 ORDER BY sequence`, [tenantId]),
-    sql(t.databaseUrl, `SELECT key, request_hash, response FROM idempotency_keys WHERE tenant_id = $1 ORDER BY key`, [tenantId]),
+    sql(t.databaseUrl, `SELECT key, request_hash, response FROM idempotency_keys WHERE tenant_id = $1 ORDER BY key`, [
+      tenantId,
+    ]),
   ]);
   return { lines, mutations, keys };
 }

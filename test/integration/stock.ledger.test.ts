@@ -34,12 +34,24 @@ async function onHand(sku: string, warehouseId: string) {
 
 describe('concurrent writers', () => {
   it('50 parallel POSTs of one unit to the same line add exactly 50', async () => {
-    const entry = { sku: 'SKU-1', warehouseId: catalog.warehouseIds[1], businessId: catalog.businessId, quantity: 1, batchNumber: 'HOT' };
-    const responses = await Promise.all(Array.from({ length: 50 }, () => rest.post(ITEMS, { token: tenant.key, body: { data: [entry] } })));
+    const entry = {
+      sku: 'SKU-1',
+      warehouseId: catalog.warehouseIds[1],
+      businessId: catalog.businessId,
+      quantity: 1,
+      batchNumber: 'HOT',
+    };
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => rest.post(ITEMS, { token: tenant.key, body: { data: [entry] } })),
+    );
     expect(responses.map((r) => r.status)).toEqual(Array(50).fill(201));
     const ids = new Set(responses.map((r) => r.body.data[0].id));
     expect(ids.size).toBe(1);
-    const [line] = await sql<{ quantity: string }>(t.databaseUrl, 'SELECT quantity::text FROM inventory_items WHERE id = $1', [[...ids][0]]);
+    const [line] = await sql<{ quantity: string }>(
+      t.databaseUrl,
+      'SELECT quantity::text FROM inventory_items WHERE id = $1',
+      [[...ids][0]],
+    );
     expect(line!.quantity).toBe('50');
     const mutations = await sql<{ new_quantity: string }>(
       t.databaseUrl,
@@ -60,11 +72,21 @@ describe('concurrent writers', () => {
     });
     const lineIds: string[] = seeded.body.data.map((l: { id: string }) => l.id);
     const writes = [
-      ...Array.from({ length: 15 }, (_, i) => () =>
-        rest.post(ITEMS, { token: tenant.key, body: { data: [{ ...base, quantity: 2, batchNumber: `C${i % 3}`, position: i % 2 ? 'A-01' : undefined }] } }),
+      ...Array.from(
+        { length: 15 },
+        (_, i) => () =>
+          rest.post(ITEMS, {
+            token: tenant.key,
+            body: { data: [{ ...base, quantity: 2, batchNumber: `C${i % 3}`, position: i % 2 ? 'A-01' : undefined }] },
+          }),
       ),
-      ...lineIds.slice(0, 3).map((id, i) => () => rest.request('PATCH', ITEMS, { token: tenant.key, body: { data: [{ id, quantity: i }] } })),
-      () => rest.request('PATCH', ITEMS, { token: tenant.key, body: { data: [{ id: lineIds[3], batchNumber: 'C4' }] } }),
+      ...lineIds
+        .slice(0, 3)
+        .map(
+          (id, i) => () => rest.request('PATCH', ITEMS, { token: tenant.key, body: { data: [{ id, quantity: i }] } }),
+        ),
+      () =>
+        rest.request('PATCH', ITEMS, { token: tenant.key, body: { data: [{ id: lineIds[3], batchNumber: 'C4' }] } }),
       () => rest.delete(`${ITEMS}?filter[id][eq]=${lineIds[5]}`, { token: tenant.key }),
     ];
     const responses = await Promise.all(writes.map((write) => write()));
@@ -87,7 +109,17 @@ describe('random sequences of REST writes', () => {
   const batches = [undefined, 'L1', 'L2'];
 
   type Operation =
-    | { kind: 'add'; entries: { sku: number; warehouse: number; position: number; batch: number; quantity: number; unavailable: boolean }[] }
+    | {
+        kind: 'add';
+        entries: {
+          sku: number;
+          warehouse: number;
+          position: number;
+          batch: number;
+          quantity: number;
+          unavailable: boolean;
+        }[];
+      }
     | { kind: 'correct'; pick: number; quantity?: number; position?: number; batch?: number; unavailable?: boolean }
     | { kind: 'remove'; picks: number[] };
 
@@ -123,7 +155,13 @@ describe('random sequences of REST writes', () => {
         { requiredKeys: ['kind', 'pick'] },
       ),
     },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), picks: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('remove' as const),
+        picks: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }),
+      }),
+    },
   );
 
   async function currentLines() {
@@ -137,7 +175,11 @@ describe('random sequences of REST writes', () => {
 
   const totals = (lines: { sku: string; warehouse_id: string; quantity: string }[]) => {
     const map = new Map<string, number>();
-    for (const line of lines) map.set(`${line.sku}@${line.warehouse_id}`, (map.get(`${line.sku}@${line.warehouse_id}`) ?? 0) + Number(line.quantity));
+    for (const line of lines)
+      map.set(
+        `${line.sku}@${line.warehouse_id}`,
+        (map.get(`${line.sku}@${line.warehouse_id}`) ?? 0) + Number(line.quantity),
+      );
     for (const [key, value] of map) if (value === 0) map.delete(key);
     return map;
   };
@@ -170,16 +212,20 @@ describe('random sequences of REST writes', () => {
             const line = before[op.pick % before.length]!;
             const entry: Record<string, unknown> = { id: line.id };
             if (op.quantity !== undefined) entry.quantity = op.quantity;
-            if (op.position !== undefined && line.warehouse_id === catalog.warehouseIds[0]) entry.position = positions[op.position] ?? null;
+            if (op.position !== undefined && line.warehouse_id === catalog.warehouseIds[0])
+              entry.position = positions[op.position] ?? null;
             if (op.batch !== undefined) entry.batchNumber = batches[op.batch] ?? null;
             if (op.unavailable !== undefined) entry.state = op.unavailable ? 'UNAVAILABLE' : 'AVAILABLE';
             if (Object.keys(entry).length === 1) entry.quantity = Number(line.quantity);
             const response = await rest.request('PATCH', ITEMS, { token: tenant.key, body: { data: [entry] } });
             expect(response.status, response.rawBody).toBe(200);
-            if (entry.quantity !== undefined) bump(line.sku, line.warehouse_id, Number(entry.quantity) - Number(line.quantity));
+            if (entry.quantity !== undefined)
+              bump(line.sku, line.warehouse_id, Number(entry.quantity) - Number(line.quantity));
           } else if (before.length > 0 && op.kind === 'remove') {
             const picked = [...new Set(op.picks.map((pick) => before[pick % before.length]!))];
-            const response = await rest.delete(`${ITEMS}?filter[id][in]=${picked.map((line) => line.id).join(',')}`, { token: tenant.key });
+            const response = await rest.delete(`${ITEMS}?filter[id][in]=${picked.map((line) => line.id).join(',')}`, {
+              token: tenant.key,
+            });
             expect(response.status, response.rawBody).toBe(204);
             for (const line of picked) bump(line.sku, line.warehouse_id, -Number(line.quantity));
           }
@@ -196,15 +242,37 @@ describe('the ledger', () => {
   it('is append-only: its facts cannot be changed or deleted, its status and messages can', async () => {
     const added = await rest.post(ITEMS, {
       token: tenant.key,
-      body: { data: [{ sku: 'SKU-3', warehouseId: catalog.warehouseIds[0], businessId: catalog.businessId, batchNumber: 'APPEND' }] },
+      body: {
+        data: [
+          { sku: 'SKU-3', warehouseId: catalog.warehouseIds[0], businessId: catalog.businessId, batchNumber: 'APPEND' },
+        ],
+      },
     });
-    const [row] = await sql<{ id: string }>(t.databaseUrl, 'SELECT id FROM stock_mutations WHERE inventory_item_id = $1', [added.body.data[0].id]);
-    await expect(sql(t.databaseUrl, 'UPDATE stock_mutations SET delta = delta + 1 WHERE id = $1', [row!.id])).rejects.toThrow(/append-only/);
-    await expect(sql(t.databaseUrl, 'UPDATE stock_mutations SET new_quantity = new_quantity + 1 WHERE id = $1', [row!.id])).rejects.toThrow(/append-only/);
-    await expect(sql(t.databaseUrl, "UPDATE stock_mutations SET source = 'UNKNOWN' WHERE id = $1", [row!.id])).rejects.toThrow(/append-only/);
-    await expect(sql(t.databaseUrl, 'DELETE FROM stock_mutations WHERE id = $1', [row!.id])).rejects.toThrow(/append-only/);
-    await sql(t.databaseUrl, `UPDATE stock_mutations SET status = 'FAILING', messages = '[{"channel_id": "x"}]' WHERE id = $1`, [row!.id]);
-    await sql(t.databaseUrl, `UPDATE stock_mutations SET status = 'PROCESSED', messages = '[]' WHERE id = $1`, [row!.id]);
+    const [row] = await sql<{ id: string }>(
+      t.databaseUrl,
+      'SELECT id FROM stock_mutations WHERE inventory_item_id = $1',
+      [added.body.data[0].id],
+    );
+    await expect(
+      sql(t.databaseUrl, 'UPDATE stock_mutations SET delta = delta + 1 WHERE id = $1', [row!.id]),
+    ).rejects.toThrow(/append-only/);
+    await expect(
+      sql(t.databaseUrl, 'UPDATE stock_mutations SET new_quantity = new_quantity + 1 WHERE id = $1', [row!.id]),
+    ).rejects.toThrow(/append-only/);
+    await expect(
+      sql(t.databaseUrl, "UPDATE stock_mutations SET source = 'UNKNOWN' WHERE id = $1", [row!.id]),
+    ).rejects.toThrow(/append-only/);
+    await expect(sql(t.databaseUrl, 'DELETE FROM stock_mutations WHERE id = $1', [row!.id])).rejects.toThrow(
+      /append-only/,
+    );
+    await sql(
+      t.databaseUrl,
+      `UPDATE stock_mutations SET status = 'FAILING', messages = '[{"channel_id": "x"}]' WHERE id = $1`,
+      [row!.id],
+    );
+    await sql(t.databaseUrl, `UPDATE stock_mutations SET status = 'PROCESSED', messages = '[]' WHERE id = $1`, [
+      row!.id,
+    ]);
   });
 
   it('goes with its tenant', async () => {
@@ -212,7 +280,16 @@ describe('the ledger', () => {
     const doomedCatalog = await createCatalog(t, doomed.key);
     const added = await rest.post(ITEMS, {
       token: doomed.key,
-      body: { data: [{ sku: 'SKU-1', warehouseId: doomedCatalog.warehouseIds[0], businessId: doomedCatalog.businessId, position: 'A-01' }] },
+      body: {
+        data: [
+          {
+            sku: 'SKU-1',
+            warehouseId: doomedCatalog.warehouseIds[0],
+            businessId: doomedCatalog.businessId,
+            position: 'A-01',
+          },
+        ],
+      },
     });
     expect(added.status).toBe(201);
     await sql(t.databaseUrl, 'DELETE FROM tenants WHERE id = $1', [doomed.id]);

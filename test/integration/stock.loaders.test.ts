@@ -16,7 +16,10 @@ import { createRestClient } from '../helpers/rest';
 import { createCatalog, graphql } from './stock.fixtures';
 
 const databaseUrl = await createTestDatabase();
-const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 5 }), log: [{ emit: 'event', level: 'query' }] });
+const db = new PrismaClient({
+  adapter: new PrismaPg({ connectionString: databaseUrl, max: 5 }),
+  log: [{ emit: 'event', level: 'query' }],
+});
 let queries: string[] = [];
 db.$on('query', (event) => queries.push(event.query));
 const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' });
@@ -44,7 +47,10 @@ beforeAll(async () => {
   otherKey = (await createTenant(t.rest, 'Other loader tenant')).key;
   const catalog = await createCatalog(t, tenant.key, { products: 1 });
   // 120 products, each with stock at up to 4 places: 2 warehouses x (no position, A-01).
-  const products = Array.from({ length: 120 }, (_, index) => ({ id: uuidv7(), sku: `BULK-${String(index).padStart(3, '0')}` }));
+  const products = Array.from({ length: 120 }, (_, index) => ({
+    id: uuidv7(),
+    sku: `BULK-${String(index).padStart(3, '0')}`,
+  }));
   await sql(
     databaseUrl,
     `INSERT INTO products (id, tenant_id, sku, name) SELECT unnest($1::uuid[]), $2, unnest($3::text[]), 'Bulk'`,
@@ -52,7 +58,13 @@ beforeAll(async () => {
   );
   const data = products.flatMap((product, index) =>
     catalog.warehouseIds.flatMap((warehouseId) =>
-      [undefined, 'A-01'].map((position) => ({ sku: product.sku, warehouseId, businessId: catalog.businessId, quantity: index + 1, position })),
+      [undefined, 'A-01'].map((position) => ({
+        sku: product.sku,
+        warehouseId,
+        businessId: catalog.businessId,
+        quantity: index + 1,
+        position,
+      })),
     ),
   );
   const response = await t.rest.post('/api/inventory/items', { token: tenant.key, body: { data } });

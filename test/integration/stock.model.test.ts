@@ -35,7 +35,10 @@ type Command =
   | { kind: 'supply'; sku: number; quantity: number }
   | { kind: 'receive'; pick: number }
   | { kind: 'order'; sku: number; quantity: number }
-  | { kind: 'ship' | 'cancel' | 'deallocate' | 'missing' | 'unavailable' | 'available' | 'returnAndRestock'; pick: number };
+  | {
+      kind: 'ship' | 'cancel' | 'deallocate' | 'missing' | 'unavailable' | 'available' | 'returnAndRestock';
+      pick: number;
+    };
 
 const sku = fc.integer({ min: 0, max: SKUS.length - 1 });
 const quantity = fc.integer({ min: 1, max: 4 });
@@ -48,13 +51,26 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ kind: fc.constant('supply' as const), sku, quantity }),
   fc.record({ kind: fc.constant('receive' as const), pick }),
   fc.record({ kind: fc.constant('order' as const), sku, quantity }),
-  fc.record({ kind: fc.constantFrom('ship' as const, 'cancel' as const, 'deallocate' as const, 'missing' as const, 'unavailable' as const, 'available' as const, 'returnAndRestock' as const), pick }),
+  fc.record({
+    kind: fc.constantFrom(
+      'ship' as const,
+      'cancel' as const,
+      'deallocate' as const,
+      'missing' as const,
+      'unavailable' as const,
+      'available' as const,
+      'returnAndRestock' as const,
+    ),
+    pick,
+  }),
 );
 
 /** Each SKU's levels at the warehouse as the `inventory` query computes them. */
 async function actualLevels(): Promise<Record<string, Levels>> {
   const page = await t.services.stock.inventory(principal, { warehouse_id: world.warehouseId }, { size: 100 });
-  const result: Record<string, Levels> = Object.fromEntries(SKUS.map((s) => [s, { quantity: 0, available: 0, committed: 0, reserved: 0, unavailable: 0, expected: 0 }]));
+  const result: Record<string, Levels> = Object.fromEntries(
+    SKUS.map((s) => [s, { quantity: 0, available: 0, committed: 0, reserved: 0, unavailable: 0, expected: 0 }]),
+  );
   for (const group of page.items) {
     const levels = result[group.sku]!;
     levels.quantity += group.quantity;
@@ -74,40 +90,61 @@ beforeAll(async () => {
 
 describe('stock model', () => {
   it('keeps every invariant over random operation sequences', { timeout: 300_000 }, async () => {
-    const target = { business_id: world.catalog.businessId, warehouse_id: world.warehouseId, channel_id: world.channelId };
+    const target = {
+      business_id: world.catalog.businessId,
+      warehouse_id: world.warehouseId,
+      channel_id: world.channelId,
+    };
     const positionA01 = world.catalog.positionIds.get(`${world.warehouseId}:A-01`)!;
     await fc.assert(
       fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 6 }), async (commands) => {
         const model = await actualLevels();
         const reservations: { id: string; sku: string; quantity: number; active: boolean }[] = [];
         const supplies: { id: string; sku: string; quantity: number; received: boolean }[] = [];
-        const orders: { id: string; itemId: string; sku: string; quantity: number; state: string; status: string }[] = [];
+        const orders: { id: string; itemId: string; sku: string; quantity: number; state: string; status: string }[] =
+          [];
         const refused = async (work: () => Promise<unknown>) => {
           try {
             await work();
             return false;
           } catch (error) {
-            if (error instanceof AppError && ['CONFLICT', 'OUT_OF_STOCK', 'INVALID_STATE'].includes(error.key)) return true;
+            if (error instanceof AppError && ['CONFLICT', 'OUT_OF_STOCK', 'INVALID_STATE'].includes(error.key))
+              return true;
             throw error;
           }
         };
         for (const c of commands) {
           const chosenOrder = 'pick' in c && orders.length > 0 ? orders[c.pick % orders.length]! : undefined;
-          const chosenReservation = 'pick' in c && reservations.length > 0 ? reservations[c.pick % reservations.length]! : undefined;
+          const chosenReservation =
+            'pick' in c && reservations.length > 0 ? reservations[c.pick % reservations.length]! : undefined;
           const level = (name: string) => model[name]!;
           switch (c.kind) {
             case 'add': {
               const name = SKUS[c.sku]!;
-              await t.services.stock.addItems(principal, [{ sku: name, quantity: c.quantity, warehouseId: world.warehouseId, businessId: world.catalog.businessId }]);
+              await t.services.stock.addItems(principal, [
+                {
+                  sku: name,
+                  quantity: c.quantity,
+                  warehouseId: world.warehouseId,
+                  businessId: world.catalog.businessId,
+                },
+              ]);
               level(name).quantity += c.quantity;
               level(name).available += c.quantity;
               break;
             }
             case 'reserve': {
               const name = SKUS[c.sku]!;
-              const input = { ...target, customer: { name: 'Model' }, items: [{ sku: name, quantity: c.quantity }], expires_at: Date.now() + 3_600_000 };
+              const input = {
+                ...target,
+                customer: { name: 'Model' },
+                items: [{ sku: name, quantity: c.quantity }],
+                expires_at: Date.now() + 3_600_000,
+              };
               let id = '';
-              const wasRefused = await refused(async () => (id = (await t.services.reservations.createReservation(principal, input)).id));
+              const wasRefused = await refused(
+                async () => (id = (await t.services.reservations.createReservation(principal, input)).id),
+              );
               expect(wasRefused).toBe(level(name).available < c.quantity);
               if (!wasRefused) {
                 reservations.push({ id, sku: name, quantity: c.quantity, active: true });
@@ -120,10 +157,16 @@ describe('stock model', () => {
             case 'expireReservation': {
               if (!chosenReservation) break;
               if (c.kind === 'removeReservation') {
-                const wasRefused = await refused(() => t.services.reservations.removeReservation(principal, chosenReservation.id));
+                const wasRefused = await refused(() =>
+                  t.services.reservations.removeReservation(principal, chosenReservation.id),
+                );
                 expect(wasRefused).toBe(!chosenReservation.active);
               } else {
-                await sql(t.databaseUrl, `UPDATE reservations SET expires_at = now() - interval '1 second' WHERE id = $1 AND status = 'ACTIVE'`, [chosenReservation.id]);
+                await sql(
+                  t.databaseUrl,
+                  `UPDATE reservations SET expires_at = now() - interval '1 second' WHERE id = $1 AND status = 'ACTIVE'`,
+                  [chosenReservation.id],
+                );
               }
               if (chosenReservation.active) {
                 chosenReservation.active = false;
@@ -137,8 +180,14 @@ describe('stock model', () => {
               break;
             case 'supply': {
               const name = SKUS[c.sku]!;
-              const announcement = await t.services.supply.createAnnouncement(principal, { ...target, items: [{ sku: name, quantity: c.quantity }] });
-              const supply = await t.services.supply.createSupply(principal, { announcement_ids: [announcement.id], settings: { processing: 'REGISTER' } });
+              const announcement = await t.services.supply.createAnnouncement(principal, {
+                ...target,
+                items: [{ sku: name, quantity: c.quantity }],
+              });
+              const supply = await t.services.supply.createSupply(principal, {
+                announcement_ids: [announcement.id],
+                settings: { processing: 'REGISTER' },
+              });
               supplies.push({ id: supply.id, sku: name, quantity: c.quantity, received: false });
               level(name).expected += c.quantity;
               break;
@@ -159,10 +208,23 @@ describe('stock model', () => {
             case 'order': {
               const name = SKUS[c.sku]!;
               let created: Awaited<ReturnType<typeof t.services.orders.createOrder>> | undefined;
-              const wasRefused = await refused(async () => (created = await t.services.orders.createOrder(principal, { ...target, items: [{ sku: name, quantity: c.quantity }] })));
+              const wasRefused = await refused(
+                async () =>
+                  (created = await t.services.orders.createOrder(principal, {
+                    ...target,
+                    items: [{ sku: name, quantity: c.quantity }],
+                  })),
+              );
               expect(wasRefused).toBe(level(name).available < c.quantity);
               if (created) {
-                orders.push({ id: created.id, itemId: created.items[0]!.id, sku: name, quantity: c.quantity, state: 'ALLOCATED', status: 'OPEN' });
+                orders.push({
+                  id: created.id,
+                  itemId: created.items[0]!.id,
+                  sku: name,
+                  quantity: c.quantity,
+                  state: 'ALLOCATED',
+                  status: 'OPEN',
+                });
                 level(name).available -= c.quantity;
                 level(name).committed += c.quantity;
               }
@@ -178,14 +240,21 @@ describe('stock model', () => {
                 return allowed;
               };
               if (c.kind === 'ship') {
-                if (await expectRefusal(() => t.services.orders.shipOrder(principal, o.id), o.status === 'OPEN' && o.state === 'ALLOCATED')) {
+                if (
+                  await expectRefusal(
+                    () => t.services.orders.shipOrder(principal, o.id),
+                    o.status === 'OPEN' && o.state === 'ALLOCATED',
+                  )
+                ) {
                   l.quantity -= o.quantity;
                   l.committed -= o.quantity;
                   o.state = 'SHIPPED';
                   o.status = 'SHIPPED';
                 }
               } else if (c.kind === 'cancel') {
-                if (await expectRefusal(() => t.services.orders.cancelOrder(principal, o.id), o.status !== 'CANCELLED')) {
+                if (
+                  await expectRefusal(() => t.services.orders.cancelOrder(principal, o.id), o.status !== 'CANCELLED')
+                ) {
                   if (o.state === 'ALLOCATED') {
                     l.committed -= o.quantity;
                     l.available += o.quantity;
@@ -210,7 +279,15 @@ describe('stock model', () => {
                 }
               } else if (c.kind === 'available') {
                 const allowed = o.status === 'OPEN' && o.state === 'UNAVAILABLE';
-                if (await expectRefusal(() => t.services.orders.markItemsAsAvailable(principal, o.id, [{ item_id: o.itemId, location_id: positionA01 }]), allowed)) {
+                if (
+                  await expectRefusal(
+                    () =>
+                      t.services.orders.markItemsAsAvailable(principal, o.id, [
+                        { item_id: o.itemId, location_id: positionA01 },
+                      ]),
+                    allowed,
+                  )
+                ) {
                   l.unavailable -= o.quantity;
                   l.available += o.quantity;
                   o.state = 'DEALLOCATED';
@@ -221,7 +298,15 @@ describe('stock model', () => {
                   o.state = 'RETURNED';
                 }
                 const allowed = o.state === 'RETURNED' || o.state === 'CANCELLED_SHIPPED';
-                if (await expectRefusal(() => t.services.orders.restockOrderItems(principal, o.id, [{ item_id: o.itemId, location_id: world.warehouseId }]), allowed)) {
+                if (
+                  await expectRefusal(
+                    () =>
+                      t.services.orders.restockOrderItems(principal, o.id, [
+                        { item_id: o.itemId, location_id: world.warehouseId },
+                      ]),
+                    allowed,
+                  )
+                ) {
                   l.quantity += o.quantity;
                   l.available += o.quantity;
                   o.state = 'RESTOCKED';

@@ -4,7 +4,13 @@ import { ConfigError, loadConfig } from '../../src/kernel/config';
 describe('loadConfig', () => {
   it('has defaults that serve on 127.0.0.1:3000 with data in ./.data', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 3000, host: '127.0.0.1', dataDir: './.data', logLevel: 'info', databaseUrl: undefined });
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: './.data',
+      logLevel: 'info',
+      databaseUrl: undefined,
+    });
   });
 
   it('reads every variable and treats empty ones as unset', () => {

@@ -18,7 +18,14 @@ describe('freshnessSeconds', () => {
     const asOrigin = route(999, true);
     expect(freshnessSeconds(asOrigin, 200, { 'cache-control': 'public, max-age=60, s-maxage=30' }, NOW)).toBe(30);
     expect(freshnessSeconds(asOrigin, 200, { 'cache-control': 'max-age=60', age: '20' }, NOW)).toBe(40);
-    expect(freshnessSeconds(asOrigin, 200, { date: new Date(NOW).toUTCString(), expires: new Date(NOW + 90_000).toUTCString() }, NOW)).toBe(90);
+    expect(
+      freshnessSeconds(
+        asOrigin,
+        200,
+        { date: new Date(NOW).toUTCString(), expires: new Date(NOW + 90_000).toUTCString() },
+        NOW,
+      ),
+    ).toBe(90);
     expect(freshnessSeconds(asOrigin, 200, { expires: '0' }, NOW)).toBe(0);
     expect(freshnessSeconds(asOrigin, 200, { 'cache-control': 'no-cache, max-age=60' }, NOW)).toBe(0);
     expect(freshnessSeconds(asOrigin, 200, {}, NOW)).toBe(0);
@@ -41,7 +48,9 @@ describe('isNotModified', () => {
     expect(isNotModified({ 'if-none-match': 'W/"v1"' }, validators)).toBe(true);
     expect(isNotModified({ 'if-none-match': '"v0", "v1"' }, validators)).toBe(true);
     expect(isNotModified({ 'if-none-match': '*' }, validators)).toBe(true);
-    expect(isNotModified({ 'if-none-match': '"v2"', 'if-modified-since': 'Tue, 03 Jan 2023 00:00:00 GMT' }, validators)).toBe(false);
+    expect(
+      isNotModified({ 'if-none-match': '"v2"', 'if-modified-since': 'Tue, 03 Jan 2023 00:00:00 GMT' }, validators),
+    ).toBe(false);
     expect(isNotModified({ 'if-modified-since': 'Mon, 02 Jan 2023 03:04:05 GMT' }, validators)).toBe(true);
     expect(isNotModified({ 'if-modified-since': 'Sun, 01 Jan 2023 00:00:00 GMT' }, validators)).toBe(false);
     expect(isNotModified({ 'if-modified-since': 'garbage' }, validators)).toBe(false);
@@ -51,10 +60,29 @@ describe('isNotModified', () => {
 
 describe('isPublicAddress', () => {
   it('refuses loopback, private, link-local, metadata and mapped addresses', () => {
-    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '64:ff9b::808:808', '224.0.0.1', 'not-an-ip']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00:ec2::254',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:10.0.0.1',
+      '64:ff9b::808:808',
+      '224.0.0.1',
+      'not-an-ip',
+    ]) {
       expect(isPublicAddress(address), address).toBe(false);
     }
-    for (const address of ['8.8.8.8', '93.184.216.34', '172.32.0.1', '::ffff:8.8.8.8', '2606:4700:4700::1111']) expect(isPublicAddress(address), address).toBe(true);
+    for (const address of ['8.8.8.8', '93.184.216.34', '172.32.0.1', '::ffff:8.8.8.8', '2606:4700:4700::1111'])
+      expect(isPublicAddress(address), address).toBe(true);
   });
 });
 

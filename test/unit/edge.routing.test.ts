@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { matchRoute, normalizePath, originUrl, withoutQueryParameters, type EdgeRoute } from '../../src/modules/edge/routing';
+import {
+  matchRoute,
+  normalizePath,
+  originUrl,
+  withoutQueryParameters,
+  type EdgeRoute,
+} from '../../src/modules/edge/routing';
 
 const route = (path: string, uri = `https://origin.example${path === '*' ? '' : path}`): EdgeRoute => ({
   path,
@@ -11,7 +17,11 @@ describe('matchRoute', () => {
   const routes = [route('/images'), route('/images/large/'), route('*'), route('/api')];
 
   it('picks the longest prefix that matches on a segment boundary', () => {
-    expect(matchRoute(routes, '/images/large/a.jpg')).toMatchObject({ route: { path: '/images/large/' }, rest: '/a.jpg', isWildcard: false });
+    expect(matchRoute(routes, '/images/large/a.jpg')).toMatchObject({
+      route: { path: '/images/large/' },
+      rest: '/a.jpg',
+      isWildcard: false,
+    });
     expect(matchRoute(routes, '/images/a.jpg')).toMatchObject({ route: { path: '/images' }, rest: '/a.jpg' });
     expect(matchRoute(routes, '/images')).toMatchObject({ route: { path: '/images' }, rest: '' });
     expect(matchRoute(routes, '/images/large')).toMatchObject({ route: { path: '/images/large/' }, rest: '' });
@@ -32,7 +42,9 @@ describe('originUrl', () => {
   it('appends the rest of the path and the query to the origin URI', () => {
     expect(originUrl('https://cdn.example/img/', '/a.jpg', 'w=1').href).toBe('https://cdn.example/img/a.jpg?w=1');
     expect(originUrl('https://cdn.example', '', '').href).toBe('https://cdn.example/');
-    expect(originUrl('http://o.example:8080/base?x=1#frag', '/p', 'y=2').href).toBe('http://o.example:8080/base/p?x=1&y=2');
+    expect(originUrl('http://o.example:8080/base?x=1#frag', '/p', 'y=2').href).toBe(
+      'http://o.example:8080/base/p?x=1&y=2',
+    );
   });
 });
 

@@ -22,7 +22,9 @@ function sourceFiles(dir: string): string[] {
 /** The helpers of errors.ts (`idTaken`, `notFound`, ...) and the code each one raises. */
 function helpersOf(errorsSource: string): Map<string, ErrorKey> {
   const helpers = new Map<string, ErrorKey>();
-  for (const match of errorsSource.matchAll(/export const (\w+) = \([^)]*\) =>\s*(?:new AppError|errorAt)\('([A-Z_]+)'/g)) {
+  for (const match of errorsSource.matchAll(
+    /export const (\w+) = \([^)]*\) =>\s*(?:new AppError|errorAt)\('([A-Z_]+)'/g,
+  )) {
     if (keys.includes(match[2] as ErrorKey)) helpers.set(match[1]!, match[2] as ErrorKey);
   }
   return helpers;
@@ -44,7 +46,9 @@ describe('the error registry', () => {
 
   it.each(keys)('%s is raised somewhere in src/', (key) => {
     const named = elsewhere.includes(`'${key}'`);
-    const throughHelper = [...helpers].some(([name, raised]) => raised === key && new RegExp(`\\b${name}\\(`).test(elsewhere));
+    const throughHelper = [...helpers].some(
+      ([name, raised]) => raised === key && new RegExp(`\\b${name}\\(`).test(elsewhere),
+    );
     expect(named || throughHelper, `nothing in src/ raises ${key}`).toBe(true);
   });
 
@@ -55,7 +59,10 @@ describe('the error registry', () => {
 
   it('lists every GraphQL code in the SDL ErrorCode enum, and nothing else', () => {
     const enumBody = /enum ErrorCode \{([^}]*)\}/.exec(read('schema/base.graphql'))![1]!;
-    const values = enumBody.split('\n').map((line) => line.trim()).filter((line) => /^[A-Z_]+$/.test(line));
+    const values = enumBody
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => /^[A-Z_]+$/.test(line));
     expect(new Set(values)).toEqual(new Set(keys.map((key) => errorRegistry[key].graphqlCode)));
   });
 

@@ -7,12 +7,16 @@ function controlledRun() {
   const calls: { requests: string[]; settle: (outcomes: BatchOutcome<string>[] | Error) => void }[] = [];
   const run = (requests: string[]) =>
     new Promise<BatchOutcome<string>[]>((resolve, reject) => {
-      calls.push({ requests, settle: (outcomes) => (outcomes instanceof Error ? reject(outcomes) : resolve(outcomes)) });
+      calls.push({
+        requests,
+        settle: (outcomes) => (outcomes instanceof Error ? reject(outcomes) : resolve(outcomes)),
+      });
     });
   return { calls, run };
 }
 
-const echo = (requests: string[]): BatchOutcome<string>[] => requests.map((request) => ({ ok: true, value: `done ${request}` }));
+const echo = (requests: string[]): BatchOutcome<string>[] =>
+  requests.map((request) => ({ ok: true, value: `done ${request}` }));
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('HotKeyBatcher', () => {
@@ -35,7 +39,13 @@ describe('HotKeyBatcher', () => {
   it('keeps keys apart and caps a batch at maxBatch', async () => {
     const { calls, run } = controlledRun();
     const batcher = new HotKeyBatcher<string, string>({ inFlightPerKey: 1, maxBatch: 2, run });
-    const results = [batcher.submit('x', 'x1'), batcher.submit('y', 'y1'), batcher.submit('x', 'x2'), batcher.submit('x', 'x3'), batcher.submit('x', 'x4')];
+    const results = [
+      batcher.submit('x', 'x1'),
+      batcher.submit('y', 'y1'),
+      batcher.submit('x', 'x2'),
+      batcher.submit('x', 'x3'),
+      batcher.submit('x', 'x4'),
+    ];
     await flush();
     expect(calls.map((call) => call.requests)).toEqual([['x1'], ['y1']]);
     calls[0]!.settle(echo(['x1']));
@@ -59,7 +69,10 @@ describe('HotKeyBatcher', () => {
     await expect(first).rejects.toThrow('connection lost');
     await flush();
     expect(calls[1]!.requests).toEqual(['second', 'third']);
-    calls[1]!.settle([{ ok: false, error: new Error('out of stock') }, { ok: true, value: 'reserved' }]);
+    calls[1]!.settle([
+      { ok: false, error: new Error('out of stock') },
+      { ok: true, value: 'reserved' },
+    ]);
     await expect(second).rejects.toThrow('out of stock');
     await expect(third).resolves.toBe('reserved');
   });

@@ -6,7 +6,11 @@ import { precompileRouting } from '../../src/kernel/rest/operation-matcher';
 import { restOperations } from '../../src/app';
 
 async function backend() {
-  const api = new OpenAPIBackend({ definition: buildOpenApiDocument(restOperations) as never, quick: true, validate: false });
+  const api = new OpenAPIBackend({
+    definition: buildOpenApiDocument(restOperations) as never,
+    quick: true,
+    validate: false,
+  });
   await api.init();
   return api;
 }
@@ -29,11 +33,15 @@ describe('precompileRouting', () => {
       return [filled, `${filled}/`, `${filled}/extra`, filled.replace(/\/[^/]+$/, ''), path];
     });
     paths.push('/', '/nothing', '/api', '/api/nothing/here', '/api/storage/edge/proxies/a.b');
-    const requests = [...new Set(paths)].flatMap((path) => ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'].map((method) => [method, path] as const));
+    const requests = [...new Set(paths)].flatMap((path) =>
+      ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'].map((method) => [method, path] as const),
+    );
     expect(requests.length).toBeGreaterThan(100);
     const answers = requests.map(([method, path]) => [method, path, outcome(precompiled, method, path)]);
     expect(answers).toEqual(requests.map(([method, path]) => [method, path, outcome(original, method, path)]));
     // Not a list of failures agreeing with each other: most requests find their operation.
-    expect(answers.filter(([, , answer]) => !String(answer).includes('-')).length).toBeGreaterThan(restOperations.length);
+    expect(answers.filter(([, , answer]) => !String(answer).includes('-')).length).toBeGreaterThan(
+      restOperations.length,
+    );
   });
 });

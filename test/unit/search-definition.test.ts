@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { coerceScalar, mapDocument, resolveDefinition, type IndexSettings, type IndexState } from '../../src/modules/search/definition';
+import {
+  coerceScalar,
+  mapDocument,
+  resolveDefinition,
+  type IndexSettings,
+  type IndexState,
+} from '../../src/modules/search/definition';
 import { aliasFromName } from '../../src/modules/search/indexes.service';
 import { toEngineQuery } from '../../src/modules/search/search-query';
 
@@ -43,16 +49,37 @@ describe('coerceScalar', () => {
 describe('mapDocument', () => {
   it('without declared fields: every top-level field but id and metadata, typed by the first value seen', () => {
     const seen = {};
-    const mapped = mapDocument({ id: 3, name: 'Lamp', price: 10, tags: ['a', 'b'], metadata: { x: 1 } }, settings(), seen);
-    expect(mapped.document).toEqual({ id: '3', values: { name: 'Lamp', price: 10, tags: ['a', 'b'] }, metadata: { x: 1 } });
+    const mapped = mapDocument(
+      { id: 3, name: 'Lamp', price: 10, tags: ['a', 'b'], metadata: { x: 1 } },
+      settings(),
+      seen,
+    );
+    expect(mapped.document).toEqual({
+      id: '3',
+      values: { name: 'Lamp', price: 10, tags: ['a', 'b'] },
+      metadata: { x: 1 },
+    });
     expect(seen).toEqual({ name: 'STRING', price: 'NUMBER', tags: 'STRING' });
-    expect(mapDocument({ id: 4, price: 'ten' }, settings(), seen).problems).toEqual([{ field: 'price', message: 'must be of type NUMBER' }]);
+    expect(mapDocument({ id: 4, price: 'ten' }, settings(), seen).problems).toEqual([
+      { field: 'price', message: 'must be of type NUMBER' },
+    ]);
   });
 
   it('with declared fields: values from (nested) sources, coerced to the declared type; other fields ignored', () => {
-    const declared = settings({ fields: [{ from: 'a.b', to: 'price', type: 'NUMBER', label: null }, { from: 'title', to: 'name', type: null, label: null }] });
-    expect(mapDocument({ id: 'x', a: { b: '7' }, title: 'T', other: 1 }, declared, {}).document).toEqual({ id: 'x', values: { price: 7, name: 'T' }, metadata: null });
-    expect(mapDocument({ id: 'x', a: { b: 'seven' } }, declared, {}).problems).toEqual([{ field: 'price', message: 'must be of type NUMBER' }]);
+    const declared = settings({
+      fields: [
+        { from: 'a.b', to: 'price', type: 'NUMBER', label: null },
+        { from: 'title', to: 'name', type: null, label: null },
+      ],
+    });
+    expect(mapDocument({ id: 'x', a: { b: '7' }, title: 'T', other: 1 }, declared, {}).document).toEqual({
+      id: 'x',
+      values: { price: 7, name: 'T' },
+      metadata: null,
+    });
+    expect(mapDocument({ id: 'x', a: { b: 'seven' } }, declared, {}).problems).toEqual([
+      { field: 'price', message: 'must be of type NUMBER' },
+    ]);
   });
 
   it('refuses a missing or malformed id, objects as values and reserved names', () => {
@@ -67,25 +94,53 @@ describe('mapDocument', () => {
 
 describe('resolveDefinition', () => {
   it('fills the defaults: STRING fields are searched, filter keys are facets, the built-in ranking rules', () => {
-    const definition = resolveDefinition(state({ seenFieldTypes: { price: 'NUMBER', name: 'STRING', brand: 'STRING' }, filters: [{ key: 'brand' }], rankingRules: [] }));
+    const definition = resolveDefinition(
+      state({
+        seenFieldTypes: { price: 'NUMBER', name: 'STRING', brand: 'STRING' },
+        filters: [{ key: 'brand' }],
+        rankingRules: [],
+      }),
+    );
     expect(definition.searchFields).toEqual(['brand', 'name']);
     expect(definition.facetFields).toEqual(['brand']);
     expect(definition.filterFields).toEqual(['brand']);
     expect(definition.rankingRules).toEqual(['words', 'typo', 'proximity', 'attribute', 'exactness']);
   });
   it('parses sort rules', () => {
-    expect(resolveDefinition(state({ rankingRules: ['typo', 'price:desc'] })).rankingRules).toEqual(['typo', { field: 'price', direction: 'desc' }]);
+    expect(resolveDefinition(state({ rankingRules: ['typo', 'price:desc'] })).rankingRules).toEqual([
+      'typo',
+      { field: 'price', direction: 'desc' },
+    ]);
   });
 });
 
 describe('toEngineQuery', () => {
-  const index = state({ seenFieldTypes: { brand: 'STRING', price: 'NUMBER', new: 'BOOLEAN' }, filters: [{ key: 'brand' }, { key: 'price' }, { key: 'new' }], facetFields: ['brand', 'price'] });
+  const index = state({
+    seenFieldTypes: { brand: 'STRING', price: 'NUMBER', new: 'BOOLEAN' },
+    filters: [{ key: 'brand' }, { key: 'price' }, { key: 'new' }],
+    facetFields: ['brand', 'price'],
+  });
 
   it('coerces filter values by the field type and applies the paging defaults', () => {
-    expect(toEngineQuery(index, { q: 'lamp', filters: [{ key: 'price', operator: 'gte', values: ['50'] }, { key: 'new', operator: 'in', values: ['true'] }] }, 'body.data[0]')).toEqual({
+    expect(
+      toEngineQuery(
+        index,
+        {
+          q: 'lamp',
+          filters: [
+            { key: 'price', operator: 'gte', values: ['50'] },
+            { key: 'new', operator: 'in', values: ['true'] },
+          ],
+        },
+        'body.data[0]',
+      ),
+    ).toEqual({
       query: {
         q: 'lamp',
-        filters: [{ field: 'price', operator: 'gte', values: [50] }, { field: 'new', operator: 'in', values: [true] }],
+        filters: [
+          { field: 'price', operator: 'gte', values: [50] },
+          { field: 'new', operator: 'in', values: [true] },
+        ],
         facets: [],
         limit: 10,
         offset: 0,
@@ -95,7 +150,11 @@ describe('toEngineQuery', () => {
   });
 
   it('`*` asks for every facet field; null paging values take the defaults', () => {
-    expect(toEngineQuery(index, { facets: ['*'], limit: null, offset: null }, 'x').query).toMatchObject({ facets: ['brand', 'price'], limit: 10, offset: 0 });
+    expect(toEngineQuery(index, { facets: ['*'], limit: null, offset: null }, 'x').query).toMatchObject({
+      facets: ['brand', 'price'],
+      limit: 10,
+      offset: 0,
+    });
   });
 
   it('names every problem: unknown filter field, range on text, several range values, uncoercible values, unknown facet', () => {

@@ -5,12 +5,15 @@ import { escapeHtml, tokenize, tokenizeWithOffsets, typoBudget } from '../../src
 
 /** Optimal string alignment distance, the plain way. */
 function referenceDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[a.length]![b.length]!;
@@ -41,13 +44,18 @@ describe('termsWithin', () => {
   it('finds exactly the terms within the distance of the plain algorithm, for any vocabulary', () => {
     const word = fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'd'), maxLength: 8 });
     fc.assert(
-      fc.property(fc.uniqueArray(word, { maxLength: 40 }), word, fc.integer({ min: 0, max: 3 }), (terms, query, max) => {
-        const expected = terms
-          .map((term) => [term, referenceDistance(query, term)] as [string, number])
-          .filter(([, distance]) => distance <= max)
-          .sort((a, b) => (a[0] < b[0] ? -1 : 1));
-        expect(within(terms, query, max)).toEqual(expected);
-      }),
+      fc.property(
+        fc.uniqueArray(word, { maxLength: 40 }),
+        word,
+        fc.integer({ min: 0, max: 3 }),
+        (terms, query, max) => {
+          const expected = terms
+            .map((term) => [term, referenceDistance(query, term)] as [string, number])
+            .filter(([, distance]) => distance <= max)
+            .sort((a, b) => (a[0] < b[0] ? -1 : 1));
+          expect(within(terms, query, max)).toEqual(expected);
+        },
+      ),
     );
   });
 });
@@ -57,7 +65,7 @@ describe('tokenize', () => {
     expect(tokenize('Café-Crème 2x, über!')).toEqual(['cafe', 'creme', '2x', 'uber']);
     expect(tokenize('  ')).toEqual([]);
   });
-  it('keeps each word\'s place in the text', () => {
+  it("keeps each word's place in the text", () => {
     expect(tokenizeWithOffsets('Big lamp')).toEqual([
       { word: 'big', start: 0, end: 3 },
       { word: 'lamp', start: 4, end: 8 },

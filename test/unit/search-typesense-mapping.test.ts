@@ -64,11 +64,19 @@ describe('collectionSchema', () => {
 
 describe('documents and synonyms', () => {
   it('a document drops null values and carries metadata as JSON text', () => {
-    expect(toTypesenseDocument({ id: 'a', values: { name: 'Lamp', price: null }, metadata: { url: 'u' } })).toEqual({ id: 'a', name: 'Lamp', __metadata: '{"url":"u"}' });
+    expect(toTypesenseDocument({ id: 'a', values: { name: 'Lamp', price: null }, metadata: { url: 'u' } })).toEqual({
+      id: 'a',
+      name: 'Lamp',
+      __metadata: '{"url":"u"}',
+    });
     expect(toTypesenseDocument({ id: 'b', values: {}, metadata: null })).toEqual({ id: 'b' });
   });
   it('synonyms keep their root (one-way) or have none (multi-way)', () => {
-    expect(toTypesenseSynonyms(definition({ synonyms: [{ synonyms: ['sofa', 'couch'] }, { root: 'tv', synonyms: ['television'] }] }))).toEqual([
+    expect(
+      toTypesenseSynonyms(
+        definition({ synonyms: [{ synonyms: ['sofa', 'couch'] }, { root: 'tv', synonyms: ['television'] }] }),
+      ),
+    ).toEqual([
       { id: 'synonym-0', synonyms: ['sofa', 'couch'] },
       { id: 'synonym-1', synonyms: ['television'], root: 'tv' },
     ]);
@@ -90,17 +98,37 @@ describe('search parameters', () => {
 
   it('sort: custom rules around _text_match, which stands where the first built-in rule is; at most three', () => {
     expect(toSortBy(definition())).toBeUndefined();
-    expect(toSortBy(definition({ rankingRules: [{ field: 'price', direction: 'asc' }, 'typo'] }))).toBe('price:asc,_text_match:desc');
-    expect(toSortBy(definition({ rankingRules: ['words', 'typo', { field: 'price', direction: 'desc' }] }))).toBe('_text_match:desc,price:desc');
+    expect(toSortBy(definition({ rankingRules: [{ field: 'price', direction: 'asc' }, 'typo'] }))).toBe(
+      'price:asc,_text_match:desc',
+    );
+    expect(toSortBy(definition({ rankingRules: ['words', 'typo', { field: 'price', direction: 'desc' }] }))).toBe(
+      '_text_match:desc,price:desc',
+    );
     expect(
-      toSortBy(definition({ rankingRules: [{ field: 'a', direction: 'asc' }, { field: 'b', direction: 'asc' }, { field: 'c', direction: 'asc' }, 'typo'] })),
+      toSortBy(
+        definition({
+          rankingRules: [
+            { field: 'a', direction: 'asc' },
+            { field: 'b', direction: 'asc' },
+            { field: 'c', direction: 'asc' },
+            'typo',
+          ],
+        }),
+      ),
     ).toBe('a:asc,b:asc,c:asc');
   });
 
   it('maps typo budget, prefix, threshold, paging, facets, distinct, stop words and exactness', () => {
     const params = toSearchParams(
       definition({ distinctField: 'brand', stopWords: ['the'], rankingRules: ['exactness', 'attribute'] }),
-      { ...query, filters: [{ field: 'price', operator: 'gt', values: [5] }], facets: ['brand'], limit: 20, offset: 40, threshold: 3 },
+      {
+        ...query,
+        filters: [{ field: 'price', operator: 'gt', values: [5] }],
+        facets: ['brand'],
+        limit: 20,
+        offset: 40,
+        threshold: 3,
+      },
     );
     expect(params).toEqual({
       q: 'lamp',
@@ -139,26 +167,40 @@ describe('search parameters', () => {
 
 describe('fromSearchResponse', () => {
   it('maps hits, metadata, highlights, facet counts and numeric facet stats', () => {
-    const result = fromSearchResponse(definition(), { ...query, q: 'desk lamp' }, {
-      found: 12,
-      hits: [
-        {
-          document: { id: 'a', name: 'Desk <lamp>', brand: 'Lumo', price: 25, __metadata: '{"url":"https://x"}' },
-          highlight: { name: { value: 'Desk <mark>lamp</mark> & co', matched_tokens: ['lamp'] } },
-        },
-      ],
-      facet_counts: [
-        { field_name: 'brand', counts: [{ value: 'Lumo', count: 9 }, { value: 'Brite', count: 3 }] },
-        { field_name: 'price', counts: [{ value: '25', count: 1 }], stats: { min: 5, max: 50, avg: 20, sum: 240 } },
-      ],
-    });
+    const result = fromSearchResponse(
+      definition(),
+      { ...query, q: 'desk lamp' },
+      {
+        found: 12,
+        hits: [
+          {
+            document: { id: 'a', name: 'Desk <lamp>', brand: 'Lumo', price: 25, __metadata: '{"url":"https://x"}' },
+            highlight: { name: { value: 'Desk <mark>lamp</mark> & co', matched_tokens: ['lamp'] } },
+          },
+        ],
+        facet_counts: [
+          {
+            field_name: 'brand',
+            counts: [
+              { value: 'Lumo', count: 9 },
+              { value: 'Brite', count: 3 },
+            ],
+          },
+          { field_name: 'price', counts: [{ value: '25', count: 1 }], stats: { min: 5, max: 50, avg: 20, sum: 240 } },
+        ],
+      },
+    );
     expect(result).toEqual({
       count: 12,
       facets: { brand: { Lumo: 9, Brite: 3 }, price: { 25: 1 } },
       facetsStats: { price: { min: 5, max: 50, avg: 20, sum: 240 } },
       hits: [
         {
-          document: { id: 'a', values: { name: 'Desk <lamp>', brand: 'Lumo', price: 25, new: null, later: null }, metadata: { url: 'https://x' } },
+          document: {
+            id: 'a',
+            values: { name: 'Desk <lamp>', brand: 'Lumo', price: 25, new: null, later: null },
+            metadata: { url: 'https://x' },
+          },
           highlight: {
             name: { value: 'Desk <mark>lamp</mark> &amp; co', matchLevel: 'partial', matchedWords: ['lamp'] },
             brand: { value: 'Lumo', matchLevel: 'none', matchedWords: [] },

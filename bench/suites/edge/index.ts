@@ -16,7 +16,11 @@ const PROXY_KEY = 'bench-edge';
 function createOriginListener(): http.RequestListener {
   const body = Buffer.alloc(BODY_BYTES, 'a');
   return (_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.length), etag: '"v1"' });
+    response.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': String(body.length),
+      etag: '"v1"',
+    });
     response.end(body);
   };
 }
@@ -29,7 +33,14 @@ function createBareReverseProxy(origin: URL): http.RequestListener {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   return (request, response) => {
     const upstream = http.request(
-      { agent, host: origin.hostname, port: origin.port, method: request.method, path: request.url, headers: { ...request.headers, host: origin.host } },
+      {
+        agent,
+        host: origin.hostname,
+        port: origin.port,
+        method: request.method,
+        path: request.url,
+        headers: { ...request.headers, host: origin.host },
+      },
       (answer) => {
         response.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(response);
@@ -67,13 +78,21 @@ export const edgeSuite: Suite = {
     await fixture.services.proxies.create(fixture.principal, {
       key: PROXY_KEY,
       routes: [
-        { path: '/cached', origin: { uri: `${origin.origin}/page` }, settings: { cache: { age: 3600, is_public: true } } },
+        {
+          path: '/cached',
+          origin: { uri: `${origin.origin}/page` },
+          settings: { cache: { age: 3600, is_public: true } },
+        },
         { path: '/live', origin: { uri: `${origin.origin}/page` } },
       ],
     });
 
     const cases: (Omit<Measurement, 'result'> & { request: LoadRequest; cache?: string })[] = [
-      { id: 'edge.origin', label: 'GET page: origin served directly', request: { url: `${origin.origin}/page/index.html` } },
+      {
+        id: 'edge.origin',
+        label: 'GET page: origin served directly',
+        request: { url: `${origin.origin}/page/index.html` },
+      },
       {
         id: 'edge.bare-proxy',
         label: 'GET page: bare node:http reverse proxy',
@@ -101,8 +120,10 @@ export const edgeSuite: Suite = {
       if (cache === 'HIT') await (await fetch(request.url)).text();
       const response = await fetch(request.url);
       const body = await response.text();
-      if (response.status !== 200 || body.length !== BODY_BYTES) throw new Error(`${id}: ${request.url} answered ${response.status} with ${body.length} bytes`);
-      if (cache && response.headers.get('x-cache') !== cache) throw new Error(`${id}: expected X-Cache ${cache}, got ${response.headers.get('x-cache')}`);
+      if (response.status !== 200 || body.length !== BODY_BYTES)
+        throw new Error(`${id}: ${request.url} answered ${response.status} with ${body.length} bytes`);
+      if (cache && response.headers.get('x-cache') !== cache)
+        throw new Error(`${id}: expected X-Cache ${cache}, got ${response.headers.get('x-cache')}`);
     }
     log('edge: every case answers the page');
 

@@ -32,7 +32,10 @@ export function createBareListener(db: Db, cursors: CursorCodec, tenantId: strin
   // another page follows) and a signed cursor per edge, computed as the catalog service does.
   const products = async (req: IncomingMessage, res: ServerResponse) => {
     await drain(req);
-    const rows = await listById<Product>(db, 'product', { tenantId }).fetch({ take: PRODUCTS_PAGE_SIZE + 1, backwards: false });
+    const rows = await listById<Product>(db, 'product', { tenantId }).fetch({
+      take: PRODUCTS_PAGE_SIZE + 1,
+      backwards: false,
+    });
     const items = rows.slice(0, PRODUCTS_PAGE_SIZE);
     const edges = items.map((row) => ({
       cursor: cursors.encode(`products:${tenantId}`, row.id),
@@ -65,7 +68,10 @@ export function createBareListener(db: Db, cursors: CursorCodec, tenantId: strin
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const json = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(json),
+  });
   res.end(json);
 }
 

@@ -27,8 +27,16 @@ export const httpOverheadSuite: Suite = {
   ],
   async run({ fixture, teardown, measure, log }) {
     const full = await startFullStack(fixture, teardown);
-    const bare = await startNodeServer(createBareListener(fixture.db, fixture.services.cursors, fixture.tenantId), 'bare server', teardown);
-    const yogaNode = await startNodeServer(createYogaNodeServer(fixture.services, fixture.principal), 'yoga node:http server', teardown);
+    const bare = await startNodeServer(
+      createBareListener(fixture.db, fixture.services.cursors, fixture.tenantId),
+      'bare server',
+      teardown,
+    );
+    const yogaNode = await startNodeServer(
+      createYogaNodeServer(fixture.services, fixture.principal),
+      'yoga node:http server',
+      teardown,
+    );
 
     const auth = { authorization: `Bearer ${fixture.apiKey}` };
     const proxyPath = `${PROXY_PATH_PREFIX}${fixture.proxyKey}`;
@@ -46,7 +54,11 @@ export const httpOverheadSuite: Suite = {
         request: { url: `${full.origin}${proxyPath}`, headers: auth },
         baselines: ['proxy.bare'],
       },
-      { id: 'products.bare', label: `products(first: ${PRODUCTS_PAGE_SIZE}): bare node:http, no auth`, request: graphql(bare.origin) },
+      {
+        id: 'products.bare',
+        label: `products(first: ${PRODUCTS_PAGE_SIZE}): bare node:http, no auth`,
+        request: graphql(bare.origin),
+      },
       {
         id: 'products.yoga-node',
         label: `products(first: ${PRODUCTS_PAGE_SIZE}): yoga on node:http`,
@@ -73,7 +85,10 @@ export const httpOverheadSuite: Suite = {
  * error path, so that aborts the run. Rows that answer the same request should answer the same
  * body; a difference is reported (the comparison is then less like-for-like) but does not abort.
  */
-async function checkResponses(cases: { id: string; request: LoadRequest; baselines?: string[] }[], log: (line: string) => void) {
+async function checkResponses(
+  cases: { id: string; request: LoadRequest; baselines?: string[] }[],
+  log: (line: string) => void,
+) {
   const bodies = new Map<string, unknown>();
   for (const { id, request } of cases) {
     const { status, body } = await probe(request);
@@ -86,7 +101,9 @@ async function checkResponses(cases: { id: string; request: LoadRequest; baselin
   for (const { id, baselines = [] } of cases) {
     for (const baseline of baselines) {
       if (!isDeepStrictEqual(bodies.get(id), bodies.get(baseline))) {
-        log(`warning: ${id} and ${baseline} answer different bodies:\n  ${JSON.stringify(bodies.get(id))}\n  ${JSON.stringify(bodies.get(baseline))}`);
+        log(
+          `warning: ${id} and ${baseline} answer different bodies:\n  ${JSON.stringify(bodies.get(id))}\n  ${JSON.stringify(bodies.get(baseline))}`,
+        );
       }
     }
   }

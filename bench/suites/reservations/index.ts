@@ -23,11 +23,20 @@ export const reservationsSuite: Suite = {
   async run({ fixture, teardown, measure, log }) {
     const { services, principal, db } = fixture;
     const business = await services.catalog.createBusiness(principal, { name: 'Reservation bench business' });
-    const warehouse = await services.catalog.createWarehouse(principal, { business_id: business.id, name: 'Reservation bench warehouse' });
+    const warehouse = await services.catalog.createWarehouse(principal, {
+      business_id: business.id,
+      name: 'Reservation bench warehouse',
+    });
     const channel = await services.catalog.createSalesChannel(principal, { name: 'Reservation bench channel' });
-    await services.stock.addItems(principal, [{ sku: SKU, warehouseId: warehouse.id, businessId: business.id, quantity: SEEDED_UNITS }]);
-    await db.$executeRawUnsafe('CREATE TABLE IF NOT EXISTS bench_hot_row (id int PRIMARY KEY, available bigint NOT NULL)');
-    await db.$executeRawUnsafe(`INSERT INTO bench_hot_row VALUES (1, ${SEEDED_UNITS}) ON CONFLICT (id) DO UPDATE SET available = EXCLUDED.available`);
+    await services.stock.addItems(principal, [
+      { sku: SKU, warehouseId: warehouse.id, businessId: business.id, quantity: SEEDED_UNITS },
+    ]);
+    await db.$executeRawUnsafe(
+      'CREATE TABLE IF NOT EXISTS bench_hot_row (id int PRIMARY KEY, available bigint NOT NULL)',
+    );
+    await db.$executeRawUnsafe(
+      `INSERT INTO bench_hot_row VALUES (1, ${SEEDED_UNITS}) ON CONFLICT (id) DO UPDATE SET available = EXCLUDED.available`,
+    );
     teardown.add('drop bench_hot_row', async () => {
       await db.$executeRawUnsafe('DROP TABLE IF EXISTS bench_hot_row');
     });
@@ -37,9 +46,13 @@ export const reservationsSuite: Suite = {
       (req: IncomingMessage, res: ServerResponse) => {
         req.resume();
         req.on('end', async () => {
-          const updated = await db.$executeRaw`UPDATE bench_hot_row SET available = available - 1 WHERE id = 1 AND available >= 1`;
+          const updated =
+            await db.$executeRaw`UPDATE bench_hot_row SET available = available - 1 WHERE id = 1 AND available >= 1`;
           const body = JSON.stringify({ reserved: updated === 1 });
-          res.writeHead(updated === 1 ? 200 : 409, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+          res.writeHead(updated === 1 ? 200 : 409, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          });
           res.end(body);
         });
       },
@@ -67,9 +80,23 @@ export const reservationsSuite: Suite = {
       }),
     });
     const cases: (Omit<Measurement, 'result'> & { request: LoadRequest })[] = [
-      { id: 'reserve.raw', label: 'hot row: raw conditional UPDATE, bare node:http (50 clients)', request: { url: `${raw.origin}/`, method: 'POST', connections: 50 } },
-      { id: 'reserve.50', label: 'reserve 1 unit of a hot SKU: full stack, 50 clients', request: reserve(50), baselines: ['reserve.raw'] },
-      { id: 'reserve.200', label: 'reserve 1 unit of a hot SKU: full stack, 200 clients', request: reserve(200), baselines: ['reserve.50'] },
+      {
+        id: 'reserve.raw',
+        label: 'hot row: raw conditional UPDATE, bare node:http (50 clients)',
+        request: { url: `${raw.origin}/`, method: 'POST', connections: 50 },
+      },
+      {
+        id: 'reserve.50',
+        label: 'reserve 1 unit of a hot SKU: full stack, 50 clients',
+        request: reserve(50),
+        baselines: ['reserve.raw'],
+      },
+      {
+        id: 'reserve.200',
+        label: 'reserve 1 unit of a hot SKU: full stack, 200 clients',
+        request: reserve(200),
+        baselines: ['reserve.50'],
+      },
     ];
     for (const { id, request } of cases) {
       const answer = await probe(request);

@@ -17,12 +17,59 @@ const BATCH = 1_000;
 const ALIAS = 'bench-products';
 
 const BRANDS = ['Lumo', 'Sitwell', 'Clack', 'Brite', 'Nordic', 'Vanta', 'Kettle & Co', 'Orbit', 'Pellucid', 'Hearth'];
-const ADJECTIVES = ['wireless', 'compact', 'ergonomic', 'vintage', 'smart', 'foldable', 'waterproof', 'premium', 'portable', 'silent', 'modular', 'classic'];
-const NOUNS = ['headphone', 'keyboard', 'lamp', 'chair', 'speaker', 'backpack', 'kettle', 'monitor', 'blender', 'jacket', 'tent', 'watch', 'camera', 'desk', 'sofa'];
+const ADJECTIVES = [
+  'wireless',
+  'compact',
+  'ergonomic',
+  'vintage',
+  'smart',
+  'foldable',
+  'waterproof',
+  'premium',
+  'portable',
+  'silent',
+  'modular',
+  'classic',
+];
+const NOUNS = [
+  'headphone',
+  'keyboard',
+  'lamp',
+  'chair',
+  'speaker',
+  'backpack',
+  'kettle',
+  'monitor',
+  'blender',
+  'jacket',
+  'tent',
+  'watch',
+  'camera',
+  'desk',
+  'sofa',
+];
 const COLORS = ['black', 'white', 'red', 'blue', 'green', 'grey', 'oak', 'walnut'];
-const SYLLABLES = ['ka', 'lo', 'mi', 'ver', 'sta', 'no', 'ri', 'zen', 'tal', 'bo', 'qui', 'der', 'san', 'pe', 'lux', 'ar'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ver',
+  'sta',
+  'no',
+  'ri',
+  'zen',
+  'tal',
+  'bo',
+  'qui',
+  'der',
+  'san',
+  'pe',
+  'lux',
+  'ar',
+];
 /** Model names, a few thousand distinct words, so the vocabulary is not only the lists above. */
-const model = (i: number) => SYLLABLES[i % 16]! + SYLLABLES[Math.floor(i / 16) % 16]! + SYLLABLES[Math.floor(i / 256) % 16]!;
+const model = (i: number) =>
+  SYLLABLES[i % 16]! + SYLLABLES[Math.floor(i / 16) % 16]! + SYLLABLES[Math.floor(i / 256) % 16]!;
 
 /** A deterministic product catalogue: the same documents in every run. */
 function product(i: number) {
@@ -85,13 +132,17 @@ const seconds = (ms: number) => (ms / 1000).toFixed(1);
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
 /** The engine called in a loop in this process, measured like a load run (one caller at a time). */
-async function measureDirect(call: () => Promise<unknown>, warmupSeconds: number, durationSeconds: number): Promise<LoadResult> {
+async function measureDirect(
+  call: () => Promise<unknown>,
+  warmupSeconds: number,
+  durationSeconds: number,
+): Promise<LoadResult> {
   const until = (deadline: number) => Date.now() < deadline;
-  for (const deadline = Date.now() + warmupSeconds * 1000; until(deadline); ) await call();
+  for (const deadline = Date.now() + warmupSeconds * 1000; until(deadline);) await call();
   const latencies: number[] = [];
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
-  for (const deadline = Date.now() + durationSeconds * 1000; until(deadline); ) {
+  for (const deadline = Date.now() + durationSeconds * 1000; until(deadline);) {
     const t = performance.now();
     await call();
     latencies.push(performance.now() - t);
@@ -127,14 +178,24 @@ export const searchSuite: Suite = {
     const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const auth = { authorization: `Bearer ${fixture.apiKey}`, 'content-type': 'application/json' };
 
-    const created = await probe({ url: `${origin}/api/instant/indexes`, method: 'POST', headers: auth, body: JSON.stringify({ data: INDEX }) });
-    if (created.status !== 201) throw new Error(`creating the index answered ${created.status}: ${JSON.stringify(created.body)}`);
+    const created = await probe({
+      url: `${origin}/api/instant/indexes`,
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ data: INDEX }),
+    });
+    if (created.status !== 201)
+      throw new Error(`creating the index answered ${created.status}: ${JSON.stringify(created.body)}`);
 
     log(`upserting ${DOCUMENTS} documents in batches of ${BATCH} over HTTP`);
     const upsertStart = performance.now();
     for (let start = 0; start < DOCUMENTS; start += BATCH) {
       const body = JSON.stringify({ data: Array.from({ length: BATCH }, (_, i) => product(start + i)) });
-      const response = await fetch(`${origin}/api/instant/indexes/${ALIAS}/documents`, { method: 'PUT', headers: auth, body });
+      const response = await fetch(`${origin}/api/instant/indexes/${ALIAS}/documents`, {
+        method: 'PUT',
+        headers: auth,
+        body,
+      });
       if (response.status !== 204) throw new Error(`upsert answered ${response.status}: ${await response.text()}`);
     }
     const upsertMs = performance.now() - upsertStart;
@@ -159,21 +220,32 @@ export const searchSuite: Suite = {
 
     const engine = services.search.engine;
     const bare = createServer(async (request, response) => {
-      const body = JSON.parse(await readBody(request)) as { data: typeof CONTEXT[] };
+      const body = JSON.parse(await readBody(request)) as { data: (typeof CONTEXT)[] };
       const result = await engine.search(definition, toEngineQuery(row, body.data[0]!, 'bench').query!);
       response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(result));
     });
-    teardown.add('close the bare search server', () => new Promise((resolve) => bare.close(resolve)).then(() => bare.closeAllConnections()));
+    teardown.add('close the bare search server', () =>
+      new Promise((resolve) => bare.close(resolve)).then(() => bare.closeAllConnections()),
+    );
     await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
     const bareOrigin = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
 
     const body = JSON.stringify({ data: [CONTEXT] });
-    const check = await probe({ url: `${origin}/api/instant/search/indexes/${ALIAS}`, method: 'POST', headers: auth, body });
+    const check = await probe({
+      url: `${origin}/api/instant/search/indexes/${ALIAS}`,
+      method: 'POST',
+      headers: auth,
+      body,
+    });
     if (check.status !== 201) throw new Error(`search answered ${check.status}: ${JSON.stringify(check.body)}`);
     const count = (check.body as { data: { results: { count: number }[] }[] }).data[0]!.results[0]!.count;
 
     log('measuring the engine called directly');
-    const direct = await measureDirect(() => engine.search(definition, query), load.warmupSeconds, load.durationSeconds);
+    const direct = await measureDirect(
+      () => engine.search(definition, query),
+      load.warmupSeconds,
+      load.durationSeconds,
+    );
     const [bareResult, fullResult] = await measure([
       { url: bareOrigin, method: 'POST', headers: { 'content-type': 'application/json' }, body },
       { url: `${origin}/api/instant/search/indexes/${ALIAS}`, method: 'POST', headers: auth, body },
@@ -186,8 +258,18 @@ export const searchSuite: Suite = {
     );
     return [
       { id: 'search.direct', label: 'search: engine called directly (in process)', result: direct },
-      { id: 'search.bare', label: 'search: bare node:http + engine, no auth', result: bareResult!, baselines: ['search.direct'] },
-      { id: 'search.full', label: 'search: full stack HTTP (POST /api/instant/search/indexes)', result: fullResult!, baselines: ['search.direct', 'search.bare'] },
+      {
+        id: 'search.bare',
+        label: 'search: bare node:http + engine, no auth',
+        result: bareResult!,
+        baselines: ['search.direct'],
+      },
+      {
+        id: 'search.full',
+        label: 'search: full stack HTTP (POST /api/instant/search/indexes)',
+        result: fullResult!,
+        baselines: ['search.direct', 'search.bare'],
+      },
     ] satisfies Measurement[];
   },
 };

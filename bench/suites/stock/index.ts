@@ -56,7 +56,10 @@ function createBareInventoryListener(fixture: Fixture): RequestListener {
         endCursor: edges.at(-1)?.cursor ?? null,
       };
       const body = JSON.stringify({ data: { inventory: { edges, pageInfo } } });
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+      });
       res.end(body);
     });
   };
@@ -87,7 +90,8 @@ async function seedStock(fixture: Fixture) {
   const seed = skus.flatMap((sku) =>
     [0, 1].flatMap((w) => [undefined, ...codes].flatMap((code) => [1, 2].map((batch) => entry(sku, w, code, batch)))),
   );
-  for (let i = 0; i < seed.length; i += LINES_PER_POST) await services.stock.addItems(principal, seed.slice(i, i + LINES_PER_POST));
+  for (let i = 0; i < seed.length; i += LINES_PER_POST)
+    await services.stock.addItems(principal, seed.slice(i, i + LINES_PER_POST));
   // The POST case: 1000 distinct lines (products x places x batches), added to again by every request.
   const post = skus
     .flatMap((sku) => [0, 1].flatMap((w) => [undefined, ...codes].map((code) => entry(sku, w, code, 3))))
@@ -119,7 +123,12 @@ export const stockSuite: Suite = {
       body: JSON.stringify({ query: INVENTORY_QUERY }),
     });
     const cases: (Omit<Measurement, 'result'> & { request: LoadRequest; status: number })[] = [
-      { id: 'inventory.bare', label: `inventory(sku): bare node:http, same SQL, no auth`, request: graphql(bare.origin), status: 200 },
+      {
+        id: 'inventory.bare',
+        label: `inventory(sku): bare node:http, same SQL, no auth`,
+        request: graphql(bare.origin),
+        status: 200,
+      },
       {
         id: 'inventory.full',
         label: `inventory(sku): full stack (yoga in Fastify)`,
@@ -151,7 +160,9 @@ export const stockSuite: Suite = {
       bodies.set(id, JSON.stringify(answer.body));
     }
     if (bodies.get('inventory.bare') !== bodies.get('inventory.full')) {
-      log(`warning: the bare and full inventory rows answer different bodies:\n  ${bodies.get('inventory.bare')}\n  ${bodies.get('inventory.full')}`);
+      log(
+        `warning: the bare and full inventory rows answer different bodies:\n  ${bodies.get('inventory.bare')}\n  ${bodies.get('inventory.full')}`,
+      );
     }
     const results = await measure(cases.map((c) => c.request));
     return cases.map(({ id, label, baselines }, index) => ({ id, label, baselines, result: results[index]! }));

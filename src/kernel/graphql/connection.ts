@@ -27,7 +27,8 @@ export function connectionArguments(args: ConnectionArgs): PageArguments {
   if (args.last != null && args.after != null) throw invalid('after', 'cannot be combined with last; use first');
   const size = args.first ?? args.last ?? DEFAULT_FIRST;
   const field = args.last != null ? 'last' : 'first';
-  if (!Number.isInteger(size) || size < 1 || size > MAX_FIRST) throw invalid(field, `must be between 1 and ${MAX_FIRST}`);
+  if (!Number.isInteger(size) || size < 1 || size > MAX_FIRST)
+    throw invalid(field, `must be between 1 and ${MAX_FIRST}`);
   return { size, after: args.after, before: args.before, fromEnd: args.last != null && args.before == null };
 }
 

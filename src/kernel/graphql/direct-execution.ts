@@ -14,12 +14,17 @@ function plainOperation(body: unknown): PlainOperation | undefined {
   if (typeof query !== 'string' || Object.keys(rest).length > 0 || extensions != null) return undefined;
   if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return undefined;
   if (operationName != null && typeof operationName !== 'string') return undefined;
-  return { query, variables: (variables ?? undefined) as Record<string, unknown> | undefined, operationName: operationName ?? undefined };
+  return {
+    query,
+    variables: (variables ?? undefined) as Record<string, unknown> | undefined,
+    operationName: operationName ?? undefined,
+  };
 }
 
 /** Whether the client accepts the plain `application/json` answer (yoga's default media type). */
 const acceptsJson = (accept: string | undefined) =>
-  accept === undefined || (!accept.includes('graphql-response+json') && (accept.includes('application/json') || accept.includes('*/*')));
+  accept === undefined ||
+  (!accept.includes('graphql-response+json') && (accept.includes('application/json') || accept.includes('*/*')));
 
 /** yoga's serialisation: errors without the `http` and `unexpected` extensions that steer its HTTP layer. */
 function serialise(result: ExecutionResult): { status: number; json: string } {

@@ -45,7 +45,11 @@ export function mountGraphQL<TContext extends object>(
     url: '/graphql',
     preHandler: authenticate,
     handler: async (request, reply) => {
-      const direct = await executeDirectly(yoga, { body: request.body, accept: request.headers.accept }, { req: request, reply });
+      const direct = await executeDirectly(
+        yoga,
+        { body: request.body, accept: request.headers.accept },
+        { req: request, reply },
+      );
       if (direct) return reply.status(direct.status).type('application/json; charset=utf-8').send(direct.json);
       const response = await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply });
       response.headers.forEach((value, name) => {
@@ -62,9 +66,13 @@ export function mountGraphQL<TContext extends object>(
     preHandler: authenticate,
     handler: async (request, reply) => {
       if ((request.query as Record<string, unknown>).private !== '1') {
-        throw new AppError('METHOD_NOT_ALLOWED', 'operations use POST; GET /graphql?private=1 returns the introspection', {
-          headers: { Allow: 'POST' },
-        });
+        throw new AppError(
+          'METHOD_NOT_ALLOWED',
+          'operations use POST; GET /graphql?private=1 returns the introspection',
+          {
+            headers: { Allow: 'POST' },
+          },
+        );
       }
       introspection ??= graphqlSync({ schema, source: getIntrospectionQuery({ descriptions: true }) });
       return reply.send(introspection);

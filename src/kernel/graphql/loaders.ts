@@ -26,9 +26,14 @@ export function requestLoader<K, V>(context: object, name: string, create: () =>
  * A loader of rows by id: `fetch` gets the distinct ids of one batch and returns the rows it
  * found in any order; a missing id loads as null.
  */
-export function byIdLoader<V extends { id: string }>(fetch: (ids: readonly string[]) => Promise<V[]>): DataLoader<string, V | null> {
-  return new DataLoader<string, V | null>(async (ids) => {
-    const rows = new Map((await fetch(ids)).map((row) => [row.id, row]));
-    return ids.map((id) => rows.get(id) ?? null);
-  }, { maxBatchSize: 500 });
+export function byIdLoader<V extends { id: string }>(
+  fetch: (ids: readonly string[]) => Promise<V[]>,
+): DataLoader<string, V | null> {
+  return new DataLoader<string, V | null>(
+    async (ids) => {
+      const rows = new Map((await fetch(ids)).map((row) => [row.id, row]));
+      return ids.map((id) => rows.get(id) ?? null);
+    },
+    { maxBatchSize: 500 },
+  );
 }

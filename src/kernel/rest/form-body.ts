@@ -13,11 +13,19 @@ export function isFormRequest(request: FastifyRequest): boolean {
  * Fastify content parser for `application/x-www-form-urlencoded`: one string per field. A field
  * sent twice is refused rather than guessed at (OAuth 2.0 forbids repeated parameters).
  */
-export function parseFormBody(_request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void) {
+export function parseFormBody(
+  _request: FastifyRequest,
+  body: string,
+  done: (error: Error | null, value?: unknown) => void,
+) {
   const fields: Record<string, string> = Object.create(null);
   for (const [name, value] of new URLSearchParams(body)) {
     if (Object.hasOwn(fields, name)) {
-      return done(badRequest(`the form field ${name} appears more than once`, [{ field: `body.${name}`, message: 'appears more than once' }]));
+      return done(
+        badRequest(`the form field ${name} appears more than once`, [
+          { field: `body.${name}`, message: 'appears more than once' },
+        ]),
+      );
     }
     fields[name] = value;
   }

@@ -23,7 +23,11 @@ const requestIdHeader = {
 
 const extraErrorHeaders: Partial<Record<ErrorKey, Record<string, unknown>>> = {
   UNAUTHORIZED: {
-    'WWW-Authenticate': { description: 'The authentication scheme to use: `Bearer`.', required: true, schema: { type: 'string' } },
+    'WWW-Authenticate': {
+      description: 'The authentication scheme to use: `Bearer`.',
+      required: true,
+      schema: { type: 'string' },
+    },
   },
   METHOD_NOT_ALLOWED: {
     Allow: { description: 'The methods the path supports.', required: true, schema: { type: 'string' } },
@@ -32,7 +36,11 @@ const extraErrorHeaders: Partial<Record<ErrorKey, Record<string, unknown>>> = {
     'Retry-After': { description: 'Seconds to wait before trying again.', required: true, schema: { type: 'string' } },
   },
   WRITE_INTERRUPTED: {
-    'Retry-After': { description: '`0`: the write may be sent again at once.', required: true, schema: { type: 'string' } },
+    'Retry-After': {
+      description: '`0`: the write may be sent again at once.',
+      required: true,
+      schema: { type: 'string' },
+    },
   },
 };
 
@@ -59,7 +67,7 @@ const securitySchemes = {
   masterKey: {
     type: 'http' as const,
     scheme: 'bearer',
-    description: 'The operator\'s `MASTER_KEY`; authorises the admin API only.',
+    description: "The operator's `MASTER_KEY`; authorises the admin API only.",
   },
 };
 
@@ -96,7 +104,9 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
           ? {
               content: {
                 'application/json': { schema: spec.schema },
-                ...Object.fromEntries(Object.entries(spec.otherMediaTypes ?? {}).map(([type, schema]) => [type, { schema }])),
+                ...Object.fromEntries(
+                  Object.entries(spec.otherMediaTypes ?? {}).map(([type, schema]) => [type, { schema }]),
+                ),
               },
             }
           : {}),
@@ -122,7 +132,9 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
       summary: operation.summary,
       description:
         (operation.description ?? '') +
-        (scopes.length > 0 ? `${operation.description ? '\n\n' : ''}Needs scope ${scopes.map((s) => `\`${s}\``).join(', ')}.` : ''),
+        (scopes.length > 0
+          ? `${operation.description ? '\n\n' : ''}Needs scope ${scopes.map((s) => `\`${s}\``).join(', ')}.`
+          : ''),
       tags: [operation.tag],
       security:
         operation.security === 'bearer'
@@ -130,8 +142,8 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
           : operation.security === 'bearer-optional'
             ? [{ bearerAuth: [...scopes] }, {}]
             : operation.security === 'master'
-            ? [{ masterKey: [] }]
-            : [],
+              ? [{ masterKey: [] }]
+              : [],
       request: {
         ...(operation.params ? { params: operation.params as ZodObject } : {}),
         ...(operation.query ? { query: operation.query as ZodObject } : {}),
@@ -144,7 +156,11 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
                 content: {
                   'application/json': { schema: operation.body as ZodType },
                   ...(operation.acceptsForm
-                    ? { 'application/x-www-form-urlencoded': { schema: (operation.body as ZodObject).shape.data as ZodType } }
+                    ? {
+                        'application/x-www-form-urlencoded': {
+                          schema: (operation.body as ZodObject).shape.data as ZodType,
+                        },
+                      }
                     : {}),
                   ...Object.fromEntries(
                     Object.entries(operation.bodyMediaTypes ?? {}).map(([type, media]) => [

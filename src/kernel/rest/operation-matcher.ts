@@ -3,7 +3,13 @@ import type { OpenAPIBackend, Operation, Request } from 'openapi-backend';
 /** `/proxies/{key}` → /^\/proxies\/[^/]+$/, literal parts escaped (as openapi-backend does). */
 function pathPattern(path: string): RegExp {
   const literal = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`^${path.replace(/\{[^}]+\}/g, '\0').split('\0').map(literal).join('[^/]+')}$`);
+  return new RegExp(
+    `^${path
+      .replace(/\{[^}]+\}/g, '\0')
+      .split('\0')
+      .map(literal)
+      .join('[^/]+')}$`,
+  );
 }
 
 /**
@@ -18,11 +24,17 @@ export function precompileRouting(api: OpenAPIBackend) {
   const operations = router.getOperations();
   router.getOperations = () => operations;
   const byExactPath = new Map<string, Operation[]>();
-  for (const operation of operations) byExactPath.set(operation.path, [...(byExactPath.get(operation.path) ?? []), operation]);
+  for (const operation of operations)
+    byExactPath.set(operation.path, [...(byExactPath.get(operation.path) ?? []), operation]);
   const templates = operations
-    .map((operation) => ({ operation, pattern: pathPattern(operation.path), literalLength: operation.path.replace(/\{.*?\}/g, '').length }))
+    .map((operation) => ({
+      operation,
+      pattern: pathPattern(operation.path),
+      literalLength: operation.path.replace(/\{.*?\}/g, '').length,
+    }))
     .sort((a, b) => b.literalLength - a.literalLength);
-  const underRoot = (path: string) => (router as unknown as { isUnderApiRoot(path: string): boolean }).isUnderApiRoot(path);
+  const underRoot = (path: string) =>
+    (router as unknown as { isUnderApiRoot(path: string): boolean }).isUnderApiRoot(path);
 
   function matchOperation(request: Request): Operation | undefined;
   function matchOperation(request: Request, strict: boolean): Operation;
@@ -38,7 +50,10 @@ export function precompileRouting(api: OpenAPIBackend) {
     if (exact) return exact;
     const matches = templates.filter((template) => template.pattern.test(path));
     if (matches.length === 0) return fail('404-notFound: no route matches request');
-    return matches.find((template) => template.operation.method === normalized.method)?.operation ?? fail('405-methodNotAllowed: this method is not registered for the route');
+    return (
+      matches.find((template) => template.operation.method === normalized.method)?.operation ??
+      fail('405-methodNotAllowed: this method is not registered for the route')
+    );
   }
   router.matchOperation = matchOperation;
 }

@@ -78,7 +78,9 @@ export interface RestOperation<
   headers?: z.ZodObject;
   body?: B;
   bodyMediaTypes?: Record<string, BodyMediaType>;
-  /** Callable from browsers on any origin: CORS preflight answered, `Access-Control-Allow-Origin: *` on every response. */
+  /**
+   * Callable from browsers on any origin: CORS preflight answered, `Access-Control-Allow-Origin: *` on every response.
+   */
   cors?: boolean;
   /**
    * Also accept the members of `body.data` as an `application/x-www-form-urlencoded` body (what

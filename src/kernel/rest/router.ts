@@ -18,7 +18,11 @@ const CORS_PREFLIGHT_HEADERS = {
   'Access-Control-Max-Age': '600',
 };
 
-const mediaTypeOf = (request: FastifyRequest) => String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+const mediaTypeOf = (request: FastifyRequest) =>
+  String(request.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
 
 /** Media types whose bodies arrive as strings, for operations that declare them (`bodyMediaTypes`). */
 const TEXT_MEDIA_TYPES = ['text/plain', 'text/csv'];
@@ -28,7 +32,8 @@ const isTextRequest = (request: FastifyRequest) => TEXT_MEDIA_TYPES.includes(med
 function optionalPrincipal(c: Context, request: FastifyRequest) {
   const result = c.security?.bearerAuth as { error?: unknown } | undefined;
   if (result && typeof result === 'object' && 'error' in result) {
-    if (request.headers.authorization !== undefined) throw result.error instanceof AppError ? result.error : new AppError('UNAUTHORIZED');
+    if (request.headers.authorization !== undefined)
+      throw result.error instanceof AppError ? result.error : new AppError('UNAUTHORIZED');
     return null;
   }
   return result ?? null;
@@ -73,7 +78,9 @@ export async function mountRestApi<TServices>(
   });
 
   const allowedMethods = (path: string) => {
-    const methods = METHODS.filter((method) => api.matchOperation({ method, path, headers: {} })).map((m) => m.toUpperCase());
+    const methods = METHODS.filter((method) => api.matchOperation({ method, path, headers: {} })).map((m) =>
+      m.toUpperCase(),
+    );
     return (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
   };
 
@@ -91,7 +98,9 @@ export async function mountRestApi<TServices>(
       throw failure?.error instanceof AppError ? failure.error : new AppError('UNAUTHORIZED');
     },
     validationFail: (c: Context) => {
-      const code = operations.find((operation) => operation.operationId === c.operation?.operationId)?.validationErrorCode;
+      const code = operations.find(
+        (operation) => operation.operationId === c.operation?.operationId,
+      )?.validationErrorCode;
       throw requestValidationError(c.validation.errors as never, code);
     },
   });
@@ -107,11 +116,15 @@ export async function mountRestApi<TServices>(
   for (const operation of operations) {
     api.register(operation.operationId, (c: Context, request: FastifyRequest) => {
       const text =
-        typeof c.request.requestBody === 'string' && isTextRequest(request) ? { mediaType: mediaTypeOf(request), text: c.request.requestBody } : undefined;
+        typeof c.request.requestBody === 'string' && isTextRequest(request)
+          ? { mediaType: mediaTypeOf(request), text: c.request.requestBody }
+          : undefined;
       return operation.handler({
         params: parseWith(operation.params, c.request.params, 'path', operation.validationErrorCode),
         query: parseWith(operation.query, c.request.query, 'query', operation.validationErrorCode),
-        body: text ? undefined : parseWith(operation.body, c.request.requestBody, 'body', operation.validationErrorCode),
+        body: text
+          ? undefined
+          : parseWith(operation.body, c.request.requestBody, 'body', operation.validationErrorCode),
         textBody: text,
         principal: c.security?.bearerAuth,
         optionalPrincipal: operation.security === 'bearer-optional' ? optionalPrincipal(c, request) : null,
@@ -142,7 +155,10 @@ export async function mountRestApi<TServices>(
         const allowed = corsMethods(path);
         if (allowed.length > 0) {
           const methods = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed;
-          return reply.status(204).headers({ ...CORS_PREFLIGHT_HEADERS, 'Access-Control-Allow-Methods': methods.join(', ') }).send();
+          return reply
+            .status(204)
+            .headers({ ...CORS_PREFLIGHT_HEADERS, 'Access-Control-Allow-Methods': methods.join(', ') })
+            .send();
         }
       } else if (operationOf(method, path)?.cors) {
         // Set before the operation runs, so that error responses carry it too.
@@ -150,7 +166,8 @@ export async function mountRestApi<TServices>(
       }
     }
     let body = request.body;
-    if (typeof body === 'string' && isTextRequest(request)) body = decodeTextBody(operationOf(method, path), request, body);
+    if (typeof body === 'string' && isTextRequest(request))
+      body = decodeTextBody(operationOf(method, path), request, body);
     // A form body carries the members of `data`: validated and parsed as the JSON body would be.
     if (isFormRequest(request)) body = { data: body };
     const result: HttpResult = await api.handleRequest(
@@ -174,10 +191,15 @@ export async function mountRestApi<TServices>(
     scope.addContentTypeParser(TEXT_MEDIA_TYPES, { parseAs: 'string' }, (request, body, done) => {
       const queryStart = request.url.indexOf('?');
       const operation = operationOf(request.method, queryStart === -1 ? request.url : request.url.slice(0, queryStart));
-      if (!operation?.bodyMediaTypes?.[mediaTypeOf(request)]) return done(new AppError('UNSUPPORTED_MEDIA_TYPE'), undefined);
+      if (!operation?.bodyMediaTypes?.[mediaTypeOf(request)])
+        return done(new AppError('UNSUPPORTED_MEDIA_TYPE'), undefined);
       done(null, body);
     });
-    scope.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/api/*', handler: handle });
+    scope.route({
+      method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      url: '/api/*',
+      handler: handle,
+    });
   });
   // Operations that also take a form body get their own route in a scope that parses forms; every
   // other route keeps answering such bodies with 415.
@@ -186,7 +208,11 @@ export async function mountRestApi<TServices>(
     await app.register(async (scope) => {
       scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, parseFormBody);
       for (const operation of formOperations) {
-        scope.route({ method: operation.method.toUpperCase() as 'POST', url: operation.path.replace(/\{([^}]+)\}/g, ':$1'), handler: handle });
+        scope.route({
+          method: operation.method.toUpperCase() as 'POST',
+          url: operation.path.replace(/\{([^}]+)\}/g, ':$1'),
+          handler: handle,
+        });
       }
     });
   }

@@ -18,7 +18,10 @@ export const ErrorEnvelopeSchema = z
     error: z.object({
       code: z.int().openapi({ description: 'Equals the HTTP status.' }),
       message: z.string().openapi({ description: 'A fixed prefix per status, optionally followed by `; <reason>`.' }),
-      details: z.array(FieldProblemSchema).nullable().openapi({ description: 'Null, except for validation errors, which list the fields.' }),
+      details: z
+        .array(FieldProblemSchema)
+        .nullable()
+        .openapi({ description: 'Null, except for validation errors, which list the fields.' }),
     }),
     meta: z.null(),
   })
@@ -35,8 +38,7 @@ export const PageBlockSchema = z
   .openapi('PageBlock');
 
 /** `{data: T, page: null, meta: null}` */
-export const singleEnvelope = <T extends z.ZodType>(data: T) =>
-  z.object({ data, page: z.null(), meta: z.null() });
+export const singleEnvelope = <T extends z.ZodType>(data: T) => z.object({ data, page: z.null(), meta: z.null() });
 
 /** `{data: T[], page: PageBlock, meta: null}` */
 export const listEnvelope = <T extends z.ZodType>(item: T) =>
@@ -57,6 +59,16 @@ export const pageQuery = {
       default: DEFAULT_PAGE_SIZE,
       description: `Page size, 1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}.`,
     }),
-  'page[after]': z.string().min(1).max(1024).optional().openapi({ description: 'Cursor from `page.after`: the page after it.' }),
-  'page[before]': z.string().min(1).max(1024).optional().openapi({ description: 'Cursor from `page.before`: the page before it.' }),
+  'page[after]': z
+    .string()
+    .min(1)
+    .max(1024)
+    .optional()
+    .openapi({ description: 'Cursor from `page.after`: the page after it.' }),
+  'page[before]': z
+    .string()
+    .min(1)
+    .max(1024)
+    .optional()
+    .openapi({ description: 'Cursor from `page.before`: the page before it.' }),
 };

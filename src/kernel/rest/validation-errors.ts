@@ -12,7 +12,10 @@ const sections: Record<string, string> = { requestBody: 'body', query: 'query', 
 
 /** `/requestBody/data/routes/0/path` → `body.data.routes[0].path`; `/query/page[size]` → `query.page[size]`. */
 function fieldOf(instancePath: string, extra?: string): string {
-  const segments = instancePath.split('/').slice(1).map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (extra !== undefined) segments.push(extra);
   const [section, ...rest] = segments;
   let field = sections[section ?? ''] ?? section ?? 'request';
@@ -22,7 +25,10 @@ function fieldOf(instancePath: string, extra?: string): string {
 
 function describe(error: AjvError): FieldProblem {
   if (error.keyword === 'additionalProperties') {
-    return { field: fieldOf(error.instancePath, String(error.params.additionalProperty)), message: 'is not a known field' };
+    return {
+      field: fieldOf(error.instancePath, String(error.params.additionalProperty)),
+      message: 'is not a known field',
+    };
   }
   if (error.keyword === 'required') {
     return { field: fieldOf(error.instancePath, String(error.params.missingProperty)), message: 'is required' };

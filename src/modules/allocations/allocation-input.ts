@@ -54,7 +54,11 @@ interface AllocationInput {
  * lower case) and the items are 1 to MAX_ITEMS with whole quantities in range. Every problem is
  * reported at once, as a VALIDATION_ERROR per field.
  */
-export function checkAllocationInput(input: AllocationInput): { businessId: string; warehouseId: string; channelId: string } {
+export function checkAllocationInput(input: AllocationInput): {
+  businessId: string;
+  warehouseId: string;
+  channelId: string;
+} {
   const problems: FieldProblem[] = [];
   const at = (field: string, message: string) => problems.push({ field: `input.${field}`, message });
   const id = (field: 'business_id' | 'warehouse_id' | 'channel_id') => {
@@ -78,14 +82,24 @@ export function checkAllocationInput(input: AllocationInput): { businessId: stri
  * Checks the business, warehouse, sales channel and items an order or reservation names against
  * the tenant's catalog: every problem is reported at once, as a VALIDATION_ERROR per field.
  */
-export async function resolveAllocationTarget(tx: Tx | Db, tenantId: string, input: AllocationInput): Promise<AllocationTarget> {
+export async function resolveAllocationTarget(
+  tx: Tx | Db,
+  tenantId: string,
+  input: AllocationInput,
+): Promise<AllocationTarget> {
   const { businessId, warehouseId, channelId } = checkAllocationInput(input);
   const problems: FieldProblem[] = [];
   const at = (field: string, message: string) => problems.push({ field: `input.${field}`, message });
 
   // One statement for the whole check: the business, the warehouse, the channel and the products.
-  const [found] = await tx.$queryRaw<{ business: boolean | null; warehouseBusinessId: string | null; channel: boolean | null;
-    products: { id: string; sku: string }[] }[]>`
+  const [found] = await tx.$queryRaw<
+    {
+      business: boolean | null;
+      warehouseBusinessId: string | null;
+      channel: boolean | null;
+      products: { id: string; sku: string }[];
+    }[]
+  >`
     SELECT (SELECT true FROM businesses WHERE tenant_id = ${tenantId}::uuid AND id = ${businessId}::uuid) AS business,
            (SELECT business_id FROM warehouses WHERE tenant_id = ${tenantId}::uuid AND id = ${warehouseId}::uuid) AS "warehouseBusinessId",
            (SELECT true FROM sales_channels WHERE tenant_id = ${tenantId}::uuid AND id = ${channelId}::uuid) AS channel,
@@ -98,13 +112,19 @@ export async function resolveAllocationTarget(tx: Tx | Db, tenantId: string, inp
   const products = found?.products ?? [];
   if (!business) at('business_id', `"${input.business_id}" is not a business of the tenant`);
   if (!warehouse) at('warehouse_id', `"${input.warehouse_id}" is not a warehouse of the tenant`);
-  else if (business && warehouse.businessId !== businessId) at('warehouse_id', `belongs to business "${warehouse.businessId}", not "${businessId}"`);
+  else if (business && warehouse.businessId !== businessId)
+    at('warehouse_id', `belongs to business "${warehouse.businessId}", not "${businessId}"`);
   if (!channel) at('channel_id', `"${input.channel_id}" is not a sales channel of the tenant`);
   const productBySku = new Map(products.map((product) => [product.sku, product]));
   const items = input.items.map((item, index) => {
     const product = productBySku.get(item.sku);
     if (!product) at(`items[${index}].sku`, `"${item.sku}" is not a product of the tenant`);
-    return { productId: product?.id ?? '', sku: item.sku, quantity: item.quantity, field: `input.items[${index}].quantity` };
+    return {
+      productId: product?.id ?? '',
+      sku: item.sku,
+      quantity: item.quantity,
+      field: `input.items[${index}].quantity`,
+    };
   });
   if (problems.length > 0) throw rejected(problems);
   return { businessId, warehouseId, channelId, items };

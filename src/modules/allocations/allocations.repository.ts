@@ -36,9 +36,24 @@ const toAllocation = (row: RawAllocation): Allocation => ({ ...row, quantity: Nu
  * The AVAILABLE lines of a product at a warehouse, locked, in the order they are allocated from:
  * the earliest expiry first (first expired, first out), then lines without a position last.
  */
-export async function lockAvailableLines(tx: Tx, tenantId: string, productId: string, warehouseId: string): Promise<AvailableLine[]> {
-  const rows = await tx.$queryRaw<(LineIdentity & { id: string; quantity: bigint; costAmount: bigint | null; costCurrency: string | null;
-    gtin: string[] | null; rfid: string | null; weightAmount: number | null; weightUnit: string | null })[]>`
+export async function lockAvailableLines(
+  tx: Tx,
+  tenantId: string,
+  productId: string,
+  warehouseId: string,
+): Promise<AvailableLine[]> {
+  const rows = await tx.$queryRaw<
+    (LineIdentity & {
+      id: string;
+      quantity: bigint;
+      costAmount: bigint | null;
+      costCurrency: string | null;
+      gtin: string[] | null;
+      rfid: string | null;
+      weightAmount: number | null;
+      weightUnit: string | null;
+    })[]
+  >`
     SELECT id, product_id AS "productId", warehouse_id AS "warehouseId", position_id AS "positionId", batch_number AS "batchNumber",
            serial_number AS "serialNumber", expires_at AS "expiresAt", state::text AS state, reason::text AS reason, quantity,
            cost_amount AS "costAmount", cost_currency AS "costCurrency", gtin, rfid, weight_amount AS "weightAmount", weight_unit AS "weightUnit"
@@ -50,7 +65,14 @@ export async function lockAvailableLines(tx: Tx, tenantId: string, productId: st
   return rows.map(({ costAmount, costCurrency, gtin, rfid, weightAmount, weightUnit, quantity, ...identity }) => ({
     ...identity,
     quantity: Number(quantity),
-    attributes: { costAmount: costAmount === null ? null : Number(costAmount), costCurrency, gtin, rfid, weightAmount, weightUnit },
+    attributes: {
+      costAmount: costAmount === null ? null : Number(costAmount),
+      costCurrency,
+      gtin,
+      rfid,
+      weightAmount,
+      weightUnit,
+    },
   }));
 }
 
@@ -59,7 +81,12 @@ export async function lockAvailableLines(tx: Tx, tenantId: string, productId: st
  * holds fewer units (changed by another write) is reported instead of going negative. A line left
  * empty is deleted. Returns the line's id, or null when it does not hold the units.
  */
-export async function takeFromLine(tx: Tx, tenantId: string, identity: LineIdentity, quantity: number): Promise<string | null> {
+export async function takeFromLine(
+  tx: Tx,
+  tenantId: string,
+  identity: LineIdentity,
+  quantity: number,
+): Promise<string | null> {
   const [row] = await tx.$queryRaw<{ id: string; quantity: bigint }[]>`
     UPDATE inventory_items SET quantity = quantity - ${String(quantity)}::bigint, updated_at = now()
      WHERE tenant_id = ${tenantId}::uuid AND product_id = ${identity.productId}::uuid AND warehouse_id = ${identity.warehouseId}::uuid
@@ -77,8 +104,16 @@ export async function takeFromLine(tx: Tx, tenantId: string, identity: LineIdent
 
 /** Lines' attributes by id (to carry cost, barcodes and weight along when units change state). */
 export async function lineAttributes(tx: Tx, tenantId: string, identity: LineIdentity): Promise<stock.LineAttributes> {
-  const [row] = await tx.$queryRaw<{ costAmount: bigint | null; costCurrency: string | null; gtin: string[] | null; rfid: string | null;
-    weightAmount: number | null; weightUnit: string | null }[]>`
+  const [row] = await tx.$queryRaw<
+    {
+      costAmount: bigint | null;
+      costCurrency: string | null;
+      gtin: string[] | null;
+      rfid: string | null;
+      weightAmount: number | null;
+      weightUnit: string | null;
+    }[]
+  >`
     SELECT cost_amount AS "costAmount", cost_currency AS "costCurrency", gtin, rfid, weight_amount AS "weightAmount", weight_unit AS "weightUnit"
       FROM inventory_items
      WHERE tenant_id = ${tenantId}::uuid AND product_id = ${identity.productId}::uuid AND warehouse_id = ${identity.warehouseId}::uuid
@@ -99,16 +134,24 @@ export async function insertAllocations(tx: Tx, tenantId: string, allocations: A
                                    batch_number, serial_number, expires_at, state, quantity)
     SELECT v.id, ${tenantId}::uuid, v.reservation_id, v.order_item_id, v.product_id, v.warehouse_id, v.position_id,
            v.batch_number, v.serial_number, v.expires_at, v.state::inventory_item_state, v.quantity
-      FROM unnest(${column((a) => a.id)}::uuid[], ${column((a) => a.reservationId)}::uuid[], ${column((a) => a.orderItemId)}::uuid[],
-                  ${column((a) => a.productId)}::uuid[], ${column((a) => a.warehouseId)}::uuid[], ${column((a) => a.positionId)}::uuid[],
+      FROM unnest(${column((a) => a.id)}::uuid[], ${column((a) => a.reservationId)}::uuid[],
+        ${column((a) => a.orderItemId)}::uuid[],
+                  ${column((a) => a.productId)}::uuid[], ${column((a) => a.warehouseId)}::uuid[],
+                    ${column((a) => a.positionId)}::uuid[],
                   ${column((a) => a.batchNumber)}::text[], ${column((a) => a.serialNumber)}::text[],
-                  ${column((a) => a.expiresAt?.toISOString() ?? null)}::timestamptz[], ${column((a) => a.state)}::text[],
+                  ${column((a) => a.expiresAt?.toISOString() ?? null)}::timestamptz[],
+                    ${column((a) => a.state)}::text[],
                   ${column((a) => String(a.quantity))}::bigint[])
-           AS v(id, reservation_id, order_item_id, product_id, warehouse_id, position_id, batch_number, serial_number, expires_at, state, quantity)`;
+           AS v(id, reservation_id, order_item_id, product_id, warehouse_id, position_id, batch_number, serial_number,
+             expires_at, state, quantity)`;
 }
 
 /** The allocations of some reservations or order items. */
-export async function allocationsOf(tx: Tx, tenantId: string, holder: { reservationIds?: string[]; orderItemIds?: string[] }) {
+export async function allocationsOf(
+  tx: Tx,
+  tenantId: string,
+  holder: { reservationIds?: string[]; orderItemIds?: string[] },
+) {
   const rows = await tx.$queryRawUnsafe<RawAllocation[]>(
     `SELECT ${ALLOCATION_COLUMNS} FROM stock_allocations
       WHERE tenant_id = $1::uuid AND (reservation_id = ANY($2::uuid[]) OR order_item_id = ANY($3::uuid[])) ORDER BY id`,
@@ -128,7 +171,11 @@ export async function updateAllocation(tx: Tx, id: string, state: InventoryItemS
 }
 
 /** The (product, warehouse) pairs the allocations of these reservations and order items touch. */
-export async function pairsOf(tx: Tx, tenantId: string, holder: { reservationIds?: string[]; orderItemIds?: string[] }) {
+export async function pairsOf(
+  tx: Tx,
+  tenantId: string,
+  holder: { reservationIds?: string[]; orderItemIds?: string[] },
+) {
   return tx.$queryRaw<{ productId: string; warehouseId: string }[]>`
     SELECT DISTINCT product_id AS "productId", warehouse_id AS "warehouseId" FROM stock_allocations
      WHERE tenant_id = ${tenantId}::uuid
@@ -139,7 +186,11 @@ export async function pairsOf(tx: Tx, tenantId: string, holder: { reservationIds
  * Active reservations past their `expires_at` (transaction time) holding stock of any of these
  * products at these warehouses: what a write must release before it counts what is available.
  */
-export async function expiredReservationsTouching(tx: Tx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+export async function expiredReservationsTouching(
+  tx: Tx,
+  tenantId: string,
+  pairs: { productId: string; warehouseId: string }[],
+) {
   const rows = await tx.$queryRaw<{ id: string }[]>`
     SELECT DISTINCT h.reservation_id AS id
       FROM expired_reservation_holdings(${tenantId}::uuid, ${pairs.map((p) => p.productId)}::uuid[], ${pairs.map((p) => p.warehouseId)}::uuid[]) AS h`;

@@ -39,7 +39,10 @@ const hotKeys = new HotKeyGate(2);
 
 /** Runs an allocating write with this process's concurrency on each of its SKUs bounded. */
 export const withBoundedContention = <T>(tenantId: string, pairs: Pair[], work: () => Promise<T>) =>
-  hotKeys.run(pairs.map((pair) => `${tenantId}:${pairKey(pair)}`), work);
+  hotKeys.run(
+    pairs.map((pair) => `${tenantId}:${pairKey(pair)}`),
+    work,
+  );
 
 /**
  * Takes the stock locks of `pairs`, and of every pair held by an expired reservation touching
@@ -59,7 +62,13 @@ export async function lockForAllocation(tx: Tx, tenantId: string, pairs: Pair[])
  * ALLOCATION mutation per allocation. The caller holds the locks of their pairs. Returns the ids
  * of the reservations it ended.
  */
-export async function releaseReservations(tx: Tx, tenantId: string, ids: string[], status: 'REMOVED' | 'EXPIRED', actor: StockActor) {
+export async function releaseReservations(
+  tx: Tx,
+  tenantId: string,
+  ids: string[],
+  status: 'REMOVED' | 'EXPIRED',
+  actor: StockActor,
+) {
   const ended = await tx.$queryRaw<{ id: string }[]>`
     UPDATE reservations SET status = ${status}::reservation_status, released_at = now()
      WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[]) AND status = 'ACTIVE'
@@ -69,15 +78,26 @@ export async function releaseReservations(tx: Tx, tenantId: string, ids: string[
   for (const id of endedIds) {
     const changes: LineChangeRecord[] = [];
     for (const allocation of allocations.filter((a) => a.reservationId === id)) {
-      changes.push(await moveAllocation(tx, tenantId, allocation, { state: 'AVAILABLE', positionId: allocation.positionId }));
+      changes.push(
+        await moveAllocation(tx, tenantId, allocation, { state: 'AVAILABLE', positionId: allocation.positionId }),
+      );
     }
-    await stock.recordMutations(tx, tenantId, { source: 'ALLOCATION', actor, references: [{ type: 'Reservation', id }] }, changes);
+    await stock.recordMutations(
+      tx,
+      tenantId,
+      { source: 'ALLOCATION', actor, references: [{ type: 'Reservation', id }] },
+      changes,
+    );
   }
   return endedIds;
 }
 
 /** OUT_OF_STOCK naming the item whose SKU is short. */
-export function outOfStock(request: Pick<AllocationRequest, 'sku' | 'warehouseId' | 'field'>, requested: number, available: number) {
+export function outOfStock(
+  request: Pick<AllocationRequest, 'sku' | 'warehouseId' | 'field'>,
+  requested: number,
+  available: number,
+) {
   const reason = `out of stock: SKU "${request.sku}" has ${available} available at warehouse "${request.warehouseId}", ${requested} requested`;
   return new AppError('OUT_OF_STOCK', reason, { details: [{ field: request.field, message: 'out of stock' }] });
 }
@@ -156,10 +176,24 @@ export async function allocate(
       const target: LineIdentity = { ...line, state, reason: 'NONE' };
       const lineId = await repository.takeFromLine(tx, tenantId, line, take);
       if (lineId === null) throw new Error(`inventory line ${line.id} changed while locked`);
-      const [targetId] = await stock.addToLines(tx, tenantId, [{ ...target, id: uuidv7(), quantity: take, attributes: line.attributes }]);
-      allocations.push({ ...identityOf(target), id: uuidv7(), reservationId: request.holder.reservationId ?? null,
-        orderItemId: request.holder.orderItemId ?? null, quantity: take });
-      changes.push({ id: uuidv7(), lineId: targetId!, productId: line.productId, warehouseId: line.warehouseId, positionId: line.positionId, delta: 0 });
+      const [targetId] = await stock.addToLines(tx, tenantId, [
+        { ...target, id: uuidv7(), quantity: take, attributes: line.attributes },
+      ]);
+      allocations.push({
+        ...identityOf(target),
+        id: uuidv7(),
+        reservationId: request.holder.reservationId ?? null,
+        orderItemId: request.holder.orderItemId ?? null,
+        quantity: take,
+      });
+      changes.push({
+        id: uuidv7(),
+        lineId: targetId!,
+        productId: line.productId,
+        warehouseId: line.warehouseId,
+        positionId: line.positionId,
+        delta: 0,
+      });
     }
   }
   await repository.insertAllocations(tx, tenantId, allocations);
@@ -195,13 +229,17 @@ export async function moveAllocation(
   const attributes = target ? await repository.lineAttributes(tx, tenantId, from) : {};
   const lineId = await repository.takeFromLine(tx, tenantId, from, allocation.quantity);
   if (lineId === null) {
-    throw conflict(`the inventory line holding ${allocation.quantity} allocated unit(s) was changed by another write; correct it first`);
+    throw conflict(
+      `the inventory line holding ${allocation.quantity} allocated unit(s) was changed by another write; correct it first`,
+    );
   }
   const base = { id: uuidv7(), productId: allocation.productId, warehouseId: allocation.warehouseId };
   if (options.keep && target) await repository.updateAllocation(tx, allocation.id, target.state, target.positionId);
   else await repository.deleteAllocation(tx, allocation.id);
   if (!target) return { ...base, lineId, positionId: allocation.positionId, delta: -allocation.quantity };
   const to: LineIdentity = { ...from, state: target.state, positionId: target.positionId };
-  const [targetId] = await stock.addToLines(tx, tenantId, [{ ...to, id: uuidv7(), quantity: allocation.quantity, attributes }]);
+  const [targetId] = await stock.addToLines(tx, tenantId, [
+    { ...to, id: uuidv7(), quantity: allocation.quantity, attributes },
+  ]);
   return { ...base, lineId: targetId!, positionId: target.positionId, delta: 0 };
 }

@@ -7,9 +7,7 @@ const TenantIdParams = z.object({
   tenant_id: z.uuid().openapi({ description: 'ID of the tenant.' }),
 });
 
-const Tenant = z
-  .object({ id: z.uuid(), name: z.string() })
-  .openapi('Tenant');
+const Tenant = z.object({ id: z.uuid(), name: z.string() }).openapi('Tenant');
 
 const ScopeName = z.enum([...SCOPES, ALL_SCOPES]).openapi('Scope', {
   description: 'A permission of a credential; `*` grants every scope.',
@@ -52,7 +50,13 @@ export const createApiKey = defineOperation({
   body: z
     .object({
       data: z
-        .object({ name, scopes: z.array(ScopeName).min(1).max(SCOPES.length + 1) })
+        .object({
+          name,
+          scopes: z
+            .array(ScopeName)
+            .min(1)
+            .max(SCOPES.length + 1),
+        })
         .strict(),
     })
     .strict(),

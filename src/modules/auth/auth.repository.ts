@@ -1,7 +1,10 @@
 import type { Db } from '../../kernel/db';
 
 export const findApiKey = (db: Db, id: string) =>
-  db.apiKey.findUnique({ where: { id }, select: { id: true, tenantId: true, secretHash: true, scopes: true, revokedAt: true } });
+  db.apiKey.findUnique({
+    where: { id },
+    select: { id: true, tenantId: true, secretHash: true, scopes: true, revokedAt: true },
+  });
 
 export const insertTenant = (db: Db, tenant: { id: string; name: string }) => db.tenant.create({ data: tenant });
 

@@ -1,6 +1,5 @@
 import type { Db, DbOrTx, Tx } from '../../kernel/db';
 
-
 /**
  * Queues one delivery per new stock mutation and channel with a webhook, in the transaction that
  * wrote the mutations, and marks those mutations PENDING until every channel accepted.
@@ -79,15 +78,21 @@ export async function recordAttempt(
   await refreshMutation(tx, delivery.mutationId);
 }
 
-/** A mutation's `messages` (one per channel) and status from its deliveries: PENDING while any is, then FAILING if any failed. */
+/**
+ * A mutation's `messages` (one per channel) and status from its deliveries: PENDING while any is, then FAILING if any
+ * failed.
+ */
 export async function refreshMutation(tx: DbOrTx, mutationId: string) {
   await tx.$executeRaw`
     UPDATE stock_mutations m
        SET messages = d.messages, status = d.status::stock_mutation_status
-      FROM (SELECT coalesce(json_agg(json_build_object('channel_id', channel_id, 'status', status, 'message', last_message,
+      FROM (SELECT coalesce(json_agg(json_build_object('channel_id', channel_id, 'status', status, 'message',
+        last_message,
                                               'delivery_id', id, 'attempts', attempts,
-                                              'created_at', (extract(epoch FROM updated_at) * 1000)::bigint) ORDER BY channel_id), '[]')::jsonb AS messages,
-                   CASE WHEN bool_or(status = 'PENDING') THEN 'PENDING' WHEN bool_or(status = 'FAILING') THEN 'FAILING' ELSE 'PROCESSED' END AS status
+                                              'created_at', (extract(epoch FROM updated_at) * 1000)::bigint) ORDER BY
+                                                channel_id), '[]')::jsonb AS messages,
+                   CASE WHEN bool_or(status = 'PENDING') THEN 'PENDING' WHEN bool_or(status = 'FAILING') THEN 'FAILING'
+                     ELSE 'PROCESSED' END AS status
               FROM stock_broadcasts WHERE mutation_id = ${mutationId}::uuid) d
      WHERE m.id = ${mutationId}::uuid`;
 }
@@ -95,7 +100,8 @@ export async function refreshMutation(tx: DbOrTx, mutationId: string) {
 /** Sends the FAILING deliveries of a mutation again from the first attempt. Returns how many. */
 export async function retryFailing(tx: Tx, tenantId: string, mutationId: string) {
   const count = await tx.$executeRaw`
-    UPDATE stock_broadcasts SET status = 'PENDING', attempts = 0, next_attempt_at = now(), claimed_until = NULL, updated_at = now()
+    UPDATE stock_broadcasts SET status = 'PENDING', attempts = 0, next_attempt_at = now(), claimed_until = NULL,
+      updated_at = now()
      WHERE tenant_id = ${tenantId}::uuid AND mutation_id = ${mutationId}::uuid AND status = 'FAILING'`;
   if (count > 0) await refreshMutation(tx, mutationId);
   return count;
@@ -103,13 +109,16 @@ export async function retryFailing(tx: Tx, tenantId: string, mutationId: string)
 
 export async function setWebhook(db: DbOrTx, tenantId: string, channelId: string, url: string, secret: string) {
   await db.$executeRaw`
-    INSERT INTO channel_webhooks (channel_id, tenant_id, url, secret) VALUES (${channelId}::uuid, ${tenantId}::uuid, ${url}, ${secret})
+    INSERT INTO channel_webhooks (channel_id, tenant_id, url, secret) VALUES (${channelId}::uuid, ${tenantId}::uuid,
+      ${url}, ${secret})
     ON CONFLICT (channel_id) DO UPDATE SET url = EXCLUDED.url, secret = EXCLUDED.secret, updated_at = now()`;
 }
 
 /** Removes a webhook and the deliveries to it that never landed (they cannot be delivered any more). */
 export async function removeWebhook(tx: Tx, tenantId: string, channelId: string) {
-  const removed = (await tx.$executeRaw`DELETE FROM channel_webhooks WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid`) > 0;
+  const removed =
+    (await tx.$executeRaw`DELETE FROM channel_webhooks WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid`) >
+    0;
   const dropped = await tx.$queryRaw<{ mutationId: string }[]>`
     DELETE FROM stock_broadcasts WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid AND status <> 'PROCESSED'
     RETURNING mutation_id AS "mutationId"`;
@@ -118,6 +127,8 @@ export async function removeWebhook(tx: Tx, tenantId: string, channelId: string)
 }
 
 export async function mutationStatus(db: DbOrTx, tenantId: string, id: string) {
-  const [row] = await db.$queryRaw<{ status: string }[]>`SELECT status::text FROM stock_mutations WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid`;
+  const [row] = await db.$queryRaw<
+    { status: string }[]
+  >`SELECT status::text FROM stock_mutations WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid`;
   return row?.status;
 }

@@ -48,7 +48,8 @@ export function afterAttempt(
 }
 
 /** `sha256=<hex>`: HMAC-SHA256 of the raw body with the channel's secret. */
-export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+export const signature = (secret: string, body: string) =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 /** Channel broadcasts: webhooks of sales channels and the delivery of new stock quantities to them. */
 export class BroadcastService {
@@ -60,7 +61,9 @@ export class BroadcastService {
   /** Sets (or replaces) the webhook a sales channel receives new stock quantities on. */
   async setSalesChannelWebhook(principal: Principal, input: z.output<typeof SetSalesChannelWebhookInput>) {
     requireScope(principal, 'catalog:write');
-    const channel = isUuid(input.channel_id) ? await catalog.findSalesChannel(this.db, principal.tenantId, input.channel_id.toLowerCase()) : null;
+    const channel = isUuid(input.channel_id)
+      ? await catalog.findSalesChannel(this.db, principal.tenantId, input.channel_id.toLowerCase())
+      : null;
     if (!channel) throw notFound(`no sales channel with id "${input.channel_id}"`);
     await repository.setWebhook(this.db, principal.tenantId, channel.id, input.url, input.secret);
     return { channelId: channel.id, url: input.url };
@@ -69,7 +72,12 @@ export class BroadcastService {
   /** Stops broadcasting to a sales channel; its deliveries that have not landed are dropped from their mutations. */
   async removeSalesChannelWebhook(principal: Principal, channelId: string) {
     requireScope(principal, 'catalog:write');
-    if (!isUuid(channelId) || !(await writeTransaction(this.db, (tx) => repository.removeWebhook(tx, principal.tenantId, channelId.toLowerCase())))) {
+    if (
+      !isUuid(channelId) ||
+      !(await writeTransaction(this.db, (tx) =>
+        repository.removeWebhook(tx, principal.tenantId, channelId.toLowerCase()),
+      ))
+    ) {
       throw notFound(`sales channel "${channelId}" has no webhook`);
     }
     return channelId.toLowerCase();
@@ -120,9 +128,11 @@ export class BroadcastService {
     } catch (error) {
       const e = error as { code?: string; message?: string };
       const message =
-        error instanceof WebhookTimeoutError ? (e.message ?? 'timed out')
-        : error instanceof OriginAddressError ? `refused: ${e.message}`
-        : `not reachable: ${e.code ?? e.message}`;
+        error instanceof WebhookTimeoutError
+          ? (e.message ?? 'timed out')
+          : error instanceof OriginAddressError
+            ? `refused: ${e.message}`
+            : `not reachable: ${e.code ?? e.message}`;
       return { accepted: false, message };
     }
   }

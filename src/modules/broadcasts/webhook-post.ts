@@ -20,14 +20,20 @@ export async function postWebhook(
   const target = new URL(url);
   const origin = await resolveOrigin(target.hostname, options.allowPrivate);
   const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [origin]);
+    if ((lookupOptions as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [origin]);
     else callback(null, origin.address, origin.family);
   };
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const request = client.request(
       target,
-      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, servername: target.hostname },
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup,
+        servername: target.hostname,
+      },
       (response) => {
         let text = '';
         response.setEncoding('utf8');
@@ -41,7 +47,10 @@ export async function postWebhook(
         response.on('error', reject);
       },
     );
-    const timer = setTimeout(() => request.destroy(new WebhookTimeoutError(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const timer = setTimeout(
+      () => request.destroy(new WebhookTimeoutError(`no answer within ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
     request.on('error', (error) => {
       clearTimeout(timer);
       reject(error);

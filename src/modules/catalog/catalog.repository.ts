@@ -1,20 +1,24 @@
 import { z } from 'zod';
-import type { DbOrTx, Tx } from '../../kernel/db';
+import type { DbOrTx } from '../../kernel/db';
 import { modelKeysetSource, type KeysetDelegate } from '../../kernel/keyset';
 
 /** The Prisma delegates of the catalog's tables, which all page the same way: by id (UUIDv7: creation order). */
 type CatalogModel = 'product' | 'business' | 'warehouse' | 'position' | 'salesChannel';
 
-
 /** The rows of one catalog table narrowed by `where`, as a keyset list in id (creation) order. */
 export const listById = <Row extends { id: string }>(db: DbOrTx, model: CatalogModel, where: Record<string, unknown>) =>
   modelKeysetSource(db[model] as unknown as KeysetDelegate<Row>, where, 'id');
 
-export const findProduct = (db: DbOrTx, tenantId: string, id: string) => db.product.findFirst({ where: { tenantId, id } });
-export const findBusiness = (db: DbOrTx, tenantId: string, id: string) => db.business.findFirst({ where: { tenantId, id } });
-export const findWarehouse = (db: DbOrTx, tenantId: string, id: string) => db.warehouse.findFirst({ where: { tenantId, id } });
-export const findPosition = (db: DbOrTx, tenantId: string, id: string) => db.position.findFirst({ where: { tenantId, id } });
-export const findSalesChannel = (db: DbOrTx, tenantId: string, id: string) => db.salesChannel.findFirst({ where: { tenantId, id } });
+export const findProduct = (db: DbOrTx, tenantId: string, id: string) =>
+  db.product.findFirst({ where: { tenantId, id } });
+export const findBusiness = (db: DbOrTx, tenantId: string, id: string) =>
+  db.business.findFirst({ where: { tenantId, id } });
+export const findWarehouse = (db: DbOrTx, tenantId: string, id: string) =>
+  db.warehouse.findFirst({ where: { tenantId, id } });
+export const findPosition = (db: DbOrTx, tenantId: string, id: string) =>
+  db.position.findFirst({ where: { tenantId, id } });
+export const findSalesChannel = (db: DbOrTx, tenantId: string, id: string) =>
+  db.salesChannel.findFirst({ where: { tenantId, id } });
 
 export const productsByIds = (db: DbOrTx, tenantId: string, ids: readonly string[]) =>
   db.product.findMany({ where: { tenantId, id: { in: [...ids] } } });
@@ -31,20 +35,34 @@ export const productsBySkus = (db: DbOrTx, tenantId: string, skus: readonly stri
   db.product.findMany({ where: { tenantId, sku: { in: [...skus] } } });
 
 /** Positions of the given warehouses whose code is one of `codes`. */
-export const positionsByCodes = (db: DbOrTx, tenantId: string, warehouseIds: readonly string[], codes: readonly string[]) =>
-  db.position.findMany({ where: { tenantId, warehouseId: { in: [...warehouseIds] }, code: { in: [...codes] } } });
+export const positionsByCodes = (
+  db: DbOrTx,
+  tenantId: string,
+  warehouseIds: readonly string[],
+  codes: readonly string[],
+) => db.position.findMany({ where: { tenantId, warehouseId: { in: [...warehouseIds] }, code: { in: [...codes] } } });
 
-export const insertProduct = (db: DbOrTx, data: { id: string; tenantId: string; sku: string; name: string; gtin: string[] }) =>
-  db.product.create({ data });
-export const insertBusiness = (db: DbOrTx, data: { id: string; tenantId: string; name: string }) => db.business.create({ data });
+export const insertProduct = (
+  db: DbOrTx,
+  data: { id: string; tenantId: string; sku: string; name: string; gtin: string[] },
+) => db.product.create({ data });
+export const insertBusiness = (db: DbOrTx, data: { id: string; tenantId: string; name: string }) =>
+  db.business.create({ data });
 export const insertWarehouse = (db: DbOrTx, data: { id: string; tenantId: string; businessId: string; name: string }) =>
   db.warehouse.create({ data });
 export const insertPosition = (db: DbOrTx, data: { id: string; tenantId: string; warehouseId: string; code: string }) =>
   db.position.create({ data });
-export const insertSalesChannel = (db: DbOrTx, data: { id: string; tenantId: string; name: string }) => db.salesChannel.create({ data });
+export const insertSalesChannel = (db: DbOrTx, data: { id: string; tenantId: string; name: string }) =>
+  db.salesChannel.create({ data });
 
 /** Updates a row of the tenant; returns it, or null when the tenant has no such row. */
-export async function updateRow<Row>(db: DbOrTx, model: CatalogModel, tenantId: string, id: string, data: Record<string, unknown>) {
+export async function updateRow<Row>(
+  db: DbOrTx,
+  model: CatalogModel,
+  tenantId: string,
+  id: string,
+  data: Record<string, unknown>,
+) {
   const table = db[model] as unknown as {
     updateMany(args: unknown): Promise<{ count: number }>;
     findFirst(args: unknown): Promise<Row | null>;

@@ -27,7 +27,13 @@ export const catalogResolvers: Resolvers = {
       toConnection(await services.catalog.listBusinesses(principal, connectionArguments(args))),
     business: (_parent, { id }, { principal, services }) => services.catalog.getBusiness(principal, id),
     warehouses: async (_parent, args, { principal, services }) =>
-      toConnection(await services.catalog.listWarehouses(principal, parseInput(BusinessIdArgument, args.business_id, 'business_id'), connectionArguments(args))),
+      toConnection(
+        await services.catalog.listWarehouses(
+          principal,
+          parseInput(BusinessIdArgument, args.business_id, 'business_id'),
+          connectionArguments(args),
+        ),
+      ),
     warehouse: (_parent, { id }, { principal, services }) => services.catalog.getWarehouse(principal, id),
     positions: async (_parent, args, { principal, services }) =>
       toConnection(await services.catalog.listPositions(principal, args.warehouse_id, connectionArguments(args))),

@@ -9,7 +9,12 @@ const PositionCode = code(64);
 const Gtins = z.array(code(64)).max(20, 'may hold at most 20 barcodes');
 
 export const CreateProductInput = z.object({ sku: Sku, name: Name, gtin: Gtins.nullish() });
-export const UpdateProductInput = z.object({ id: z.string(), sku: Sku.nullish(), name: Name.nullish(), gtin: Gtins.nullish() });
+export const UpdateProductInput = z.object({
+  id: z.string(),
+  sku: Sku.nullish(),
+  name: Name.nullish(),
+  gtin: Gtins.nullish(),
+});
 /** Businesses and sales channels: a name. */
 export const CreateNamedInput = z.object({ name: Name });
 export const UpdateNamedInput = z.object({ id: z.string(), name: Name.nullish() });

@@ -71,7 +71,10 @@ export class CatalogService {
   }
 
   /** Creates a product; its SKU must be new to the tenant. */
-  async createProduct(principal: Principal, input: { sku: string; name: string; gtin?: string[] | null }): Promise<ProductRow> {
+  async createProduct(
+    principal: Principal,
+    input: { sku: string; name: string; gtin?: string[] | null },
+  ): Promise<ProductRow> {
     requireScope(principal, 'catalog:write');
     const data = {
       id: uuidv7(),
@@ -99,7 +102,13 @@ export class CatalogService {
     if (input.name != null) data.name = input.name;
     if (input.gtin != null) data.gtin = input.gtin;
     try {
-      const row = await repository.updateRow<ProductRow>(this.db, 'product', principal.tenantId, checkId('product', input.id), data);
+      const row = await repository.updateRow<ProductRow>(
+        this.db,
+        'product',
+        principal.tenantId,
+        checkId('product', input.id),
+        data,
+      );
       if (!row) throw notFound(`no product with id "${input.id}"`);
       return row;
     } catch (error) {
@@ -142,7 +151,13 @@ export class CatalogService {
   async updateBusiness(principal: Principal, input: { id: string; name?: string | null }): Promise<BusinessRow> {
     requireScope(principal, 'catalog:write');
     const data = input.name != null ? { name: input.name } : {};
-    const row = await repository.updateRow<BusinessRow>(this.db, 'business', principal.tenantId, checkId('business', input.id), data);
+    const row = await repository.updateRow<BusinessRow>(
+      this.db,
+      'business',
+      principal.tenantId,
+      checkId('business', input.id),
+      data,
+    );
     if (!row) throw notFound(`no business with id "${input.id}"`);
     return row;
   }
@@ -152,10 +167,12 @@ export class CatalogService {
     requireScope(principal, 'catalog:write');
     const refused = () => conflict(`business "${id}" still owns warehouses; delete them first`);
     checkId('business', id);
-    if (!(await repository.findBusiness(this.db, principal.tenantId, id))) throw notFound(`no business with id "${id}"`);
+    if (!(await repository.findBusiness(this.db, principal.tenantId, id)))
+      throw notFound(`no business with id "${id}"`);
     if (await repository.businessHasWarehouses(this.db, principal.tenantId, id)) throw refused();
     try {
-      if (!(await repository.deleteRow(this.db, 'business', principal.tenantId, id))) throw notFound(`no business with id "${id}"`);
+      if (!(await repository.deleteRow(this.db, 'business', principal.tenantId, id)))
+        throw notFound(`no business with id "${id}"`);
     } catch (error) {
       if (isForeignKeyViolation(error)) throw refused();
       throw error;
@@ -188,7 +205,12 @@ export class CatalogService {
     const business = await repository.findBusiness(this.db, principal.tenantId, checkId('business', input.business_id));
     if (!business) throw notFound(`no business with id "${input.business_id}"`);
     try {
-      return await repository.insertWarehouse(this.db, { id: uuidv7(), tenantId: principal.tenantId, businessId: business.id, name });
+      return await repository.insertWarehouse(this.db, {
+        id: uuidv7(),
+        tenantId: principal.tenantId,
+        businessId: business.id,
+        name,
+      });
     } catch (error) {
       // The business was deleted in between.
       if (isForeignKeyViolation(error)) throw notFound(`no business with id "${input.business_id}"`);
@@ -200,7 +222,13 @@ export class CatalogService {
   async updateWarehouse(principal: Principal, input: { id: string; name?: string | null }): Promise<WarehouseRow> {
     requireScope(principal, 'catalog:write');
     const data = input.name != null ? { name: input.name } : {};
-    const row = await repository.updateRow<WarehouseRow>(this.db, 'warehouse', principal.tenantId, checkId('warehouse', input.id), data);
+    const row = await repository.updateRow<WarehouseRow>(
+      this.db,
+      'warehouse',
+      principal.tenantId,
+      checkId('warehouse', input.id),
+      data,
+    );
     if (!row) throw notFound(`no warehouse with id "${input.id}"`);
     return row;
   }
@@ -236,10 +264,19 @@ export class CatalogService {
   async createPosition(principal: Principal, input: { warehouse_id: string; code: string }): Promise<PositionRow> {
     requireScope(principal, 'catalog:write');
     const { code } = input;
-    const warehouse = await repository.findWarehouse(this.db, principal.tenantId, checkId('warehouse', input.warehouse_id));
+    const warehouse = await repository.findWarehouse(
+      this.db,
+      principal.tenantId,
+      checkId('warehouse', input.warehouse_id),
+    );
     if (!warehouse) throw notFound(`no warehouse with id "${input.warehouse_id}"`);
     try {
-      return await repository.insertPosition(this.db, { id: uuidv7(), tenantId: principal.tenantId, warehouseId: warehouse.id, code });
+      return await repository.insertPosition(this.db, {
+        id: uuidv7(),
+        tenantId: principal.tenantId,
+        warehouseId: warehouse.id,
+        code,
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw idTaken(`warehouse "${warehouse.id}" already has a position "${code}"`);
       if (isForeignKeyViolation(error)) throw notFound(`no warehouse with id "${input.warehouse_id}"`);
@@ -252,7 +289,13 @@ export class CatalogService {
     requireScope(principal, 'catalog:write');
     const data = input.code != null ? { code: input.code } : {};
     try {
-      const row = await repository.updateRow<PositionRow>(this.db, 'position', principal.tenantId, checkId('position', input.id), data);
+      const row = await repository.updateRow<PositionRow>(
+        this.db,
+        'position',
+        principal.tenantId,
+        checkId('position', input.id),
+        data,
+      );
       if (!row) throw notFound(`no position with id "${input.id}"`);
       return row;
     } catch (error) {
@@ -292,7 +335,10 @@ export class CatalogService {
   }
 
   /** Changes the given fields of a sales channel. */
-  async updateSalesChannel(principal: Principal, input: { id: string; name?: string | null }): Promise<SalesChannelRow> {
+  async updateSalesChannel(
+    principal: Principal,
+    input: { id: string; name?: string | null },
+  ): Promise<SalesChannelRow> {
     requireScope(principal, 'catalog:write');
     const data = input.name != null ? { name: input.name } : {};
     const row = await repository.updateRow<SalesChannelRow>(
@@ -335,7 +381,11 @@ export class CatalogService {
   ) {
     const missing = () => notFound(`no ${model} with id "${id}"`);
     const refused = (what: string) => conflict(`${model} "${id}" is referred to by ${what}; it cannot be deleted`);
-    const finders = { product: repository.findProduct, warehouse: repository.findWarehouse, position: repository.findPosition };
+    const finders = {
+      product: repository.findProduct,
+      warehouse: repository.findWarehouse,
+      position: repository.findPosition,
+    };
     if (!(await finders[model](this.db, tenantId, id))) throw missing();
     const references = await repository.stockReferences(this.db, tenantId, column, id);
     if (references.lines) throw refused('inventory lines');

@@ -17,6 +17,8 @@ export const catalogModule: Module = {
   graphql: {
     schema: 'catalog.graphql',
     resolvers: [catalogResolvers],
-    mappers: Object.fromEntries(['Product', 'Business', 'Warehouse', 'Position', 'SalesChannel'].map((model) => [model, prismaRow(model)])),
+    mappers: Object.fromEntries(
+      ['Product', 'Business', 'Warehouse', 'Position', 'SalesChannel'].map((model) => [model, prismaRow(model)]),
+    ),
   },
 };

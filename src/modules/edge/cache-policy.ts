@@ -33,7 +33,12 @@ const seconds = (value: string | true | undefined) =>
  * Never stored whatever the settings: other statuses than 200/301/404, `Set-Cookie`, `Vary: *` or
  * `Vary: Authorization`, and what the origin marks `no-store` or `private`.
  */
-export function freshnessSeconds(settings: EdgeCacheSettings, status: number, headers: IncomingHttpHeaders, now: number): number {
+export function freshnessSeconds(
+  settings: EdgeCacheSettings,
+  status: number,
+  headers: IncomingHttpHeaders,
+  now: number,
+): number {
   if (!CACHEABLE_STATUSES.has(status)) return 0;
   if (headers['set-cookie'] !== undefined) return 0;
   const vary = headerTokens(headers.vary);
@@ -64,7 +69,10 @@ const opaqueTag = (tag: string) => tag.trim().replace(/^W\//, '');
  * Whether a conditional GET/HEAD is answered with 304 given the response's validators:
  * `If-None-Match` (weak comparison) wins over `If-Modified-Since`, as RFC 9110 section 13.2.2 says.
  */
-export function isNotModified(request: IncomingHttpHeaders, validators: { etag?: string; lastModified?: string }): boolean {
+export function isNotModified(
+  request: IncomingHttpHeaders,
+  validators: { etag?: string; lastModified?: string },
+): boolean {
   const ifNoneMatch = request['if-none-match'];
   if (ifNoneMatch !== undefined) {
     if (validators.etag === undefined) return false;
@@ -79,4 +87,12 @@ export function isNotModified(request: IncomingHttpHeaders, validators: { etag?:
 }
 
 /** Headers a 304 carries over from the full response (RFC 9110 section 15.4.5). */
-export const NOT_MODIFIED_HEADERS = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'last-modified', 'vary'];
+export const NOT_MODIFIED_HEADERS = [
+  'cache-control',
+  'content-location',
+  'date',
+  'etag',
+  'expires',
+  'last-modified',
+  'vary',
+];

@@ -15,7 +15,9 @@ export const EDGE_PATH_PREFIX = '/edge/';
  * every path on a proxy's own host name reaches the proxy (the API's paths included). Requests for
  * other hosts are not claimed (undefined).
  */
-export function rewriteEdgeHost(domain: string | undefined): ((request: IncomingMessage) => string | undefined) | undefined {
+export function rewriteEdgeHost(
+  domain: string | undefined,
+): ((request: IncomingMessage) => string | undefined) | undefined {
   if (domain === undefined) return undefined;
   const suffix = `.${domain}`;
   return (request) => {
@@ -23,7 +25,9 @@ export function rewriteEdgeHost(domain: string | undefined): ((request: Incoming
     const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
     if (!host.endsWith(suffix)) return undefined;
     const key = host.slice(0, -suffix.length);
-    return PROXY_KEY_PATTERN.test(key) ? `${EDGE_PATH_PREFIX}${key}${url.startsWith('/') ? url : `/${url}`}` : undefined;
+    return PROXY_KEY_PATTERN.test(key)
+      ? `${EDGE_PATH_PREFIX}${key}${url.startsWith('/') ? url : `/${url}`}`
+      : undefined;
   };
 }
 
@@ -32,7 +36,10 @@ export function splitEdgeUrl(url: string): { path: string; query: string } {
   const queryStart = url.indexOf('?');
   const pathPart = queryStart === -1 ? url : url.slice(0, queryStart);
   const slash = pathPart.indexOf('/', EDGE_PATH_PREFIX.length);
-  return { path: slash === -1 ? '/' : pathPart.slice(slash), query: queryStart === -1 ? '' : url.slice(queryStart + 1) };
+  return {
+    path: slash === -1 ? '/' : pathPart.slice(slash),
+    query: queryStart === -1 ? '' : url.slice(queryStart + 1),
+  };
 }
 
 export function mountEdgeDataPlane(app: FastifyInstance, services: Services) {

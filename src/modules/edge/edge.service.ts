@@ -28,7 +28,15 @@ import {
 } from './headers';
 import { requestOrigin } from './origin-client';
 import { ResponseCache, type CachedResponse } from './response-cache';
-import { matchRoute, normalizePath, originUrl, withoutQueryParameters, type EdgeAuthSettings, type EdgeCacheSettings, type EdgeRoute } from './routing';
+import {
+  matchRoute,
+  normalizePath,
+  originUrl,
+  withoutQueryParameters,
+  type EdgeAuthSettings,
+  type EdgeCacheSettings,
+  type EdgeRoute,
+} from './routing';
 import { EXPIRES_PARAMETER, SIGNATURE_PARAMETER, signatureParameters, verifySignature } from './signature';
 
 /** A proxy as the data plane reads it. */
@@ -37,7 +45,12 @@ export interface EdgeProxy {
   tenantId: string;
   routes: EdgeRoute[];
   signature: { secret: string | null; cache: EdgeCacheSettings; auth: EdgeAuthSettings };
-  oauth: { issuer: string | null; client_id: string | null; authorize_url: string | null; return_url_key: string | null };
+  oauth: {
+    issuer: string | null;
+    client_id: string | null;
+    authorize_url: string | null;
+    return_url_key: string | null;
+  };
   isActive: boolean;
   isSuspended: boolean;
 }
@@ -69,7 +82,8 @@ export const PROXY_CONFIG_TTL_MS = 5_000;
 const MAX_CONFIGS_CACHED = 10_000;
 
 /** What concurrent requests for one uncached URL get from the one request that went to the origin. */
-type FillOutcome = { kind: 'entry'; entry: CachedResponse; stale: boolean } | { kind: 'pass' } | { kind: 'error'; error: unknown };
+type FillOutcome =
+  { kind: 'entry'; entry: CachedResponse; stale: boolean } | { kind: 'pass' } | { kind: 'error'; error: unknown };
 
 interface Resolved {
   request: EdgeRequest;
@@ -154,7 +168,8 @@ export class EdgeService {
   /** Purges this process's cached responses of a tenant's proxy, optionally only paths starting with `pathPrefix`. */
   async purgeCache(principal: Principal, key: string, pathPrefix: string | undefined): Promise<void> {
     requireScope(principal, 'proxies:write');
-    if (!(await repository.tenantHoldsProxy(this.db, principal.tenantId, key))) throw notFound(`no proxy with key "${key}"`);
+    if (!(await repository.tenantHoldsProxy(this.db, principal.tenantId, key)))
+      throw notFound(`no proxy with key "${key}"`);
     this.purges += 1;
     // Cache keys hold normalised paths (dot segments resolved, characters percent-encoded).
     const prefix = pathPrefix === undefined ? undefined : (normalizePath(pathPrefix) ?? pathPrefix);
@@ -224,19 +239,27 @@ export class EdgeService {
    * Checks the bearer token of a route that needs one: a credential of the proxy's tenant with the
    * route's scope. A browser without a token is sent to the proxy's login page when it has one.
    */
-  private async authorize(proxy: EdgeProxy, auth: EdgeAuthSettings, request: EdgeRequest): Promise<EdgeResponse | null> {
+  private async authorize(
+    proxy: EdgeProxy,
+    auth: EdgeAuthSettings,
+    request: EdgeRequest,
+  ): Promise<EdgeResponse | null> {
     const header = headerValue(request.headers.authorization);
     if (header === undefined) {
       const login = proxy.oauth.authorize_url;
       if (login !== null && headerTokens(request.headers.accept).some((type) => type.startsWith('text/html'))) {
         const location = new URL(login);
-        location.searchParams.set(proxy.oauth.return_url_key ?? 'return_url', `${request.protocol}://${request.host}${request.originalUrl}`);
+        location.searchParams.set(
+          proxy.oauth.return_url_key ?? 'return_url',
+          `${request.protocol}://${request.host}${request.originalUrl}`,
+        );
         return { status: 302, headers: { location: location.href, 'cache-control': 'no-store', 'x-cache': 'MISS' } };
       }
       throw new AppError('UNAUTHORIZED', 'this route needs a bearer token');
     }
     const principal = await this.authenticator.authenticate(header);
-    if (principal.tenantId !== proxy.tenantId) throw new AppError('FORBIDDEN', 'the token belongs to another tenant than the proxy');
+    if (principal.tenantId !== proxy.tenantId)
+      throw new AppError('FORBIDDEN', 'the token belongs to another tenant than the proxy');
     if (auth.scope !== null && !hasScope(principal, auth.scope as Scope)) {
       throw new AppError('FORBIDDEN', `this route needs scope ${auth.scope}`);
     }
@@ -340,7 +363,9 @@ export class EdgeService {
           freshUntil: now + ttl * 1000,
           staleUntil: now + (ttl + this.config.staleIfErrorSeconds) * 1000,
           visibility: resolved.visibility,
-          varyOn: Object.fromEntries(headerTokens(response.headers.vary).map((name) => [name, headerValue(request.headers[name]) ?? ''])),
+          varyOn: Object.fromEntries(
+            headerTokens(response.headers.vary).map((name) => [name, headerValue(request.headers[name]) ?? '']),
+          ),
         };
         this.cache.set(cacheKey, entry);
         finish({ kind: 'entry', entry, stale: false });
@@ -382,7 +407,11 @@ export class EdgeService {
       throw new AppError('BAD_GATEWAY', `the origin's response of ${length} bytes exceeds the limit of ${limit} bytes`);
     }
     const status = response.statusCode ?? 502;
-    const headers: HeaderMap = { ...endToEndHeaders(response.headers), age: String(ageSeconds(response.headers)), 'x-cache': 'MISS' };
+    const headers: HeaderMap = {
+      ...endToEndHeaders(response.headers),
+      age: String(ageSeconds(response.headers)),
+      'x-cache': 'MISS',
+    };
     if (ttl > 0) {
       headers['cache-control'] = `${resolved.visibility}, max-age=${ttl}`;
     } else if (resolved.authRequired && !headerTokens(response.headers['cache-control']).includes('no-store')) {
@@ -420,7 +449,8 @@ export class EdgeService {
     });
 
     if (answerConditional && status === 200 && isNotModified(resolved.request.headers, validators(response.headers))) {
-      if (ttl > 0) body.resume(); // keep filling the cache without a reader
+      if (ttl > 0)
+        body.resume(); // keep filling the cache without a reader
       else body.destroy();
       return { status: 304, headers: notModifiedHeaders(headers) };
     }
@@ -445,6 +475,7 @@ function storedHeaders(headers: IncomingHttpHeaders): HeaderMap {
 
 function notModifiedHeaders(headers: HeaderMap): HeaderMap {
   const kept: HeaderMap = {};
-  for (const name of [...NOT_MODIFIED_HEADERS, 'age', 'x-cache']) if (headers[name] !== undefined) kept[name] = headers[name]!;
+  for (const name of [...NOT_MODIFIED_HEADERS, 'age', 'x-cache'])
+    if (headers[name] !== undefined) kept[name] = headers[name]!;
   return kept;
 }

@@ -18,10 +18,23 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /** Headers that the client sends for the proxy, not for the origin. */
-const NOT_FOR_THE_ORIGIN = new Set(['host', 'authorization', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-request-id']);
+const NOT_FOR_THE_ORIGIN = new Set([
+  'host',
+  'authorization',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'x-request-id',
+]);
 
 /** Validators of a conditional request; the cache answers these itself. */
-export const CONDITIONAL_HEADERS = ['if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range'];
+export const CONDITIONAL_HEADERS = [
+  'if-none-match',
+  'if-modified-since',
+  'if-match',
+  'if-unmodified-since',
+  'if-range',
+];
 
 export type HeaderMap = Record<string, string | string[]>;
 
@@ -62,7 +75,11 @@ export interface ClientView {
  * `Authorization`, `X-Forwarded-For` extended with the client's address, `X-Forwarded-Proto` and
  * `-Host` describing the client's request, and the request id for correlating logs.
  */
-export function originRequestHeaders(headers: IncomingHttpHeaders, client: ClientView, omit: readonly string[] = []): OutgoingHttpHeaders {
+export function originRequestHeaders(
+  headers: IncomingHttpHeaders,
+  client: ClientView,
+  omit: readonly string[] = [],
+): OutgoingHttpHeaders {
   const forwarded = endToEndHeaders(headers, new Set([...NOT_FOR_THE_ORIGIN, ...omit]));
   const previous = headers['x-forwarded-for'];
   const chain = [...(Array.isArray(previous) ? previous : previous ? [previous] : []), client.clientAddress].join(', ');
@@ -85,4 +102,5 @@ export function headerTokens(value: string | string[] | undefined): string[] {
 }
 
 /** The single value of a header (the first when repeated). */
-export const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+export const headerValue = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;

@@ -64,7 +64,9 @@ export async function resolveOrigin(hostname: string, allowPrivate: boolean): Pr
     try {
       addresses = await lookup(host, { all: true, verbatim: true });
     } catch (error) {
-      throw new OriginAddressError(`the origin host "${host}" could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'DNS error'})`);
+      throw new OriginAddressError(
+        `the origin host "${host}" could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'DNS error'})`,
+      );
     }
   }
   if (addresses.length === 0) throw new OriginAddressError(`the origin host "${host}" has no address`);

@@ -48,7 +48,9 @@ export async function requestOrigin(request: OriginRequest): Promise<IncomingMes
   const deadline = Date.now() + timeoutMs;
   let resolved;
   try {
-    resolved = await withTimeout(resolveOrigin(url.hostname, request.allowPrivateOrigins), timeoutMs, () => timeoutError(url, timeoutMs));
+    resolved = await withTimeout(resolveOrigin(url.hostname, request.allowPrivateOrigins), timeoutMs, () =>
+      timeoutError(url, timeoutMs),
+    );
   } catch (error) {
     if (error instanceof OriginAddressError) throw new AppError('BAD_GATEWAY', error.message);
     throw error;

@@ -27,7 +27,10 @@ export function verifySignature(
   nowSeconds: number,
 ): SignatureVerdict {
   if (expires === undefined || signature === undefined) {
-    return { ok: false, reason: `the wildcard route needs the query parameters "${EXPIRES_PARAMETER}" and "${SIGNATURE_PARAMETER}"` };
+    return {
+      ok: false,
+      reason: `the wildcard route needs the query parameters "${EXPIRES_PARAMETER}" and "${SIGNATURE_PARAMETER}"`,
+    };
   }
   if (!/^\d{1,12}$/.test(expires)) return { ok: false, reason: `"${EXPIRES_PARAMETER}" must be Unix seconds` };
   if (Number(expires) <= nowSeconds) return { ok: false, reason: 'the signed URL has expired' };
@@ -35,11 +38,16 @@ export function verifySignature(
   const given = /^[0-9a-fA-F]{64}$/.test(signature) ? Buffer.from(signature, 'hex') : Buffer.alloc(expected.length);
   // Compared even when malformed, so that timing does not tell a malformed signature from a wrong one.
   const equal = timingSafeEqual(given, expected);
-  return equal && /^[0-9a-fA-F]{64}$/.test(signature) ? { ok: true } : { ok: false, reason: 'the signature does not match' };
+  return equal && /^[0-9a-fA-F]{64}$/.test(signature)
+    ? { ok: true }
+    : { ok: false, reason: 'the signature does not match' };
 }
 
 /** The values of the signature parameters in a raw query string (first occurrence of each). */
 export function signatureParameters(query: string): { expires?: string; signature?: string } {
   const params = new URLSearchParams(query);
-  return { expires: params.get(EXPIRES_PARAMETER) ?? undefined, signature: params.get(SIGNATURE_PARAMETER) ?? undefined };
+  return {
+    expires: params.get(EXPIRES_PARAMETER) ?? undefined,
+    signature: params.get(SIGNATURE_PARAMETER) ?? undefined,
+  };
 }

@@ -36,7 +36,8 @@ export interface AuthorizationSessionView {
   expires_in: number;
 }
 
-export type AuthorizeOutcome = { kind: 'session'; session: AuthorizationSessionView } | { kind: 'redirect'; location: string };
+export type AuthorizeOutcome =
+  { kind: 'session'; session: AuthorizationSessionView } | { kind: 'redirect'; location: string };
 
 export type OpenSession = OAuthAuthorizationSession & { client: OAuthClient };
 
@@ -49,7 +50,8 @@ const challengePattern = /^[A-Za-z0-9_-]{43}$/;
 /** `redirectUri` with parameters added to its query (its own query kept, as RFC 6749 section 3.1.2 asks). */
 function redirectWith(redirectUri: string, params: Record<string, string | null | undefined>): string {
   const url = new URL(redirectUri);
-  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null) url.searchParams.append(name, value);
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined && value !== null) url.searchParams.append(name, value);
   return url.toString();
 }
 
@@ -78,7 +80,10 @@ export class AuthorizationService {
     }
     if (!request.redirect_uri) throw oauthError('invalid_request', 'redirect_uri is required');
     if (!client.redirectUris.includes(request.redirect_uri)) {
-      throw oauthError('invalid_request', 'redirect_uri is not one of the exact redirect URIs registered for the client');
+      throw oauthError(
+        'invalid_request',
+        'redirect_uri is not one of the exact redirect URIs registered for the client',
+      );
     }
     if (request.response_type === undefined) throw oauthError('invalid_request', 'response_type is required');
     if (request.response_type !== 'code') throw oauthError('unsupported_response_type', 'response_type must be code');
@@ -92,9 +97,24 @@ export class AuthorizationService {
     const approved = user !== null && (await this.hasConsent(user.id, client.id, scopes));
     if (request.silent === 'true') {
       const state = request.state;
-      if (!user) return { kind: 'redirect', location: redirectWith(request.redirect_uri, { error: 'login_required', state, iss: this.issuer }) };
-      if (!approved) return { kind: 'redirect', location: redirectWith(request.redirect_uri, { error: 'consent_required', state, iss: this.issuer }) };
-      const code = await this.issueCode({ client, userId: user.id, redirectUri: request.redirect_uri, scopes, codeChallenge, nonce: request.nonce ?? null });
+      if (!user)
+        return {
+          kind: 'redirect',
+          location: redirectWith(request.redirect_uri, { error: 'login_required', state, iss: this.issuer }),
+        };
+      if (!approved)
+        return {
+          kind: 'redirect',
+          location: redirectWith(request.redirect_uri, { error: 'consent_required', state, iss: this.issuer }),
+        };
+      const code = await this.issueCode({
+        client,
+        userId: user.id,
+        redirectUri: request.redirect_uri,
+        scopes,
+        codeChallenge,
+        nonce: request.nonce ?? null,
+      });
       return { kind: 'redirect', location: redirectWith(request.redirect_uri, { code, state, iss: this.issuer }) };
     }
 
@@ -151,7 +171,10 @@ export class AuthorizationService {
     return consent !== null && scopesCovered(scopes, consent.scopes);
   }
 
-  /** Records the user's approval and issues the code: the redirect to the client. Null if the session was used meanwhile. */
+  /**
+   * Records the user's approval and issues the code: the redirect to the client. Null if the session was used
+   * meanwhile.
+   */
   async approve(session: OpenSession, user: User): Promise<string | null> {
     const code = await writeTransaction(this.db, async (tx) => {
       if (!(await repository.completeAuthorizationSession(tx, session.id))) return null;
@@ -182,16 +205,25 @@ export class AuthorizationService {
     const { code_challenge: challenge, code_challenge_method: method } = request;
     if (challenge === undefined) {
       if (method !== undefined) throw oauthError('invalid_request', 'code_challenge_method without code_challenge');
-      if (!client.isConfidential) throw oauthError('invalid_request', 'a public client must send a PKCE code_challenge (S256)');
+      if (!client.isConfidential)
+        throw oauthError('invalid_request', 'a public client must send a PKCE code_challenge (S256)');
       return null;
     }
     if (method !== 'S256') throw oauthError('invalid_request', 'code_challenge_method must be S256');
-    if (!challengePattern.test(challenge)) throw oauthError('invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier');
+    if (!challengePattern.test(challenge))
+      throw oauthError('invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier');
     return challenge;
   }
 
   private async issueCode(
-    grant: { client: OAuthClient; userId: string; redirectUri: string; scopes: string[]; codeChallenge: string | null; nonce: string | null },
+    grant: {
+      client: OAuthClient;
+      userId: string;
+      redirectUri: string;
+      scopes: string[];
+      codeChallenge: string | null;
+      nonce: string | null;
+    },
     db: DbOrTx = this.db,
   ): Promise<string> {
     const code = opaqueToken();

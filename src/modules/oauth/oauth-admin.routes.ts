@@ -16,7 +16,9 @@ export const createOAuthClient = defineOperation({
   security: 'master',
   params: TenantIdParams,
   body: z.object({ data: OAuthClientInput }).strict(),
-  responses: { 201: { description: 'The client, with its secret shown once.', schema: singleEnvelope(OAuthClientCreated) } },
+  responses: {
+    201: { description: 'The client, with its secret shown once.', schema: singleEnvelope(OAuthClientCreated) },
+  },
   errors: ['BAD_REQUEST', 'NOT_FOUND'],
   async handler({ params, body, services }) {
     return { status: 201, body: single(await services.oauth.admin.createClient(params.tenant_id, body.data)) };

@@ -52,7 +52,12 @@ export class OAuthAdminService {
     if (!(await tenantExists(this.db, tenantId))) throw notFound('no tenant with this id');
     const email = input.email.toLowerCase();
     try {
-      const user = await repository.insertUser(this.db, { id: uuidv7(), tenantId, email, passwordHash: await hashPassword(input.password) });
+      const user = await repository.insertUser(this.db, {
+        id: uuidv7(),
+        tenantId,
+        email,
+        passwordHash: await hashPassword(input.password),
+      });
       return { id: user.id, email: user.email, tenant_id: tenantId };
     } catch (error) {
       if (isUniqueViolation(error)) throw idTaken(`a user with e-mail ${email} already exists in this tenant`);

@@ -20,7 +20,12 @@ export interface OAuthServices {
   accessTokens: AccessTokenVerifier;
 }
 
-export function createOAuthServices(deps: { db: Db; masterKey: string; baseUrl: string; forgetGrant: (grantId: string) => void }): OAuthServices {
+export function createOAuthServices(deps: {
+  db: Db;
+  masterKey: string;
+  baseUrl: string;
+  forgetGrant: (grantId: string) => void;
+}): OAuthServices {
   const keys = new SigningKeys(deps.db, deps.masterKey);
   const tokens = new OAuthService(deps.db, new TokenIssuer(keys, deps.baseUrl), deps.forgetGrant);
   return {

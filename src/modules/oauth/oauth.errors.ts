@@ -19,7 +19,9 @@ export const CLIENT_AUTH_CHALLENGE = 'Basic realm="oauth", error="invalid_client
  */
 export function oauthError(code: OAuthErrorCode, description: string): AppError {
   if (code === 'invalid_client') {
-    return new AppError('UNAUTHORIZED', `${code}: ${description}`, { headers: { 'WWW-Authenticate': CLIENT_AUTH_CHALLENGE } });
+    return new AppError('UNAUTHORIZED', `${code}: ${description}`, {
+      headers: { 'WWW-Authenticate': CLIENT_AUTH_CHALLENGE },
+    });
   }
   return new AppError('BAD_REQUEST', `${code}: ${description}`);
 }

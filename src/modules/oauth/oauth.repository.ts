@@ -9,7 +9,15 @@ const bytes = (buffer: Buffer) => new Uint8Array(buffer);
 
 export const insertClient = (
   db: DbOrTx,
-  client: { id: string; tenantId: string; name: string; secretHash: Buffer | null; isConfidential: boolean; redirectUris: string[]; scopes: string[] },
+  client: {
+    id: string;
+    tenantId: string;
+    name: string;
+    secretHash: Buffer | null;
+    isConfidential: boolean;
+    redirectUris: string[];
+    scopes: string[];
+  },
 ) => db.oAuthClient.create({ data: { ...client, secretHash: client.secretHash ? bytes(client.secretHash) : null } });
 
 export const findClient = (db: DbOrTx, id: string) => db.oAuthClient.findUnique({ where: { id } });
@@ -42,16 +50,26 @@ export const findUser = (db: DbOrTx, id: string) => db.user.findUnique({ where: 
 
 // Signing keys
 
-export const listSigningKeys = (db: DbOrTx) => db.oAuthSigningKey.findMany({ orderBy: [{ createdAt: 'asc' }, { kid: 'asc' }] });
+export const listSigningKeys = (db: DbOrTx) =>
+  db.oAuthSigningKey.findMany({ orderBy: [{ createdAt: 'asc' }, { kid: 'asc' }] });
 
-export const newestSigningKey = (db: DbOrTx) => db.oAuthSigningKey.findFirst({ orderBy: [{ createdAt: 'desc' }, { kid: 'desc' }] });
+export const newestSigningKey = (db: DbOrTx) =>
+  db.oAuthSigningKey.findFirst({ orderBy: [{ createdAt: 'desc' }, { kid: 'desc' }] });
 
-export const insertSigningKey = (db: DbOrTx, key: { kid: string; algorithm: string; publicJwk: object; privateKeyEncrypted: Buffer }) =>
-  db.oAuthSigningKey.create({ data: { ...key, publicJwk: key.publicJwk as Prisma.InputJsonObject, privateKeyEncrypted: bytes(key.privateKeyEncrypted) } });
+export const insertSigningKey = (
+  db: DbOrTx,
+  key: { kid: string; algorithm: string; publicJwk: object; privateKeyEncrypted: Buffer },
+) =>
+  db.oAuthSigningKey.create({
+    data: {
+      ...key,
+      publicJwk: key.publicJwk as Prisma.InputJsonObject,
+      privateKeyEncrypted: bytes(key.privateKeyEncrypted),
+    },
+  });
 
 /** Serialises the processes that might each create the first signing key, until the transaction ends. */
-export const lockSigningKeyCreation = (tx: Tx) =>
-  tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(72707370)`;
+export const lockSigningKeyCreation = (tx: Tx) => tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(72707370)`;
 
 // Grants
 
@@ -101,11 +119,17 @@ export async function lockRefreshToken(tx: Tx, tokenHash: Buffer) {
   const rows = await tx.$queryRaw<unknown[]>`
     SELECT token_hash FROM oauth_refresh_tokens WHERE token_hash = ${bytes(tokenHash)} FOR UPDATE`;
   if (rows.length === 0) return null;
-  return tx.oAuthRefreshToken.findUnique({ where: { tokenHash: bytes(tokenHash) }, include: { grant: { include: { client: true } } } });
+  return tx.oAuthRefreshToken.findUnique({
+    where: { tokenHash: bytes(tokenHash) },
+    include: { grant: { include: { client: true } } },
+  });
 }
 
 export const findRefreshToken = (db: DbOrTx, tokenHash: Buffer) =>
-  db.oAuthRefreshToken.findUnique({ where: { tokenHash: bytes(tokenHash) }, include: { grant: { include: { client: true } } } });
+  db.oAuthRefreshToken.findUnique({
+    where: { tokenHash: bytes(tokenHash) },
+    include: { grant: { include: { client: true } } },
+  });
 
 export const markRefreshTokenRotated = (tx: Tx, tokenHash: Buffer) =>
   tx.oAuthRefreshToken.update({ where: { tokenHash: bytes(tokenHash) }, data: { rotatedAt: new Date() } });
@@ -146,7 +170,9 @@ export const findAuthorizationSession = (db: DbOrTx, id: string) =>
 
 /** Marks a session done, once: false when it was already completed or has expired. */
 export const completeAuthorizationSession = async (db: DbOrTx, id: string) =>
-  (await db.oAuthAuthorizationSession.updateMany({
-    where: { id, completedAt: null, expiresAt: { gt: new Date() } },
-    data: { completedAt: new Date() },
-  })).count > 0;
+  (
+    await db.oAuthAuthorizationSession.updateMany({
+      where: { id, completedAt: null, expiresAt: { gt: new Date() } },
+      data: { completedAt: new Date() },
+    })
+  ).count > 0;

@@ -47,13 +47,19 @@ export const obtainToken = defineOperation({
   validationErrorCode: 'invalid_request',
   body: z.object({ data: TokenRequest }).strict(),
   responses: {
-    200: { description: 'Tokens, for a form-encoded request: the RFC 6749 token response.', schema: TokenResponse, headers: noStoreHeaders },
+    200: {
+      description: 'Tokens, for a form-encoded request: the RFC 6749 token response.',
+      schema: TokenResponse,
+      headers: noStoreHeaders,
+    },
     201: { description: 'Tokens, for a JSON request.', schema: singleEnvelope(TokenResponse), headers: noStoreHeaders },
   },
   errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'TOO_MANY_REQUESTS', 'WRITE_INTERRUPTED'],
   async handler({ body, request, services }) {
     const tokens = await services.oauth.tokens.token(body.data, request.headers.authorization);
-    return isFormRequest(request) ? { status: 200, body: tokens, headers: noStore } : { status: 201, body: single(tokens), headers: noStore };
+    return isFormRequest(request)
+      ? { status: 200, body: tokens, headers: noStore }
+      : { status: 201, body: single(tokens), headers: noStore };
   },
 });
 
@@ -64,7 +70,7 @@ export const revokeToken = defineOperation({
   summary: 'Revoke a token (RFC 7009)',
   description:
     `${formNote}\n\nRevokes an access or refresh token of the calling client and every token of the same grant ` +
-    '(the authorization and its refresh family). Answers 200 also for a token that is unknown, expired or another client\'s, as RFC 7009 asks. ' +
+    "(the authorization and its refresh family). Answers 200 also for a token that is unknown, expired or another client's, as RFC 7009 asks. " +
     'Other service processes stop accepting a revoked access token within 5 seconds.',
   tag,
   security: 'none',
@@ -96,7 +102,8 @@ export const introspectToken = defineOperation({
   body: z.object({ data: TokenOperationRequest }).strict(),
   responses: {
     200: {
-      description: 'What the token grants: the RFC 7662 object (form request) or it inside the envelope (JSON request).',
+      description:
+        'What the token grants: the RFC 7662 object (form request) or it inside the envelope (JSON request).',
       schema: z.union([Introspection, singleEnvelope(Introspection)]),
       headers: noStoreHeaders,
     },
@@ -116,25 +123,35 @@ export const getAuthorization = defineOperation({
   description:
     'Validates the authorization request. Any invalid parameter is a **400** and never a redirect: an unknown `client_id`, a `redirect_uri` that is not ' +
     'exactly one registered for the client, a `response_type` other than `code`, an unknown or excessive scope, a missing PKCE challenge for a public client.\n\n' +
-    'With `silent=true` the answer is always a **302** to `redirect_uri`: with `code` (and `state`, `iss`) when the browser\'s login cookie names a user of the ' +
+    "With `silent=true` the answer is always a **302** to `redirect_uri`: with `code` (and `state`, `iss`) when the browser's login cookie names a user of the " +
     'tenant who has already approved these scopes for this client; with `error=login_required` when no user is signed in; with `error=consent_required` ' +
     'when the user has not approved them.\n\n' +
-    'Otherwise the answer is **200** with a session: send the user\'s browser to its `forward_uri`, the login and consent page of this service, which ' +
+    "Otherwise the answer is **200** with a session: send the user's browser to its `forward_uri`, the login and consent page of this service, which " +
     'ends in a redirect to `redirect_uri` with `code` and `state` (or `error=access_denied`). Exchange the code at `POST /api/oauth/authorize`.',
   tag,
   security: 'none',
   validationErrorCode: 'invalid_request',
   query: AuthorizeQuery,
   responses: {
-    200: { description: 'The user must act at `forward_uri`.', schema: singleEnvelope(AuthorizationSession), headers: noStoreHeaders },
+    200: {
+      description: 'The user must act at `forward_uri`.',
+      schema: singleEnvelope(AuthorizationSession),
+      headers: noStoreHeaders,
+    },
     302: {
       description: 'silent=true: the redirect to the client with `code` or `error`.',
-      headers: { Location: { description: '`redirect_uri` with `code`, `state` and `iss`, or with `error` and `state`.' }, ...noStoreHeaders },
+      headers: {
+        Location: { description: '`redirect_uri` with `code`, `state` and `iss`, or with `error` and `state`.' },
+        ...noStoreHeaders,
+      },
     },
   },
   errors: ['BAD_REQUEST'],
   async handler({ query, request, services }) {
-    const outcome = await services.oauth.authorization.authorize(query, services.oauth.browser.signedInUser(request.headers.cookie));
+    const outcome = await services.oauth.authorization.authorize(
+      query,
+      services.oauth.browser.signedInUser(request.headers.cookie),
+    );
     return outcome.kind === 'redirect'
       ? { status: 302, headers: { ...noStore, Location: outcome.location } }
       : { status: 200, body: single(outcome.session), headers: noStore };

@@ -4,19 +4,31 @@ import { CLIENT_SCOPES } from './oauth.scopes';
 const text = (max: number, description: string) => z.string().max(max).optional().openapi({ description });
 
 const clientAuthFields = {
-  client_id: text(256, 'The client id. Confidential clients may send it with `client_secret` here instead of using HTTP Basic; public clients always send it.'),
+  client_id: text(
+    256,
+    'The client id. Confidential clients may send it with `client_secret` here instead of using HTTP Basic; public clients always send it.',
+  ),
   client_secret: text(256, 'The client secret, when not sent with HTTP Basic. Never in the query string.'),
 };
 
 /** Token request (RFC 6749 names); unrecognised members are ignored, as RFC 6749 section 3.2 asks. */
 export const TokenRequest = z
   .object({
-    grant_type: z.string().max(64).openapi({ description: '`client_credentials`, `authorization_code` or `refresh_token`.' }),
+    grant_type: z
+      .string()
+      .max(64)
+      .openapi({ description: '`client_credentials`, `authorization_code` or `refresh_token`.' }),
     ...clientAuthFields,
-    scope: text(2048, 'Space-separated scopes, a subset of the client\'s (or, on refresh, of the grant\'s). Omitted: all of them.'),
+    scope: text(
+      2048,
+      "Space-separated scopes, a subset of the client's (or, on refresh, of the grant's). Omitted: all of them.",
+    ),
     code: text(256, 'authorization_code: the code from the redirect.'),
     redirect_uri: text(2048, 'authorization_code: the redirect URI of the authorization request, exactly.'),
-    code_verifier: text(128, 'authorization_code: the PKCE verifier (43-128 characters) whose S256 challenge was sent.'),
+    code_verifier: text(
+      128,
+      'authorization_code: the PKCE verifier (43-128 characters) whose S256 challenge was sent.',
+    ),
     refresh_token: text(256, 'refresh_token: the refresh token; each works once.'),
   })
   .openapi('TokenRequest');
@@ -26,12 +38,15 @@ export const TokenResponse = z
     token_type: z.literal('Bearer'),
     expires_in: z.int().openapi({ description: 'Seconds until the access token expires (3600).' }),
     access_token: z.string().openapi({ description: 'A signed JWT; send it as `Authorization: Bearer <token>`.' }),
-    refresh_token: z
+    refresh_token: z.string().optional().openapi({
+      description:
+        'Exchanges once for new tokens within 30 days. Absent for client_credentials, which asks again with its secret.',
+    }),
+    scope: z.string().openapi({ description: 'Space-separated scopes granted.' }),
+    id_token: z
       .string()
       .optional()
-      .openapi({ description: 'Exchanges once for new tokens within 30 days. Absent for client_credentials, which asks again with its secret.' }),
-    scope: z.string().openapi({ description: 'Space-separated scopes granted.' }),
-    id_token: z.string().optional().openapi({ description: 'OpenID Connect ID token (with the request\'s `nonce`), when `openid` was granted.' }),
+      .openapi({ description: "OpenID Connect ID token (with the request's `nonce`), when `openid` was granted." }),
   })
   .openapi('TokenResponse');
 
@@ -62,13 +77,22 @@ export const Introspection = z
 export const AuthorizeQuery = z
   .object({
     client_id: text(256, 'The client id. Unknown: 400.'),
-    redirect_uri: text(2048, 'Must equal one of the client\'s registered redirect URIs exactly (no trailing-slash or query leeway), else 400.'),
+    redirect_uri: text(
+      2048,
+      "Must equal one of the client's registered redirect URIs exactly (no trailing-slash or query leeway), else 400.",
+    ),
     response_type: text(64, 'Must be `code`.'),
-    scope: text(2048, 'Space-separated scopes within the client\'s; `openid` adds an ID token. Omitted: all of the client\'s scopes.'),
-    tenant: text(64, 'The tenant id; when given it must be the client\'s tenant.'),
+    scope: text(
+      2048,
+      "Space-separated scopes within the client's; `openid` adds an ID token. Omitted: all of the client's scopes.",
+    ),
+    tenant: text(64, "The tenant id; when given it must be the client's tenant."),
     state: text(2048, 'Returned unchanged on the redirect.'),
     nonce: text(512, 'Put into the ID token.'),
-    silent: text(5, '`true`: never show a page; redirect at once with a code, or with `error=login_required` or `consent_required`.'),
+    silent: text(
+      5,
+      '`true`: never show a page; redirect at once with a code, or with `error=login_required` or `consent_required`.',
+    ),
     code_challenge: text(43, 'PKCE: base64url SHA-256 of the code verifier. Required for public clients.'),
     code_challenge_method: text(8, 'PKCE: `S256` (the only method supported).'),
   })
@@ -76,11 +100,15 @@ export const AuthorizeQuery = z
 
 export const AuthorizationSession = z
   .object({
-    forward_uri: z.string().openapi({ description: 'The login and consent page of this session: send the user\'s browser there.' }),
+    forward_uri: z
+      .string()
+      .openapi({ description: "The login and consent page of this session: send the user's browser there." }),
     client_name: z.string(),
     client_redirect_uri: z.string(),
     scope: z.array(z.object({ id: z.string(), description: z.string() })),
-    is_authorization_approved: z.boolean().openapi({ description: 'Whether the signed-in user (login cookie) has already approved these scopes for this client.' }),
+    is_authorization_approved: z.boolean().openapi({
+      description: 'Whether the signed-in user (login cookie) has already approved these scopes for this client.',
+    }),
     is_id_token_issued: z.boolean().openapi({ description: 'Whether an ID token will be issued (`openid` scope).' }),
     expires_in: z.int().openapi({ description: 'Seconds the `forward_uri` stays usable.' }),
   })
@@ -112,14 +140,19 @@ export const OAuthClientInput = z
     name: z.string().trim().min(1).max(200).openapi({ description: 'Shown to users on the consent page.' }),
     redirect_uris: z.array(RedirectUri).min(1).max(20),
     scopes: z.array(ClientScopeName).min(1).max(CLIENT_SCOPES.length),
-    is_confidential: z.boolean().openapi({ description: 'true: a server-side client with a secret; false: a browser or native app, which must use PKCE.' }),
+    is_confidential: z.boolean().openapi({
+      description: 'true: a server-side client with a secret; false: a browser or native app, which must use PKCE.',
+    }),
   })
   .strict();
 
 export const OAuthClientCreated = z
   .object({
     client_id: z.string(),
-    client_secret: z.string().nullable().openapi({ description: 'Shown only in this response; null for a public client.' }),
+    client_secret: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Shown only in this response; null for a public client.' }),
     name: z.string(),
     redirect_uris: z.array(z.string()),
     scopes: z.array(ClientScopeName),
@@ -131,7 +164,11 @@ export const OAuthClientCreated = z
 export const UserInput = z
   .object({
     email: z.email().max(320).openapi({ description: 'Unique within the tenant, compared without regard to case.' }),
-    password: z.string().min(10).max(1024).openapi({ description: '10 to 1024 characters; stored only as a salted scrypt hash.' }),
+    password: z
+      .string()
+      .min(10)
+      .max(1024)
+      .openapi({ description: '10 to 1024 characters; stored only as a salted scrypt hash.' }),
   })
   .strict();
 

@@ -24,7 +24,10 @@ const descriptions: Record<ClientScope, string> = {
   openid: 'Confirm who you are (your user id) to the application',
 };
 
-export const describeScope = (scope: string) => ({ id: scope, description: descriptions[scope as ClientScope] ?? scope });
+export const describeScope = (scope: string) => ({
+  id: scope,
+  description: descriptions[scope as ClientScope] ?? scope,
+});
 
 const isKnown = (scope: string): scope is ClientScope => (CLIENT_SCOPES as readonly string[]).includes(scope);
 
@@ -38,7 +41,11 @@ function covered(scope: string, held: readonly string[]): boolean {
  * The scopes a request ends up with: the space-separated `requested` scopes, each of which must be
  * held, or every held scope when none are requested. `openid` only where an ID token can be issued.
  */
-export function resolveScopes(requested: string | undefined, held: readonly string[], options: { openid: boolean }): string[] {
+export function resolveScopes(
+  requested: string | undefined,
+  held: readonly string[],
+  options: { openid: boolean },
+): string[] {
   const allowed = options.openid ? held : held.filter((scope) => scope !== OPENID);
   if (requested === undefined || requested.trim() === '') {
     if (allowed.length === 0) throw oauthError('invalid_scope', 'the client has no scope that this request can grant');
@@ -47,8 +54,10 @@ export function resolveScopes(requested: string | undefined, held: readonly stri
   const scopes = [...new Set(requested.trim().split(/ +/))];
   for (const scope of scopes) {
     if (!isKnown(scope)) throw oauthError('invalid_scope', `unknown scope "${scope}"`);
-    if (scope === OPENID && !options.openid) throw oauthError('invalid_scope', 'openid needs a signed-in user (authorization_code)');
-    if (!covered(scope, allowed)) throw oauthError('invalid_scope', `scope "${scope}" exceeds what the client may ask for`);
+    if (scope === OPENID && !options.openid)
+      throw oauthError('invalid_scope', 'openid needs a signed-in user (authorization_code)');
+    if (!covered(scope, allowed))
+      throw oauthError('invalid_scope', `scope "${scope}" exceeds what the client may ask for`);
   }
   return scopes;
 }

@@ -106,7 +106,10 @@ export class OAuthService {
   }
 
   /** RFC 7009: revokes a refresh or access token of the calling client, and with it its whole grant. */
-  async revoke(request: { token?: string; token_type_hint?: string; client_id?: string; client_secret?: string }, authorization: string | undefined) {
+  async revoke(
+    request: { token?: string; token_type_hint?: string; client_id?: string; client_secret?: string },
+    authorization: string | undefined,
+  ) {
     const client = await this.authenticateClient(request, authorization);
     if (!request.token) throw oauthError('invalid_request', 'token is required');
     const grantId = await this.grantOf(request.token, client.id);
@@ -168,7 +171,9 @@ export class OAuthService {
     const principal: Principal = {
       tenantId: verified.tenantId,
       scopes: new Set(verified.scopes.filter((scope) => scope !== OPENID)),
-      actor: verified.userId ? { type: 'user', id: verified.userId, clientId: verified.clientId } : { type: 'oauth_client', id: verified.clientId },
+      actor: verified.userId
+        ? { type: 'user', id: verified.userId, clientId: verified.clientId }
+        : { type: 'oauth_client', id: verified.clientId },
     };
     return { principal, grantId: verified.grantId, expiresAt: verified.expiresAt * 1000 };
   }
@@ -178,14 +183,20 @@ export class OAuthService {
    * Confidential clients must prove their secret; failures are counted per client in PostgreSQL and
    * too many within the window answer 429 until it closes.
    */
-  async authenticateClient(request: { client_id?: string; client_secret?: string }, authorization: string | undefined): Promise<OAuthClient> {
+  async authenticateClient(
+    request: { client_id?: string; client_secret?: string },
+    authorization: string | undefined,
+  ): Promise<OAuthClient> {
     let clientId = request.client_id;
     let secret = request.client_secret;
     if (authorization !== undefined) {
       const basic = parseBasic(authorization);
-      if (!basic) throw oauthError('invalid_client', 'the Authorization header must be HTTP Basic with the client id and secret');
-      if (secret !== undefined) throw oauthError('invalid_request', 'the client authenticated twice: HTTP Basic and client_secret');
-      if (clientId !== undefined && clientId !== basic.id) throw oauthError('invalid_client', 'client_id differs from the HTTP Basic user name');
+      if (!basic)
+        throw oauthError('invalid_client', 'the Authorization header must be HTTP Basic with the client id and secret');
+      if (secret !== undefined)
+        throw oauthError('invalid_request', 'the client authenticated twice: HTTP Basic and client_secret');
+      if (clientId !== undefined && clientId !== basic.id)
+        throw oauthError('invalid_client', 'client_id differs from the HTTP Basic user name');
       clientId = basic.id;
       secret = basic.secret;
     }
@@ -199,7 +210,10 @@ export class OAuthService {
     if (client.isConfidential) {
       if (!secret || !secretMatchesHash(secret, client.secretHash ?? UNKNOWN_CLIENT_HASH)) {
         await repository.recordFailedClientAuth(this.db, client.id, CLIENT_AUTH_WINDOW_SECONDS);
-        throw oauthError('invalid_client', secret ? 'the client secret is wrong' : 'this client must authenticate with its secret');
+        throw oauthError(
+          'invalid_client',
+          secret ? 'the client secret is wrong' : 'this client must authenticate with its secret',
+        );
       }
     } else if (secret) {
       throw oauthError('invalid_client', 'a public client has no secret');
@@ -211,13 +225,18 @@ export class OAuthService {
     if (failures < CLIENT_AUTH_FAILURE_LIMIT || !windowStart) return;
     const retryAfter = Math.ceil((windowStart.getTime() + CLIENT_AUTH_WINDOW_SECONDS * 1000 - Date.now()) / 1000);
     if (retryAfter <= 0) return;
-    throw new AppError('TOO_MANY_REQUESTS', `too many failed authentications of this client; retry in ${retryAfter} seconds`, {
-      headers: { 'Retry-After': String(retryAfter) },
-    });
+    throw new AppError(
+      'TOO_MANY_REQUESTS',
+      `too many failed authentications of this client; retry in ${retryAfter} seconds`,
+      {
+        headers: { 'Retry-After': String(retryAfter) },
+      },
+    );
   }
 
   private async clientCredentials(client: OAuthClient, request: TokenRequest): Promise<TokenResponse> {
-    if (!client.isConfidential) throw oauthError('unauthorized_client', 'a public client cannot use client_credentials');
+    if (!client.isConfidential)
+      throw oauthError('unauthorized_client', 'a public client cannot use client_credentials');
     const scopes = resolveScopes(request.scope, client.scopes, { openid: false });
     const grant = await repository.insertGrant(this.db, {
       id: uuidv7(),
@@ -226,7 +245,13 @@ export class OAuthService {
       grantType: 'client_credentials',
       scopes,
     });
-    const access = await this.tokens.accessToken({ tenantId: client.tenantId, clientId: client.id, userId: null, scopes, grantId: grant.id });
+    const access = await this.tokens.accessToken({
+      tenantId: client.tenantId,
+      clientId: client.id,
+      userId: null,
+      scopes,
+      grantId: grant.id,
+    });
     return { token_type: 'Bearer', expires_in: access.expiresIn, access_token: access.token, scope: scopes.join(' ') };
   }
 
@@ -239,7 +264,8 @@ export class OAuthService {
     const hash = tokenHash(request.code);
     const outcome = await writeTransaction(this.db, async (tx) => {
       const code = await repository.lockAuthorizationCode(tx, hash);
-      if (!code || code.clientId !== client.id) throw oauthError('invalid_grant', 'the authorization code is unknown or was issued to another client');
+      if (!code || code.clientId !== client.id)
+        throw oauthError('invalid_grant', 'the authorization code is unknown or was issued to another client');
       if (code.consumedAt) {
         // RFC 6749 section 4.1.2: a replayed code revokes what was issued from it.
         if (code.grantId) await repository.revokeGrant(tx, code.grantId);
@@ -250,12 +276,19 @@ export class OAuthService {
         throw oauthError('invalid_grant', 'redirect_uri differs from the one of the authorization request');
       }
       if (code.codeChallenge) {
-        if (!request.code_verifier) throw oauthError('invalid_grant', 'code_verifier is required: the authorization request had a code_challenge');
+        if (!request.code_verifier)
+          throw oauthError(
+            'invalid_grant',
+            'code_verifier is required: the authorization request had a code_challenge',
+          );
         if (!secretsEqual(pkceChallenge(request.code_verifier), code.codeChallenge)) {
           throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
         }
       } else if (request.code_verifier !== undefined) {
-        throw oauthError('invalid_grant', 'a code_verifier was sent but the authorization request had no code_challenge');
+        throw oauthError(
+          'invalid_grant',
+          'a code_verifier was sent but the authorization request had no code_challenge',
+        );
       }
       const grant = await repository.insertGrant(tx, {
         id: uuidv7(),
@@ -266,17 +299,36 @@ export class OAuthService {
       });
       await repository.consumeAuthorizationCode(tx, hash, grant.id);
       const refreshToken = opaqueToken();
-      await repository.insertRefreshToken(tx, { tokenHash: tokenHash(refreshToken), grantId: grant.id, expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL * 1000) });
+      await repository.insertRefreshToken(tx, {
+        tokenHash: tokenHash(refreshToken),
+        grantId: grant.id,
+        expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL * 1000),
+      });
       return { kind: 'issued', grant, code, refreshToken } as const;
     });
     if (outcome.kind === 'replayed') {
       if (outcome.grantId) this.forgetGrant(outcome.grantId);
-      throw oauthError('invalid_grant', 'the authorization code was already used; the tokens issued from it are revoked');
+      throw oauthError(
+        'invalid_grant',
+        'the authorization code was already used; the tokens issued from it are revoked',
+      );
     }
     const { grant, code, refreshToken } = outcome;
-    const access = await this.tokens.accessToken({ tenantId: client.tenantId, clientId: client.id, userId: code.userId, scopes: grant.scopes, grantId: grant.id });
+    const access = await this.tokens.accessToken({
+      tenantId: client.tenantId,
+      clientId: client.id,
+      userId: code.userId,
+      scopes: grant.scopes,
+      grantId: grant.id,
+    });
     const idToken = grant.scopes.includes(OPENID)
-      ? await this.tokens.idToken({ userId: code.userId, clientId: client.id, tenantId: client.tenantId, email: code.user.email, nonce: code.nonce })
+      ? await this.tokens.idToken({
+          userId: code.userId,
+          clientId: client.id,
+          tenantId: client.tenantId,
+          email: code.user.email,
+          nonce: code.nonce,
+        })
       : undefined;
     return {
       token_type: 'Bearer',
@@ -293,7 +345,8 @@ export class OAuthService {
     const hash = tokenHash(request.refresh_token);
     const outcome = await writeTransaction(this.db, async (tx) => {
       const token = await repository.lockRefreshToken(tx, hash);
-      if (!token || token.grant.clientId !== client.id) throw oauthError('invalid_grant', 'the refresh token is unknown or was issued to another client');
+      if (!token || token.grant.clientId !== client.id)
+        throw oauthError('invalid_grant', 'the refresh token is unknown or was issued to another client');
       if (token.grant.revokedAt) throw oauthError('invalid_grant', 'the refresh token has been revoked');
       if (token.rotatedAt) {
         // Presented twice: one of the two presenters stole it. Revoke the whole family.
@@ -301,10 +354,17 @@ export class OAuthService {
         return { kind: 'reused', grantId: token.grantId } as const;
       }
       if (token.expiresAt <= new Date()) throw oauthError('invalid_grant', 'the refresh token has expired');
-      const scopes = request.scope === undefined ? token.grant.scopes : resolveScopes(request.scope, token.grant.scopes, { openid: true });
+      const scopes =
+        request.scope === undefined
+          ? token.grant.scopes
+          : resolveScopes(request.scope, token.grant.scopes, { openid: true });
       await repository.markRefreshTokenRotated(tx, hash);
       const refreshToken = opaqueToken();
-      await repository.insertRefreshToken(tx, { tokenHash: tokenHash(refreshToken), grantId: token.grantId, expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL * 1000) });
+      await repository.insertRefreshToken(tx, {
+        tokenHash: tokenHash(refreshToken),
+        grantId: token.grantId,
+        expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL * 1000),
+      });
       return { kind: 'rotated', grant: token.grant, scopes, refreshToken } as const;
     });
     if (outcome.kind === 'reused') {
@@ -312,8 +372,20 @@ export class OAuthService {
       throw oauthError('invalid_grant', 'the refresh token was already used; every token of its grant is revoked');
     }
     const { grant, scopes, refreshToken } = outcome;
-    const access = await this.tokens.accessToken({ tenantId: client.tenantId, clientId: client.id, userId: grant.userId, scopes, grantId: grant.id });
-    return { token_type: 'Bearer', expires_in: access.expiresIn, access_token: access.token, refresh_token: refreshToken, scope: scopes.join(' ') };
+    const access = await this.tokens.accessToken({
+      tenantId: client.tenantId,
+      clientId: client.id,
+      userId: grant.userId,
+      scopes,
+      grantId: grant.id,
+    });
+    return {
+      token_type: 'Bearer',
+      expires_in: access.expiresIn,
+      access_token: access.token,
+      refresh_token: refreshToken,
+      scope: scopes.join(' '),
+    };
   }
 
   /** The grant a token of this client belongs to: a refresh token, or an access token (even expired). */

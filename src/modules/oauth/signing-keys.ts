@@ -43,7 +43,8 @@ export class SigningKeys {
     if (known) return known;
     // A key made by another process after this one last looked.
     for (const row of await repository.listSigningKeys(this.db)) {
-      if (!this.publicKeys.has(row.kid)) this.publicKeys.set(row.kid, (await importJWK(row.publicJwk as JWK, row.algorithm)) as CryptoKey);
+      if (!this.publicKeys.has(row.kid))
+        this.publicKeys.set(row.kid, (await importJWK(row.publicJwk as JWK, row.algorithm)) as CryptoKey);
     }
     return this.publicKeys.get(kid);
   }

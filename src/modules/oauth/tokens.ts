@@ -36,8 +36,15 @@ export const tokenHash = (token: string) => createHash('sha256').update(token).d
 
 const claimsOf = (payload: JWTPayload): VerifiedAccessToken | null => {
   const { sub, jti, iat, exp, tenant_id, client_id, scope, sid, user_id } = payload as Record<string, unknown>;
-  if (typeof sub !== 'string' || typeof jti !== 'string' || typeof exp !== 'number' || typeof iat !== 'number') return null;
-  if (typeof tenant_id !== 'string' || typeof client_id !== 'string' || typeof scope !== 'string' || typeof sid !== 'string') return null;
+  if (typeof sub !== 'string' || typeof jti !== 'string' || typeof exp !== 'number' || typeof iat !== 'number')
+    return null;
+  if (
+    typeof tenant_id !== 'string' ||
+    typeof client_id !== 'string' ||
+    typeof scope !== 'string' ||
+    typeof sid !== 'string'
+  )
+    return null;
   return {
     subject: sub,
     jti,
@@ -105,13 +112,20 @@ export class TokenIssuer {
    * `allowExpired` (revocation accepts expired tokens). Null when it is not a valid access token;
    * `expired` when only its expiry fails.
    */
-  async verifyAccessToken(token: string, options: { allowExpired?: boolean } = {}): Promise<VerifiedAccessToken | null | 'expired'> {
+  async verifyAccessToken(
+    token: string,
+    options: { allowExpired?: boolean } = {},
+  ): Promise<VerifiedAccessToken | null | 'expired'> {
     try {
-      const { payload } = await jwtVerify(token, async (header) => {
-        const key = await this.keys.verificationKey(header.kid);
-        if (!key) throw new errors.JWKSNoMatchingKey();
-        return key;
-      }, { issuer: this.issuer, audience: this.issuer, typ: ACCESS_TOKEN_TYPE, algorithms: [SIGNING_ALGORITHM] });
+      const { payload } = await jwtVerify(
+        token,
+        async (header) => {
+          const key = await this.keys.verificationKey(header.kid);
+          if (!key) throw new errors.JWKSNoMatchingKey();
+          return key;
+        },
+        { issuer: this.issuer, audience: this.issuer, typ: ACCESS_TOKEN_TYPE, algorithms: [SIGNING_ALGORITHM] },
+      );
       return claimsOf(payload);
     } catch (error) {
       if (error instanceof errors.JWTExpired) return options.allowExpired ? claimsOf(error.payload) : 'expired';

@@ -5,7 +5,16 @@ import { int8, int8OrNull, parseRows, timestamp, uuid } from '../../kernel/rows'
 import { Prisma } from '../../__generated__/prisma/client';
 
 export type OrderStatus = 'OPEN' | 'SHIPPED' | 'CANCELLED';
-export type OrderItemState = 'ALLOCATED' | 'BACKORDERED' | 'DEALLOCATED' | 'SHIPPED' | 'RETURNED' | 'CANCELLED' | 'RESTOCKED' | 'MISSING' | 'UNAVAILABLE';
+export type OrderItemState =
+  | 'ALLOCATED'
+  | 'BACKORDERED'
+  | 'DEALLOCATED'
+  | 'SHIPPED'
+  | 'RETURNED'
+  | 'CANCELLED'
+  | 'RESTOCKED'
+  | 'MISSING'
+  | 'UNAVAILABLE';
 
 export interface OrderItemRecord {
   id: string;
@@ -31,11 +40,18 @@ export interface OrderRecord {
 export async function insertOrder(
   tx: Tx,
   tenantId: string,
-  order: { id: string; businessId: string; warehouseId: string; channelId: string; items: { id: string; productId: string; quantity: number }[] },
+  order: {
+    id: string;
+    businessId: string;
+    warehouseId: string;
+    channelId: string;
+    items: { id: string; productId: string; quantity: number }[];
+  },
 ) {
   await tx.$executeRaw`
     INSERT INTO orders (id, tenant_id, business_id, warehouse_id, channel_id)
-    VALUES (${order.id}::uuid, ${tenantId}::uuid, ${order.businessId}::uuid, ${order.warehouseId}::uuid, ${order.channelId}::uuid)`;
+    VALUES (${order.id}::uuid, ${tenantId}::uuid, ${order.businessId}::uuid, ${order.warehouseId}::uuid,
+      ${order.channelId}::uuid)`;
   await tx.$executeRaw`
     INSERT INTO order_items (id, tenant_id, order_id, product_id, quantity, state)
     SELECT v.id, ${tenantId}::uuid, ${order.id}::uuid, v.product_id, v.quantity, 'ALLOCATED'
@@ -49,7 +65,15 @@ export async function orderExists(db: DbOrTx, id: string) {
 
 const ORDER_STATUSES = ['OPEN', 'SHIPPED', 'CANCELLED'] as const;
 const ITEM_STATES = [
-  'ALLOCATED', 'BACKORDERED', 'DEALLOCATED', 'SHIPPED', 'RETURNED', 'CANCELLED', 'RESTOCKED', 'MISSING', 'UNAVAILABLE',
+  'ALLOCATED',
+  'BACKORDERED',
+  'DEALLOCATED',
+  'SHIPPED',
+  'RETURNED',
+  'CANCELLED',
+  'RESTOCKED',
+  'MISSING',
+  'UNAVAILABLE',
 ] as const;
 
 const OrderRow = z.object({
@@ -61,15 +85,25 @@ const OrderRow = z.object({
   createdAt: timestamp,
   updatedAt: timestamp,
   items: z.array(
-    z.object({ id: uuid, productId: uuid, sku: z.string(), quantity: int8, state: z.enum(ITEM_STATES), shippedAt: int8OrNull }),
+    z.object({
+      id: uuid,
+      productId: uuid,
+      sku: z.string(),
+      quantity: int8,
+      state: z.enum(ITEM_STATES),
+      shippedAt: int8OrNull,
+    }),
   ),
 }) satisfies z.ZodType<OrderRecord, unknown>;
 
 const ORDER_SELECT = Prisma.sql`
-  SELECT o.id, o.business_id AS "businessId", o.warehouse_id AS "warehouseId", o.channel_id AS "channelId", o.status::text AS status,
+  SELECT o.id, o.business_id AS "businessId", o.warehouse_id AS "warehouseId", o.channel_id AS "channelId",
+    o.status::text AS status,
          o.created_at AS "createdAt", o.updated_at AS "updatedAt",
-         coalesce((SELECT json_agg(json_build_object('id', i.id, 'productId', i.product_id, 'sku', p.sku, 'quantity', i.quantity,
-                                                     'state', i.state, 'shippedAt', (extract(epoch FROM i.shipped_at) * 1000)::bigint) ORDER BY i.id)
+         coalesce((SELECT json_agg(json_build_object('id', i.id, 'productId', i.product_id, 'sku', p.sku, 'quantity',
+           i.quantity,
+                                                     'state', i.state, 'shippedAt', (extract(epoch FROM i.shipped_at) *
+                                                       1000)::bigint) ORDER BY i.id)
                      FROM order_items i JOIN products p ON p.id = i.product_id WHERE i.order_id = o.id), '[]') AS items
     FROM orders o`;
 

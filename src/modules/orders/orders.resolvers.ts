@@ -11,7 +11,9 @@ import type { OrderRecord } from './orders.repository';
 export type OrderParent = OrderRecord | StockReference;
 
 const orderLoader = (context: GraphQLContext) =>
-  requestLoader(context, 'order', () => byIdLoader((ids) => context.services.orders.ordersByIds(context.principal.tenantId, ids)));
+  requestLoader(context, 'order', () =>
+    byIdLoader((ids) => context.services.orders.ordersByIds(context.principal.tenantId, ids)),
+  );
 
 const salesChannelLoader = (context: GraphQLContext) =>
   requestLoader(context, 'order-sales-channel', () =>
@@ -41,29 +43,62 @@ export const orderResolvers: Resolvers = {
       order: await services.orders.cancelOrder(principal, input.id, idempotencyOf('cancelOrder', input)),
     }),
     returnOrderItems: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.returnOrderItems(principal, input.order_id, input.items, idempotencyOf('returnOrderItems', input)),
+      order: await services.orders.returnOrderItems(
+        principal,
+        input.order_id,
+        input.items,
+        idempotencyOf('returnOrderItems', input),
+      ),
     }),
     deallocateOrderItems: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.deallocateOrderItems(principal, input.order_id, input.items, idempotencyOf('deallocateOrderItems', input)),
+      order: await services.orders.deallocateOrderItems(
+        principal,
+        input.order_id,
+        input.items,
+        idempotencyOf('deallocateOrderItems', input),
+      ),
     }),
     restockOrderItems: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.restockOrderItems(principal, input.order_id, input.items, idempotencyOf('restockOrderItems', input)),
+      order: await services.orders.restockOrderItems(
+        principal,
+        input.order_id,
+        input.items,
+        idempotencyOf('restockOrderItems', input),
+      ),
     }),
     markItemsAsMissing: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.markItemsAsMissing(principal, input.order_id, input.items, idempotencyOf('markItemsAsMissing', input)),
+      order: await services.orders.markItemsAsMissing(
+        principal,
+        input.order_id,
+        input.items,
+        idempotencyOf('markItemsAsMissing', input),
+      ),
     }),
     markItemsAsUnavailable: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.markItemsAsUnavailable(principal, input.order_id, input.items, idempotencyOf('markItemsAsUnavailable', input)),
+      order: await services.orders.markItemsAsUnavailable(
+        principal,
+        input.order_id,
+        input.items,
+        idempotencyOf('markItemsAsUnavailable', input),
+      ),
     }),
     markItemsAsAvailable: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.markItemsAsAvailable(principal, input.order_id, input.items, idempotencyOf('markItemsAsAvailable', input)),
+      order: await services.orders.markItemsAsAvailable(
+        principal,
+        input.order_id,
+        input.items,
+        idempotencyOf('markItemsAsAvailable', input),
+      ),
     }),
   },
   Order: {
     id: (parent) => parent.id,
-    business: async (parent, _args, context) => (await businessLoader(context).load((await full(parent, context)).businessId))!,
-    warehouse: async (parent, _args, context) => (await warehouseLoader(context).load((await full(parent, context)).warehouseId))!,
-    channel: async (parent, _args, context) => (await salesChannelLoader(context).load((await full(parent, context)).channelId))!,
+    business: async (parent, _args, context) =>
+      (await businessLoader(context).load((await full(parent, context)).businessId))!,
+    warehouse: async (parent, _args, context) =>
+      (await warehouseLoader(context).load((await full(parent, context)).warehouseId))!,
+    channel: async (parent, _args, context) =>
+      (await salesChannelLoader(context).load((await full(parent, context)).channelId))!,
     status: async (parent, _args, context) => (await full(parent, context)).status,
     items: async (parent, _args, context) => (await full(parent, context)).items,
     created_at: async (parent, _args, context) => (await full(parent, context)).createdAt.getTime(),

@@ -10,7 +10,13 @@ import * as catalog from '../catalog/catalog.repository';
 import * as stock from '../stock/stock.repository';
 import type { LineChangeRecord } from '../stock/stock.repository';
 import type { StockMutationSource } from '../stock/stock.types';
-import { checkNewId, clientIdTaken, rejected, resolveAllocationTarget, type ItemInput } from '../allocations/allocation-input';
+import {
+  checkNewId,
+  clientIdTaken,
+  rejected,
+  resolveAllocationTarget,
+  type ItemInput,
+} from '../allocations/allocation-input';
 import * as allocations from '../allocations/allocations';
 import * as allocationRepository from '../allocations/allocations.repository';
 import * as preferenceRepository from '../preferences/preferences.repository';
@@ -45,7 +51,13 @@ interface ItemOperation {
   /** Whether each item needs a `location_id`. */
   needsLocation?: boolean;
   /** Moves the item's units; returns the ledger changes. */
-  apply(tx: Tx, tenantId: string, item: OrderItemRecord, held: allocations.Allocation[], location: Location | null): Promise<LineChangeRecord[]>;
+  apply(
+    tx: Tx,
+    tenantId: string,
+    item: OrderItemRecord,
+    held: allocations.Allocation[],
+    location: Location | null,
+  ): Promise<LineChangeRecord[]>;
 }
 
 interface Location {
@@ -77,24 +89,46 @@ export class OrderService {
     const target = await resolveAllocationTarget(this.db, tenantId, input);
     const itemIds = target.items.map(() => uuidv7()).sort();
     const items = target.items.map((item, index) => ({ ...item, id: itemIds[index]! }));
-    const requests = items.map((item) => ({ ...item, warehouseId: target.warehouseId, holder: { orderItemId: item.id } }));
+    const requests = items.map((item) => ({
+      ...item,
+      warehouseId: target.warehouseId,
+      holder: { orderItemId: item.id },
+    }));
     if (!idempotency) {
       const preferences = await preferenceRepository.preferencesOfPairs(this.db, tenantId, requests);
       await allocations.refuseWhenShort(this.db, tenantId, requests, backorderPolicy(preferences));
     }
-    const id = await allocations.withBoundedContention(tenantId, requests, () => writeTransaction(this.db, (tx) =>
-      runIdempotent(tx, tenantId, idempotency, async () => {
-        if (chosenId && (await repository.orderExists(tx, orderId))) throw clientIdTaken('order', orderId);
-        // Rows nobody else can see yet go in before the stock locks: the locked part stays short.
-        await repository.insertOrder(tx, tenantId, { id: orderId, businessId: target.businessId, warehouseId: target.warehouseId, channelId: target.channelId, items });
-        const preferences = await preferenceRepository.preferencesOfPairs(tx, tenantId, requests);
-        await allocations.lockForAllocation(tx, tenantId, requests);
-        const { changes, backordered } = await allocations.allocate(tx, tenantId, requests, 'COMMITTED', backorderPolicy(preferences));
-        await repository.setItemStates(tx, [...backordered].map((request) => request.holder.orderItemId!), 'BACKORDERED');
-        await stock.recordMutations(tx, tenantId, this.context(principal, 'ALLOCATION', orderId), changes);
-        return orderId;
-      }),
-    ));
+    const id = await allocations.withBoundedContention(tenantId, requests, () =>
+      writeTransaction(this.db, (tx) =>
+        runIdempotent(tx, tenantId, idempotency, async () => {
+          if (chosenId && (await repository.orderExists(tx, orderId))) throw clientIdTaken('order', orderId);
+          // Rows nobody else can see yet go in before the stock locks: the locked part stays short.
+          await repository.insertOrder(tx, tenantId, {
+            id: orderId,
+            businessId: target.businessId,
+            warehouseId: target.warehouseId,
+            channelId: target.channelId,
+            items,
+          });
+          const preferences = await preferenceRepository.preferencesOfPairs(tx, tenantId, requests);
+          await allocations.lockForAllocation(tx, tenantId, requests);
+          const { changes, backordered } = await allocations.allocate(
+            tx,
+            tenantId,
+            requests,
+            'COMMITTED',
+            backorderPolicy(preferences),
+          );
+          await repository.setItemStates(
+            tx,
+            [...backordered].map((request) => request.holder.orderItemId!),
+            'BACKORDERED',
+          );
+          await stock.recordMutations(tx, tenantId, this.context(principal, 'ALLOCATION', orderId), changes);
+          return orderId;
+        }),
+      ),
+    );
     return this.load(tenantId, id);
   }
 
@@ -104,13 +138,25 @@ export class OrderService {
     return this.changeOrder(principal, id, idempotency, ['OPEN'], async (tx, order) => {
       const shipped = order.items.filter((item) => item.state === 'ALLOCATED');
       if (order.items.some((item) => item.state === 'BACKORDERED')) {
-        throw new AppError('INVALID_STATE', `order "${order.id}" has BACKORDERED items: wait for their supply, or deallocate or cancel them`);
+        throw new AppError(
+          'INVALID_STATE',
+          `order "${order.id}" has BACKORDERED items: wait for their supply, or deallocate or cancel them`,
+        );
       }
-      if (shipped.length === 0) throw new AppError('INVALID_STATE', `order "${order.id}" has no allocated items to ship`);
-      const held = await allocationRepository.allocationsOf(tx, principal.tenantId, { orderItemIds: shipped.map((item) => item.id) });
+      if (shipped.length === 0)
+        throw new AppError('INVALID_STATE', `order "${order.id}" has no allocated items to ship`);
+      const held = await allocationRepository.allocationsOf(tx, principal.tenantId, {
+        orderItemIds: shipped.map((item) => item.id),
+      });
       const changes: LineChangeRecord[] = [];
-      for (const allocation of held) changes.push(await allocations.moveAllocation(tx, principal.tenantId, allocation, null));
-      await repository.setItemStates(tx, shipped.map((item) => item.id), 'SHIPPED', { shipped: true });
+      for (const allocation of held)
+        changes.push(await allocations.moveAllocation(tx, principal.tenantId, allocation, null));
+      await repository.setItemStates(
+        tx,
+        shipped.map((item) => item.id),
+        'SHIPPED',
+        { shipped: true },
+      );
       await repository.setOrderStatus(tx, order.id, 'SHIPPED');
       await stock.recordMutations(tx, principal.tenantId, this.context(principal, 'ALLOCATION', order.id), changes);
     });
@@ -124,18 +170,31 @@ export class OrderService {
   async cancelOrder(principal: Principal, id: string, idempotency?: Idempotency) {
     requireScope(principal, 'orders:write');
     return this.changeOrder(principal, id, idempotency, ['OPEN', 'SHIPPED'], async (tx, order) => {
-      const open = order.items.filter((item) => ['ALLOCATED', 'BACKORDERED', 'DEALLOCATED', 'MISSING', 'UNAVAILABLE'].includes(item.state));
+      const open = order.items.filter((item) =>
+        ['ALLOCATED', 'BACKORDERED', 'DEALLOCATED', 'MISSING', 'UNAVAILABLE'].includes(item.state),
+      );
       const shipped = order.items.filter((item) => item.state === 'SHIPPED');
-      const held = await allocationRepository.allocationsOf(tx, principal.tenantId, { orderItemIds: open.map((item) => item.id) });
+      const held = await allocationRepository.allocationsOf(tx, principal.tenantId, {
+        orderItemIds: open.map((item) => item.id),
+      });
       const changes: LineChangeRecord[] = [];
       for (const allocation of held) {
         if (allocation.state === 'COMMITTED') {
-          changes.push(await allocations.moveAllocation(tx, principal.tenantId, allocation, { state: 'AVAILABLE', positionId: allocation.positionId }));
+          changes.push(
+            await allocations.moveAllocation(tx, principal.tenantId, allocation, {
+              state: 'AVAILABLE',
+              positionId: allocation.positionId,
+            }),
+          );
         } else {
           await allocationRepository.deleteAllocation(tx, allocation.id);
         }
       }
-      await repository.setItemStates(tx, [...open, ...shipped].map((item) => item.id), 'CANCELLED');
+      await repository.setItemStates(
+        tx,
+        [...open, ...shipped].map((item) => item.id),
+        'CANCELLED',
+      );
       await repository.setOrderStatus(tx, order.id, 'CANCELLED');
       await stock.recordMutations(tx, principal.tenantId, this.context(principal, 'ALLOCATION', order.id), changes);
     });
@@ -144,7 +203,11 @@ export class OrderService {
   /** Records shipped items as returned: they become restockable. */
   returnOrderItems(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
     return this.itemOperation(principal, orderId, items, idempotency, {
-      name: 'returnOrderItems', source: 'RESTOCK', from: ['SHIPPED'], orderStatuses: ['SHIPPED'], to: 'RETURNED',
+      name: 'returnOrderItems',
+      source: 'RESTOCK',
+      from: ['SHIPPED'],
+      orderStatuses: ['SHIPPED'],
+      to: 'RETURNED',
       apply: async () => [],
     });
   }
@@ -152,24 +215,55 @@ export class OrderService {
   /** Releases the commitment of items on an open, unshipped order: their units become available where they are. */
   deallocateOrderItems(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
     return this.itemOperation(principal, orderId, items, idempotency, {
-      name: 'deallocateOrderItems', source: 'ALLOCATION', from: ['ALLOCATED', 'BACKORDERED'], orderStatuses: ['OPEN'], to: 'DEALLOCATED',
-      apply: (tx, tenantId, _item, held) => this.moveAll(tx, tenantId, held, (a) => ({ state: 'AVAILABLE', positionId: a.positionId })),
+      name: 'deallocateOrderItems',
+      source: 'ALLOCATION',
+      from: ['ALLOCATED', 'BACKORDERED'],
+      orderStatuses: ['OPEN'],
+      to: 'DEALLOCATED',
+      apply: (tx, tenantId, _item, held) =>
+        this.moveAll(tx, tenantId, held, (a) => ({ state: 'AVAILABLE', positionId: a.positionId })),
     });
   }
 
   /** Puts returned or cancelled-after-shipping items back on stock at a chosen location (RESTOCK). */
   restockOrderItems(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
     return this.itemOperation(principal, orderId, items, idempotency, {
-      name: 'restockOrderItems', source: 'RESTOCK', from: ['RETURNED', 'CANCELLED'], orderStatuses: ['SHIPPED', 'CANCELLED'], to: 'RESTOCKED',
+      name: 'restockOrderItems',
+      source: 'RESTOCK',
+      from: ['RETURNED', 'CANCELLED'],
+      orderStatuses: ['SHIPPED', 'CANCELLED'],
+      to: 'RESTOCKED',
       needsLocation: true,
       apply: async (tx, tenantId, item, _held, location) => {
         if (item.shippedAt === null) {
-          throw invalidState(`item "${item.id}" was cancelled before it shipped: its units never left stock`, 'input.items');
+          throw invalidState(
+            `item "${item.id}" was cancelled before it shipped: its units never left stock`,
+            'input.items',
+          );
         }
-        const identity = { productId: item.productId, warehouseId: location!.warehouseId, positionId: location!.positionId, batchNumber: null,
-          serialNumber: null, expiresAt: null, state: 'AVAILABLE' as const, reason: 'NONE' as const };
-        const [lineId] = await stock.addToLines(tx, tenantId, [{ ...identity, id: uuidv7(), quantity: item.quantity, attributes: {} }]);
-        return [{ id: uuidv7(), lineId: lineId!, productId: item.productId, warehouseId: location!.warehouseId, positionId: location!.positionId, delta: item.quantity }];
+        const identity = {
+          productId: item.productId,
+          warehouseId: location!.warehouseId,
+          positionId: location!.positionId,
+          batchNumber: null,
+          serialNumber: null,
+          expiresAt: null,
+          state: 'AVAILABLE' as const,
+          reason: 'NONE' as const,
+        };
+        const [lineId] = await stock.addToLines(tx, tenantId, [
+          { ...identity, id: uuidv7(), quantity: item.quantity, attributes: {} },
+        ]);
+        return [
+          {
+            id: uuidv7(),
+            lineId: lineId!,
+            productId: item.productId,
+            warehouseId: location!.warehouseId,
+            positionId: location!.positionId,
+            delta: item.quantity,
+          },
+        ];
       },
     });
   }
@@ -177,25 +271,49 @@ export class OrderService {
   /** The picker cannot find the items: they leave the order and their units leave the inventory (CORRECTION). */
   markItemsAsMissing(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
     return this.itemOperation(principal, orderId, items, idempotency, {
-      name: 'markItemsAsMissing', source: 'CORRECTION', from: ['ALLOCATED'], orderStatuses: ['OPEN'], to: 'MISSING',
+      name: 'markItemsAsMissing',
+      source: 'CORRECTION',
+      from: ['ALLOCATED'],
+      orderStatuses: ['OPEN'],
+      to: 'MISSING',
       apply: (tx, tenantId, _item, held) => this.moveAll(tx, tenantId, held, () => null),
     });
   }
 
-  /** The items' units exist but cannot be sold: they stay on hand as UNAVAILABLE, still tied to the item (CORRECTION). */
-  markItemsAsUnavailable(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
+  /**
+   * The items' units exist but cannot be sold: they stay on hand as UNAVAILABLE, still tied to the item (CORRECTION).
+   */
+  markItemsAsUnavailable(
+    principal: Principal,
+    orderId: string,
+    items: OrderItemReference[],
+    idempotency?: Idempotency,
+  ) {
     return this.itemOperation(principal, orderId, items, idempotency, {
-      name: 'markItemsAsUnavailable', source: 'CORRECTION', from: ['ALLOCATED'], orderStatuses: ['OPEN'], to: 'UNAVAILABLE',
-      apply: (tx, tenantId, _item, held) => this.moveAll(tx, tenantId, held, (a) => ({ state: 'UNAVAILABLE', positionId: a.positionId }), true),
+      name: 'markItemsAsUnavailable',
+      source: 'CORRECTION',
+      from: ['ALLOCATED'],
+      orderStatuses: ['OPEN'],
+      to: 'UNAVAILABLE',
+      apply: (tx, tenantId, _item, held) =>
+        this.moveAll(tx, tenantId, held, (a) => ({ state: 'UNAVAILABLE', positionId: a.positionId }), true),
     });
   }
 
-  /** Unavailable items turned up at `location_id` (of the order's warehouse): their units become available there (CORRECTION). */
+  /**
+   * Unavailable items turned up at `location_id` (of the order's warehouse): their units become available there
+   * (CORRECTION).
+   */
   markItemsAsAvailable(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
     return this.itemOperation(principal, orderId, items, idempotency, {
-      name: 'markItemsAsAvailable', source: 'CORRECTION', from: ['UNAVAILABLE'], orderStatuses: ['OPEN'], to: 'DEALLOCATED',
+      name: 'markItemsAsAvailable',
+      source: 'CORRECTION',
+      from: ['UNAVAILABLE'],
+      orderStatuses: ['OPEN'],
+      to: 'DEALLOCATED',
       needsLocation: true,
-      apply: (tx, tenantId, _item, held, location) => this.moveAll(tx, tenantId, held, () => ({ state: 'AVAILABLE', positionId: location!.positionId })),
+      apply: (tx, tenantId, _item, held, location) =>
+        this.moveAll(tx, tenantId, held, () => ({ state: 'AVAILABLE', positionId: location!.positionId })),
     });
   }
 
@@ -203,11 +321,14 @@ export class OrderService {
     tx: Tx,
     tenantId: string,
     held: allocations.Allocation[],
-    target: (allocation: allocations.Allocation) => { state: 'AVAILABLE' | 'UNAVAILABLE'; positionId: string | null } | null,
+    target: (
+      allocation: allocations.Allocation,
+    ) => { state: 'AVAILABLE' | 'UNAVAILABLE'; positionId: string | null } | null,
     keep = false,
   ) {
     const changes: LineChangeRecord[] = [];
-    for (const allocation of held) changes.push(await allocations.moveAllocation(tx, tenantId, allocation, target(allocation), { keep }));
+    for (const allocation of held)
+      changes.push(await allocations.moveAllocation(tx, tenantId, allocation, target(allocation), { keep }));
     return changes;
   }
 
@@ -216,7 +337,13 @@ export class OrderService {
    * field), takes the stock locks of the items' SKUs, then the order's row lock, checks the states
    * (CONFLICT naming the item) and applies the operation to every item, all or none.
    */
-  private async itemOperation(principal: Principal, orderId: string, references: OrderItemReference[], idempotency: Idempotency | undefined, operation: ItemOperation) {
+  private async itemOperation(
+    principal: Principal,
+    orderId: string,
+    references: OrderItemReference[],
+    idempotency: Idempotency | undefined,
+    operation: ItemOperation,
+  ) {
     requireScope(principal, 'orders:write');
     const { tenantId } = principal;
     const order = await this.load(tenantId, orderId);
@@ -226,44 +353,92 @@ export class OrderService {
     const seen = new Set<string>();
     references.forEach((reference, index) => {
       const itemId = reference.item_id.toLowerCase();
-      if (!itemById.has(itemId)) problems.push({ field: `input.items[${index}].item_id`, message: `"${reference.item_id}" is not an item of order "${order.id}"` });
-      else if (seen.has(itemId)) problems.push({ field: `input.items[${index}].item_id`, message: 'names an item named before' });
+      if (!itemById.has(itemId))
+        problems.push({
+          field: `input.items[${index}].item_id`,
+          message: `"${reference.item_id}" is not an item of order "${order.id}"`,
+        });
+      else if (seen.has(itemId))
+        problems.push({ field: `input.items[${index}].item_id`, message: 'names an item named before' });
       seen.add(itemId);
-      if (operation.needsLocation && reference.location_id == null) problems.push({ field: `input.items[${index}].location_id`, message: 'is required' });
+      if (operation.needsLocation && reference.location_id == null)
+        problems.push({ field: `input.items[${index}].location_id`, message: 'is required' });
     });
     if (problems.length > 0) throw rejected(problems);
-    const locations = operation.needsLocation ? await this.resolveLocations(tenantId, order, references, operation.name === 'markItemsAsAvailable') : [];
+    const locations = operation.needsLocation
+      ? await this.resolveLocations(tenantId, order, references, operation.name === 'markItemsAsAvailable')
+      : [];
 
-    const pairs = [...references.map((r) => ({ productId: itemById.get(r.item_id.toLowerCase())!.productId, warehouseId: order.warehouseId })),
-      ...locations.map((location, index) => ({ productId: itemById.get(references[index]!.item_id.toLowerCase())!.productId, warehouseId: location.warehouseId }))];
+    const pairs = [
+      ...references.map((r) => ({
+        productId: itemById.get(r.item_id.toLowerCase())!.productId,
+        warehouseId: order.warehouseId,
+      })),
+      ...locations.map((location, index) => ({
+        productId: itemById.get(references[index]!.item_id.toLowerCase())!.productId,
+        warehouseId: location.warehouseId,
+      })),
+    ];
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         await stock.lockStockLevels(tx, tenantId, pairs);
         await repository.lockOrder(tx, order.id);
         const [current] = await repository.findOrders(tx, tenantId, [order.id]);
         if (!operation.orderStatuses.includes(current!.status)) {
-          const rule = operation.name === 'restockOrderItems' && current!.status === 'OPEN' ? ': items on an open, unshipped order cannot be restocked' : '';
-          throw new AppError('INVALID_STATE', `${operation.name} needs an order that is ${operation.orderStatuses.join(' or ')}; order "${order.id}" is ${current!.status}${rule}`, {
-            details: [{ field: 'input.order_id', message: `order is ${current!.status}` }],
-          });
+          const rule =
+            operation.name === 'restockOrderItems' && current!.status === 'OPEN'
+              ? ': items on an open, unshipped order cannot be restocked'
+              : '';
+          throw new AppError(
+            'INVALID_STATE',
+            `${operation.name} needs an order that is ${operation.orderStatuses.join(' or ')}; order "${order.id}" is ${current!.status}${rule}`,
+            {
+              details: [{ field: 'input.order_id', message: `order is ${current!.status}` }],
+            },
+          );
         }
         const currentItems = new Map(current!.items.map((item) => [item.id, item]));
         const items = references.map((reference, index) => {
           const item = currentItems.get(reference.item_id.toLowerCase())!;
           if (!operation.from.includes(item.state)) {
-            throw invalidState(`is ${item.state}; ${operation.name} needs an item that is ${operation.from.join(' or ')}`, `input.items[${index}].item_id`);
+            throw invalidState(
+              `is ${item.state}; ${operation.name} needs an item that is ${operation.from.join(' or ')}`,
+              `input.items[${index}].item_id`,
+            );
           }
           return item;
         });
-        const held = await allocationRepository.allocationsOf(tx, tenantId, { orderItemIds: items.map((item) => item.id) });
+        const held = await allocationRepository.allocationsOf(tx, tenantId, {
+          orderItemIds: items.map((item) => item.id),
+        });
         const changes: LineChangeRecord[] = [];
         for (const [index, item] of items.entries()) {
-          changes.push(...(await operation.apply(tx, tenantId, item, held.filter((a) => a.orderItemId === item.id), locations[index] ?? null)));
+          changes.push(
+            ...(await operation.apply(
+              tx,
+              tenantId,
+              item,
+              held.filter((a) => a.orderItemId === item.id),
+              locations[index] ?? null,
+            )),
+          );
         }
         if (locations.length > 0) {
-          await checkSinglePosition(tx, tenantId, items.map((item, index) => ({ productId: item.productId, warehouseId: locations[index]!.warehouseId, field: `input.items[${index}].location_id` })));
+          await checkSinglePosition(
+            tx,
+            tenantId,
+            items.map((item, index) => ({
+              productId: item.productId,
+              warehouseId: locations[index]!.warehouseId,
+              field: `input.items[${index}].location_id`,
+            })),
+          );
         }
-        await repository.setItemStates(tx, items.map((item) => item.id), operation.to);
+        await repository.setItemStates(
+          tx,
+          items.map((item) => item.id),
+          operation.to,
+        );
         await stock.recordMutations(tx, tenantId, this.context(principal, operation.source, order.id), changes);
         return order.id;
       }),
@@ -271,11 +446,33 @@ export class OrderService {
     return this.load(tenantId, order.id);
   }
 
-  /** `location_id`s → warehouse and position: a warehouse of the order's business (the order's own one when `sameWarehouse`) or a position in it. */
-  private async resolveLocations(tenantId: string, order: OrderRecord, references: OrderItemReference[], sameWarehouse: boolean): Promise<Location[]> {
-    const ids = [...new Set(references.map((r) => r.location_id!).filter(isUuid).map((id) => id.toLowerCase()))];
-    const [warehouses, positions] = await Promise.all([catalog.warehousesByIds(this.db, tenantId, ids), catalog.positionsByIds(this.db, tenantId, ids)]);
-    const positionWarehouses = await catalog.warehousesByIds(this.db, tenantId, positions.map((p) => p.warehouseId));
+  /**
+   * `location_id`s → warehouse and position: a warehouse of the order's business (the order's own one when
+   * `sameWarehouse`) or a position in it.
+   */
+  private async resolveLocations(
+    tenantId: string,
+    order: OrderRecord,
+    references: OrderItemReference[],
+    sameWarehouse: boolean,
+  ): Promise<Location[]> {
+    const ids = [
+      ...new Set(
+        references
+          .map((r) => r.location_id!)
+          .filter(isUuid)
+          .map((id) => id.toLowerCase()),
+      ),
+    ];
+    const [warehouses, positions] = await Promise.all([
+      catalog.warehousesByIds(this.db, tenantId, ids),
+      catalog.positionsByIds(this.db, tenantId, ids),
+    ]);
+    const positionWarehouses = await catalog.warehousesByIds(
+      this.db,
+      tenantId,
+      positions.map((p) => p.warehouseId),
+    );
     const problems: FieldProblem[] = [];
     const result = references.map((reference, index) => {
       const id = reference.location_id!.toLowerCase();
@@ -283,9 +480,15 @@ export class OrderService {
       const position = positions.find((p) => p.id === id);
       const owner = warehouse ?? positionWarehouses.find((w) => w.id === position?.warehouseId);
       const field = `input.items[${index}].location_id`;
-      if (!owner) problems.push({ field, message: `"${reference.location_id}" is neither a warehouse nor a position of the tenant` });
-      else if (sameWarehouse && owner.id !== order.warehouseId) problems.push({ field, message: `must be in the order's warehouse "${order.warehouseId}"` });
-      else if (owner.businessId !== order.businessId) problems.push({ field, message: `must be in a warehouse of business "${order.businessId}"` });
+      if (!owner)
+        problems.push({
+          field,
+          message: `"${reference.location_id}" is neither a warehouse nor a position of the tenant`,
+        });
+      else if (sameWarehouse && owner.id !== order.warehouseId)
+        problems.push({ field, message: `must be in the order's warehouse "${order.warehouseId}"` });
+      else if (owner.businessId !== order.businessId)
+        problems.push({ field, message: `must be in a warehouse of business "${order.businessId}"` });
       return { warehouseId: owner?.id ?? '', positionId: position?.id ?? null };
     });
     if (problems.length > 0) throw rejected(problems);
@@ -304,13 +507,21 @@ export class OrderService {
     const order = await this.load(tenantId, id);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await stock.lockStockLevels(tx, tenantId, order.items.map((item) => ({ productId: item.productId, warehouseId: order.warehouseId })));
+        await stock.lockStockLevels(
+          tx,
+          tenantId,
+          order.items.map((item) => ({ productId: item.productId, warehouseId: order.warehouseId })),
+        );
         await repository.lockOrder(tx, order.id);
         const [current] = await repository.findOrders(tx, tenantId, [order.id]);
         if (!statuses.includes(current!.status)) {
-          throw new AppError('INVALID_STATE', `order "${order.id}" is ${current!.status}; this needs an order that is ${statuses.join(' or ')}`, {
-            details: [{ field: 'input.id', message: `order is ${current!.status}` }],
-          });
+          throw new AppError(
+            'INVALID_STATE',
+            `order "${order.id}" is ${current!.status}; this needs an order that is ${statuses.join(' or ')}`,
+            {
+              details: [{ field: 'input.id', message: `order is ${current!.status}` }],
+            },
+          );
         }
         await work(tx, current!);
         return order.id;

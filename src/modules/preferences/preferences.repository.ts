@@ -44,29 +44,39 @@ const SELECT = Prisma.sql`
   SELECT f.id, f.product_id AS "productId", p.sku, f.warehouse_id AS "warehouseId", f.business_id AS "businessId",
          f.minimum_quantity::float8 AS "minimumQuantity", f.optimal_quantity::float8 AS "optimalQuantity",
          f.maximum_quantity::float8 AS "maximumQuantity", f.reorder_point::float8 AS "reorderPoint",
-         f.is_backorder_allowed AS "isBackorderAllowed", f.is_restricted_to_single_position AS "isRestrictedToSinglePosition",
+         f.is_backorder_allowed AS "isBackorderAllowed", f.is_restricted_to_single_position AS
+           "isRestrictedToSinglePosition",
          f.preorder_deadline_at AS "preorderDeadlineAt", f.created_at AS "createdAt", f.updated_at AS "updatedAt"
     FROM item_preferences f JOIN products p ON p.id = f.product_id`;
 
 export async function insertPreferences(tx: Tx, tenantId: string, rows: PreferenceValues[]) {
   for (const row of rows) {
     await tx.$executeRaw`
-      INSERT INTO item_preferences (id, tenant_id, product_id, warehouse_id, business_id, minimum_quantity, optimal_quantity,
-                                    maximum_quantity, reorder_point, is_backorder_allowed, is_restricted_to_single_position, preorder_deadline_at)
-      VALUES (${row.id}::uuid, ${tenantId}::uuid, ${row.productId}::uuid, ${row.warehouseId}::uuid, ${row.businessId}::uuid,
-              ${String(row.minimumQuantity)}::bigint, ${String(row.optimalQuantity)}::bigint, ${String(row.maximumQuantity)}::bigint,
+      INSERT INTO item_preferences (id, tenant_id, product_id, warehouse_id, business_id, minimum_quantity,
+        optimal_quantity,
+                                    maximum_quantity, reorder_point, is_backorder_allowed,
+                                      is_restricted_to_single_position, preorder_deadline_at)
+      VALUES (${row.id}::uuid, ${tenantId}::uuid, ${row.productId}::uuid, ${row.warehouseId}::uuid,
+        ${row.businessId}::uuid,
+              ${String(row.minimumQuantity)}::bigint, ${String(row.optimalQuantity)}::bigint,
+                ${String(row.maximumQuantity)}::bigint,
               ${String(row.reorderPoint)}::bigint, ${row.isBackorderAllowed}, ${row.isRestrictedToSinglePosition},
               ${row.preorderDeadlineAt?.toISOString() ?? null}::timestamptz)`;
   }
 }
 
 /** Replaces every value of the preferences (all but sku and business, which identify them). */
-export async function replacePreferences(tx: Tx, tenantId: string, rows: Omit<PreferenceValues, 'productId' | 'businessId'>[]) {
+export async function replacePreferences(
+  tx: Tx,
+  tenantId: string,
+  rows: Omit<PreferenceValues, 'productId' | 'businessId'>[],
+) {
   for (const row of rows) {
     await tx.$executeRaw`
       UPDATE item_preferences
          SET warehouse_id = ${row.warehouseId}::uuid, minimum_quantity = ${String(row.minimumQuantity)}::bigint,
-             optimal_quantity = ${String(row.optimalQuantity)}::bigint, maximum_quantity = ${String(row.maximumQuantity)}::bigint,
+             optimal_quantity = ${String(row.optimalQuantity)}::bigint, maximum_quantity =
+               ${String(row.maximumQuantity)}::bigint,
              reorder_point = ${String(row.reorderPoint)}::bigint, is_backorder_allowed = ${row.isBackorderAllowed},
              is_restricted_to_single_position = ${row.isRestrictedToSinglePosition},
              preorder_deadline_at = ${row.preorderDeadlineAt?.toISOString() ?? null}::timestamptz, updated_at = now()
@@ -87,7 +97,11 @@ export async function findPreferences(db: DbOrTx, tenantId: string, ids: readonl
 }
 
 /** The preferences of products at warehouses (whatever the business: a warehouse has one). */
-export async function preferencesOfPairs(db: DbOrTx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+export async function preferencesOfPairs(
+  db: DbOrTx,
+  tenantId: string,
+  pairs: { productId: string; warehouseId: string }[],
+) {
   if (pairs.length === 0) return [];
   const rows = await db.$queryRaw<unknown[]>`${SELECT}
     WHERE f.tenant_id = ${tenantId}::uuid AND (f.product_id, f.warehouse_id) IN (
@@ -110,7 +124,10 @@ function conditions(tenantId: string, filter: PreferenceFilter) {
 }
 
 /** The preferences of a tenant in id (creation) order, narrowed by `filter`. */
-export const preferenceList = (tenantId: string, filter: PreferenceFilter): SqlKeysetList<ItemPreferenceRecord, string> => ({
+export const preferenceList = (
+  tenantId: string,
+  filter: PreferenceFilter,
+): SqlKeysetList<ItemPreferenceRecord, string> => ({
   select: SELECT,
   where: conditions(tenantId, filter),
   key: [Prisma.sql`f.id`],

@@ -10,13 +10,25 @@ export const preferenceResolvers: Resolvers = {
   },
   Mutation: {
     createItemPreferences: async (_parent, { input }, { principal, services }) => ({
-      preferences: await services.preferences.createItemPreferences(principal, input.preferences, idempotencyOf('createItemPreferences', input)),
+      preferences: await services.preferences.createItemPreferences(
+        principal,
+        input.preferences,
+        idempotencyOf('createItemPreferences', input),
+      ),
     }),
     updateItemPreferences: async (_parent, { input }, { principal, services }) => ({
-      preferences: await services.preferences.updateItemPreferences(principal, input.preferences, idempotencyOf('updateItemPreferences', input)),
+      preferences: await services.preferences.updateItemPreferences(
+        principal,
+        input.preferences,
+        idempotencyOf('updateItemPreferences', input),
+      ),
     }),
     removeItemPreferences: async (_parent, { input }, { principal, services }) => ({
-      ids: await services.preferences.removeItemPreferences(principal, input.ids, idempotencyOf('removeItemPreferences', input)),
+      ids: await services.preferences.removeItemPreferences(
+        principal,
+        input.ids,
+        idempotencyOf('removeItemPreferences', input),
+      ),
     }),
   },
   ItemPreference: {

@@ -12,6 +12,8 @@ declare module '../context' {
 export const proxiesModule: Module = {
   name: 'proxies',
   // A changed proxy is served in its new form at once by this process's edge.
-  services: (services) => ({ proxies: new ProxyService(services.db, services.cursors, (key) => services.edge.forgetProxy(key)) }),
+  services: (services) => ({
+    proxies: new ProxyService(services.db, services.cursors, (key) => services.edge.forgetProxy(key)),
+  }),
   rest: proxyOperations,
 };

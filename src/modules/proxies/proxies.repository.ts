@@ -11,8 +11,7 @@ export interface StoredProxy {
   isSuspended: boolean;
 }
 
-export const findProxy = (db: Db, tenantId: string, key: string) =>
-  db.proxy.findFirst({ where: { key, tenantId } });
+export const findProxy = (db: Db, tenantId: string, key: string) => db.proxy.findFirst({ where: { key, tenantId } });
 
 /** The proxies of a tenant ordered by key. */
 export const proxyList = (db: Db, tenantId: string) => modelKeysetSource(db.proxy, { tenantId }, 'key');
@@ -22,7 +21,8 @@ export const insertProxy = (db: Db, tenantId: string, proxy: StoredProxy) =>
 
 /** Replaces a proxy of the tenant; returns whether it existed. */
 export const replaceProxy = async (db: Db, tenantId: string, proxy: StoredProxy) =>
-  (await db.proxy.updateMany({ where: { key: proxy.key, tenantId }, data: { ...proxy, updatedAt: new Date() } })).count > 0;
+  (await db.proxy.updateMany({ where: { key: proxy.key, tenantId }, data: { ...proxy, updatedAt: new Date() } }))
+    .count > 0;
 
 /** Deletes a proxy of the tenant; returns whether it existed. */
 export const deleteProxy = async (db: Db, tenantId: string, key: string) =>

@@ -12,7 +12,7 @@ export const listProxies = defineOperation({
   method: 'get',
   path: '/api/storage/edge/proxies',
   summary: 'List proxies',
-  description: 'The tenant\'s proxies ordered by key, with cursor pagination.',
+  description: "The tenant's proxies ordered by key, with cursor pagination.",
   tag,
   security: 'bearer',
   scopes: ['proxies:read'],
@@ -66,7 +66,8 @@ export const updateProxy = defineOperation({
   method: 'put',
   path: '/api/storage/edge/proxies/{key}',
   summary: 'Replace a proxy',
-  description: 'Replaces the whole proxy: fields left out return to their defaults (null, `is_active` true, `is_suspended` false). The key cannot change.',
+  description:
+    'Replaces the whole proxy: fields left out return to their defaults (null, `is_active` true, `is_suspended` false). The key cannot change.',
   tag,
   security: 'bearer',
   scopes: ['proxies:write'],

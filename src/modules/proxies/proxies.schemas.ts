@@ -2,14 +2,21 @@ import { z } from '../../kernel/rest/schemas';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../../kernel/validation';
 import { SCOPES } from '../auth/scopes';
 
-/** Lowercase letters, digits and hyphens, starting and ending with a letter or digit, at most 63 characters: a DNS label, so a key can also serve as a subdomain. */
+/**
+ * Lowercase letters, digits and hyphens, starting and ending with a letter or digit, at most 63 characters: a DNS
+ * label, so a key can also serve as a subdomain.
+ */
 export const PROXY_KEY_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export const ProxyKey = z
   .string()
   .max(63)
   .regex(PROXY_KEY_PATTERN, 'must be 1-63 lowercase letters, digits or hyphens, not starting or ending with a hyphen')
-  .openapi({ description: 'Unique URL identifier of the proxy (globally unique): 1-63 of `a-z`, `0-9` and `-`, not starting or ending with `-`.', example: 'my-shop' });
+  .openapi({
+    description:
+      'Unique URL identifier of the proxy (globally unique): 1-63 of `a-z`, `0-9` and `-`, not starting or ending with `-`.',
+    example: 'my-shop',
+  });
 
 /** A host must follow the scheme's "//": the URL parser would otherwise read "https:///path" as host "path". */
 const HTTP_URL_START = '^https?://[^/?#]';
@@ -33,8 +40,16 @@ const nullableBoolean = z.boolean().nullable().optional();
 
 export const CacheSettings = z
   .object({
-    age: z.int().min(0).max(31_536_000).nullable().optional().openapi({ description: 'Seconds to cache for (at most one year).' }),
-    is_as_origin: nullableBoolean.openapi({ description: 'Follow the origin\'s Cache-Control/Expires instead of `age`.' }),
+    age: z
+      .int()
+      .min(0)
+      .max(31_536_000)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Seconds to cache for (at most one year).' }),
+    is_as_origin: nullableBoolean.openapi({
+      description: "Follow the origin's Cache-Control/Expires instead of `age`.",
+    }),
     is_public: nullableBoolean.openapi({ description: 'Send `Cache-Control: public` (true) or `private` to clients.' }),
   })
   .strict()
@@ -42,7 +57,9 @@ export const CacheSettings = z
 
 export const AuthSettings = z
   .object({
-    is_required: nullableBoolean.openapi({ description: 'Whether requests need a bearer token of the proxy\'s tenant.' }),
+    is_required: nullableBoolean.openapi({
+      description: "Whether requests need a bearer token of the proxy's tenant.",
+    }),
     scope: z.enum(SCOPES).nullable().optional().openapi({ description: 'Scope the bearer token must carry.' }),
   })
   .strict()
@@ -52,8 +69,11 @@ const RoutePath = z
   .string()
   .min(1)
   .max(1024)
-  // eslint-disable-next-line no-control-regex
-  .refine((path) => path === '*' || /^\/[^\s\u0000-\u001f\u007f]*$/.test(path), 'must be "*" or a path starting with "/" without whitespace')
+  .refine(
+    // eslint-disable-next-line no-control-regex
+    (path) => path === '*' || /^\/[^\s\u0000-\u001f\u007f]*$/.test(path),
+    'must be "*" or a path starting with "/" without whitespace',
+  )
   .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE)
   .openapi({ description: 'Input path prefix, or `*` for the wildcard route.', example: '/images' });
 
@@ -84,13 +104,22 @@ const Routes = z
     const duplicate = paths.find((path, index) => paths.indexOf(path) !== index);
     if (duplicate) ctx.addIssue({ code: 'custom', message: `route path "${duplicate}" appears twice` });
   })
-  .openapi({ description: `One route object, or an array of 1 to ${MAX_ROUTES} routes with distinct paths. Responses return the form that was sent.` });
+  .openapi({
+    description: `One route object, or an array of 1 to ${MAX_ROUTES} routes with distinct paths. Responses return the form that was sent.`,
+  });
 
 const ProxyAuth = z
   .object({
     signature: z
       .object({
-        secret: z.string().min(16).max(256).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).nullable().optional().openapi({ description: 'Secret that signs wildcard-route URLs (16-256 characters).' }),
+        secret: z
+          .string()
+          .min(16)
+          .max(256)
+          .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE)
+          .nullable()
+          .optional()
+          .openapi({ description: 'Secret that signs wildcard-route URLs (16-256 characters).' }),
         cache: CacheSettings.nullable().optional(),
         auth: AuthSettings.nullable().optional(),
       })
@@ -105,14 +134,25 @@ const ProxyOAuth = z
   .object({
     issuer: httpUrl.nullable().optional().openapi({ description: 'Issuer of the tokens the proxy accepts.' }),
     client_id: z.string().min(1).max(200).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).nullable().optional(),
-    authorize_url: httpUrl.nullable().optional().openapi({ description: 'Where browsers without a token are sent to log in.' }),
-    return_url_key: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).nullable().optional().openapi({ description: 'Query parameter that carries the original URL to `authorize_url`.' }),
+    authorize_url: httpUrl
+      .nullable()
+      .optional()
+      .openapi({ description: 'Where browsers without a token are sent to log in.' }),
+    return_url_key: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Query parameter that carries the original URL to `authorize_url`.' }),
   })
   .strict()
   .openapi('ProxyOAuth');
 
 const readOnlyFields = {
-  tenant_id: z.string().optional().openapi({ readOnly: true, description: 'Ignored on input: the tenant is the caller\'s.' }),
+  tenant_id: z
+    .string()
+    .optional()
+    .openapi({ readOnly: true, description: "Ignored on input: the tenant is the caller's." }),
   created_at: z.string().nullable().optional().openapi({ readOnly: true, description: 'Ignored on input.' }),
   updated_at: z.string().nullable().optional().openapi({ readOnly: true, description: 'Ignored on input.' }),
 };
@@ -122,19 +162,31 @@ const proxyFields = {
   auth: ProxyAuth.nullable().optional(),
   oauth: ProxyOAuth.nullable().optional(),
   is_active: nullableBoolean.openapi({ description: 'Whether the proxy serves traffic; default true.' }),
-  is_suspended: nullableBoolean.openapi({ description: 'Whether the proxy is suspended (answers 403); default false.' }),
+  is_suspended: nullableBoolean.openapi({
+    description: 'Whether the proxy is suspended (answers 403); default false.',
+  }),
   ...readOnlyFields,
 };
 
-export const ProxyCreateInput = z.object({ key: ProxyKey, ...proxyFields }).strict().openapi('ProxyInput');
+export const ProxyCreateInput = z
+  .object({ key: ProxyKey, ...proxyFields })
+  .strict()
+  .openapi('ProxyInput');
 export const ProxyReplaceInput = z
-  .object({ key: ProxyKey.optional().openapi({ description: 'If sent, must equal the key in the path.' }), ...proxyFields })
+  .object({
+    key: ProxyKey.optional().openapi({ description: 'If sent, must equal the key in the path.' }),
+    ...proxyFields,
+  })
   .strict()
   .openapi('ProxyReplaceInput');
 
 export type ProxyInput = z.output<typeof ProxyReplaceInput>;
 
-const CacheOut = z.object({ age: z.int().nullable(), is_as_origin: z.boolean().nullable(), is_public: z.boolean().nullable() });
+const CacheOut = z.object({
+  age: z.int().nullable(),
+  is_as_origin: z.boolean().nullable(),
+  is_public: z.boolean().nullable(),
+});
 const AuthOut = z.object({ is_required: z.boolean().nullable(), scope: z.string().nullable() });
 const RouteOut = z
   .object({

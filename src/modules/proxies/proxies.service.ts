@@ -75,7 +75,12 @@ export class ProxyService {
   async list(principal: Principal, page: PageArguments) {
     requireScope(principal, 'proxies:read');
     const { tenantId } = principal;
-    const result = await paginate<ProxyRow, string>(this.cursors, `proxies:${tenantId}`, page, repository.proxyList(this.db, tenantId));
+    const result = await paginate<ProxyRow, string>(
+      this.cursors,
+      `proxies:${tenantId}`,
+      page,
+      repository.proxyList(this.db, tenantId),
+    );
     return { ...result, items: result.items.map(toRecord) };
   }
 
@@ -104,7 +109,9 @@ export class ProxyService {
   async replace(principal: Principal, key: string, input: ProxyInput): Promise<void> {
     requireScope(principal, 'proxies:write');
     if (input.key !== undefined && input.key !== key) {
-      throw badRequest('data.key must equal the key in the path', [{ field: 'body.data.key', message: 'must equal the key in the path' }]);
+      throw badRequest('data.key must equal the key in the path', [
+        { field: 'body.data.key', message: 'must equal the key in the path' },
+      ]);
     }
     if (!(await repository.replaceProxy(this.db, principal.tenantId, toStored(key, input)))) {
       throw notFound(`no proxy with key "${key}"`);

@@ -34,7 +34,10 @@ export interface ReservationItemRecord {
 }
 
 /** What a new reservation is made of, before any stock moves. */
-type ReservationHeader = Pick<ReservationRecord, 'id' | 'businessId' | 'warehouseId' | 'channelId' | 'customer' | 'notes' | 'expiresAt'>;
+type ReservationHeader = Pick<
+  ReservationRecord,
+  'id' | 'businessId' | 'warehouseId' | 'channelId' | 'customer' | 'notes' | 'expiresAt'
+>;
 
 export interface NewReservation extends ReservationHeader {
   items: { id: string; productId: string; quantity: number }[];
@@ -43,7 +46,8 @@ export interface NewReservation extends ReservationHeader {
 export async function insertReservation(tx: Tx, tenantId: string, reservation: NewReservation) {
   await tx.$executeRaw`
     INSERT INTO reservations (id, tenant_id, business_id, warehouse_id, channel_id, customer, notes, expires_at)
-    VALUES (${reservation.id}::uuid, ${tenantId}::uuid, ${reservation.businessId}::uuid, ${reservation.warehouseId}::uuid,
+    VALUES (${reservation.id}::uuid, ${tenantId}::uuid, ${reservation.businessId}::uuid,
+      ${reservation.warehouseId}::uuid,
             ${reservation.channelId}::uuid, ${JSON.stringify(reservation.customer)}::jsonb, ${reservation.notes},
             ${reservation.expiresAt.toISOString()}::timestamptz)`;
   await tx.$executeRaw`
@@ -68,13 +72,21 @@ const ReservationRow = z.object({
 }) satisfies z.ZodType<ReservationRecord, unknown>;
 
 const RESERVATION_SELECT = Prisma.sql`
-  SELECT r.id, r.business_id AS "businessId", r.warehouse_id AS "warehouseId", r.channel_id AS "channelId", r.customer, r.notes,
-         r.expires_at AS "expiresAt", r.status::text AS status, r.released_at AS "releasedAt", r.created_at AS "createdAt",
-         coalesce((SELECT json_agg(json_build_object('productId', i.product_id, 'sku', p.sku, 'quantity', i.quantity) ORDER BY i.id)
-                     FROM reservation_items i JOIN products p ON p.id = i.product_id WHERE i.reservation_id = r.id), '[]') AS items
+  SELECT r.id, r.business_id AS "businessId", r.warehouse_id AS "warehouseId", r.channel_id AS "channelId", r.customer,
+    r.notes,
+         r.expires_at AS "expiresAt", r.status::text AS status, r.released_at AS "releasedAt", r.created_at AS
+           "createdAt",
+         coalesce((SELECT json_agg(json_build_object('productId', i.product_id, 'sku', p.sku, 'quantity', i.quantity)
+           ORDER BY i.id)
+                     FROM reservation_items i JOIN products p ON p.id = i.product_id WHERE i.reservation_id = r.id),
+                       '[]') AS items
     FROM reservations r`;
 
-export async function findReservations(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<ReservationRecord[]> {
+export async function findReservations(
+  db: DbOrTx,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<ReservationRecord[]> {
   const rows = await db.$queryRaw<unknown[]>`
     ${RESERVATION_SELECT} WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ANY(${[...ids]}::uuid[])`;
   return parseRows(ReservationRow, rows);
@@ -84,13 +96,17 @@ export async function findReservations(db: DbOrTx, tenantId: string, ids: readon
 function listConditions(tenantId: string, status: ReservationStatus | undefined) {
   const conditions = [Prisma.sql`r.tenant_id = ${tenantId}::uuid`];
   if (status === 'ACTIVE') conditions.push(Prisma.sql`r.status = 'ACTIVE' AND r.expires_at > now()`);
-  if (status === 'EXPIRED') conditions.push(Prisma.sql`(r.status = 'EXPIRED' OR (r.status = 'ACTIVE' AND r.expires_at <= now()))`);
+  if (status === 'EXPIRED')
+    conditions.push(Prisma.sql`(r.status = 'EXPIRED' OR (r.status = 'ACTIVE' AND r.expires_at <= now()))`);
   if (status === 'REMOVED') conditions.push(Prisma.sql`r.status = 'REMOVED'`);
   return conditions;
 }
 
 /** The reservations of a tenant in id (creation) order, with one effective status or all. */
-export const reservationList = (tenantId: string, status: ReservationStatus | undefined): SqlKeysetList<ReservationRecord, string> => ({
+export const reservationList = (
+  tenantId: string,
+  status: ReservationStatus | undefined,
+): SqlKeysetList<ReservationRecord, string> => ({
   select: RESERVATION_SELECT,
   where: listConditions(tenantId, status),
   key: [Prisma.sql`r.id`],
@@ -115,7 +131,10 @@ export interface BatchedReservation extends ReservationHeader {
   references: unknown;
 }
 
-/** What `reserveStockBatch` did with one reservation; INVALID: a business, warehouse, channel or SKU is not the tenant's. */
+/**
+ * What `reserveStockBatch` did with one reservation; INVALID: a business, warehouse, channel or SKU is not the
+ * tenant's.
+ */
 export type BatchReserveOutcome =
   | { outcome: 'RESERVED'; createdAt: Date; productIds: string[] }
   | { outcome: 'TAKEN' | 'EXPIRED' | 'INVALID' }
@@ -129,7 +148,11 @@ export type BatchReserveOutcome =
  * and line moved from, and their broadcasts. One outcome per reservation; nothing is written for
  * one that is not RESERVED, and nothing at all (no lock taken) when the outcome is EXPIRED.
  */
-export async function reserveStockBatch(db: DbOrTx, tenantId: string, reservations: BatchedReservation[]): Promise<BatchReserveOutcome[]> {
+export async function reserveStockBatch(
+  db: DbOrTx,
+  tenantId: string,
+  reservations: BatchedReservation[],
+): Promise<BatchReserveOutcome[]> {
   const requests = reservations.map((reservation, n) => ({
     n,
     id: reservation.id,
@@ -147,22 +170,39 @@ export async function reserveStockBatch(db: DbOrTx, tenantId: string, reservatio
     actor_id: reservation.actor.id,
     references: reservation.references,
   }));
-  const rows = await db.$queryRaw<{ ordinal: number; outcome: string; item_index: number | null; requested: bigint | null; available: bigint | null;
-    created_at: Date | null; product_ids: string[] | null }[]>`
+  const rows = await db.$queryRaw<
+    {
+      ordinal: number;
+      outcome: string;
+      item_index: number | null;
+      requested: bigint | null;
+      available: bigint | null;
+      created_at: Date | null;
+      product_ids: string[] | null;
+    }[]
+  >`
     SELECT * FROM reserve_stock_batch(${tenantId}::uuid, ${JSON.stringify(requests)}::jsonb)`;
-  if (rows.length !== reservations.length) throw new Error(`reserve_stock_batch answered ${rows.length} of ${reservations.length} reservations`);
-  return rows.sort((a, b) => a.ordinal - b.ordinal).map((row) => {
-    switch (row.outcome) {
-      case 'RESERVED':
-        return { outcome: 'RESERVED', createdAt: row.created_at!, productIds: row.product_ids! };
-      case 'SHORT':
-        return { outcome: 'SHORT', itemIndex: row.item_index! - 1, requested: Number(row.requested), available: Number(row.available) };
-      case 'TAKEN':
-      case 'EXPIRED':
-      case 'INVALID':
-        return { outcome: row.outcome };
-      default:
-        throw new Error(`reserve_stock_batch returned "${row.outcome}"`);
-    }
-  });
+  if (rows.length !== reservations.length)
+    throw new Error(`reserve_stock_batch answered ${rows.length} of ${reservations.length} reservations`);
+  return rows
+    .sort((a, b) => a.ordinal - b.ordinal)
+    .map((row) => {
+      switch (row.outcome) {
+        case 'RESERVED':
+          return { outcome: 'RESERVED', createdAt: row.created_at!, productIds: row.product_ids! };
+        case 'SHORT':
+          return {
+            outcome: 'SHORT',
+            itemIndex: row.item_index! - 1,
+            requested: Number(row.requested),
+            available: Number(row.available),
+          };
+        case 'TAKEN':
+        case 'EXPIRED':
+        case 'INVALID':
+          return { outcome: row.outcome };
+        default:
+          throw new Error(`reserve_stock_batch returned "${row.outcome}"`);
+      }
+    });
 }

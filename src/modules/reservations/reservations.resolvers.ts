@@ -30,17 +30,28 @@ export const reservationResolvers: Resolvers = {
   },
   Mutation: {
     createReservation: async (_parent, { input }, { principal, services }) => ({
-      reservation: await services.reservations.createReservation(principal, input, idempotencyOf('createReservation', input)),
+      reservation: await services.reservations.createReservation(
+        principal,
+        input,
+        idempotencyOf('createReservation', input),
+      ),
     }),
     removeReservation: async (_parent, { input }, { principal, services }) => ({
-      reservation: await services.reservations.removeReservation(principal, input.id, idempotencyOf('removeReservation', input)),
+      reservation: await services.reservations.removeReservation(
+        principal,
+        input.id,
+        idempotencyOf('removeReservation', input),
+      ),
     }),
   },
   Reservation: {
     id: (parent) => parent.id,
-    business: async (parent, _args, context) => (await businessLoader(context).load((await full(parent, context)).businessId))!,
-    warehouse: async (parent, _args, context) => (await warehouseLoader(context).load((await full(parent, context)).warehouseId))!,
-    channel: async (parent, _args, context) => (await salesChannelLoader(context).load((await full(parent, context)).channelId))!,
+    business: async (parent, _args, context) =>
+      (await businessLoader(context).load((await full(parent, context)).businessId))!,
+    warehouse: async (parent, _args, context) =>
+      (await warehouseLoader(context).load((await full(parent, context)).warehouseId))!,
+    channel: async (parent, _args, context) =>
+      (await salesChannelLoader(context).load((await full(parent, context)).channelId))!,
     customer: async (parent, _args, context) => (await full(parent, context)).customer,
     items: async (parent, _args, context) => (await full(parent, context)).items,
     expires_at: async (parent, _args, context) => (await full(parent, context)).expiresAt.getTime(),

@@ -40,23 +40,32 @@ export interface CreateReservationInput {
 /** A reservation as clients see it: ACTIVE past its expiry is EXPIRED, whether or not it was swept yet. */
 function effective(record: ReservationRecord, now = Date.now()): ReservationRecord {
   const expired = record.status === 'ACTIVE' && record.expiresAt.getTime() <= now;
-  return { ...record, status: expired ? 'EXPIRED' : record.status, items: record.items.map((item) => ({ ...item, quantity: Number(item.quantity) })) };
+  return {
+    ...record,
+    status: expired ? 'EXPIRED' : record.status,
+    items: record.items.map((item) => ({ ...item, quantity: Number(item.quantity) })),
+  };
 }
 
 function checkContact(customer: ReservationContact) {
   const problems = [];
-  if (customer.name.trim() === '' || customer.name.length > 255) problems.push({ field: 'input.customer.name', message: 'must be 1 to 255 characters, not only spaces' });
+  if (customer.name.trim() === '' || customer.name.length > 255)
+    problems.push({ field: 'input.customer.name', message: 'must be 1 to 255 characters, not only spaces' });
   if (customer.email != null && (customer.email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(customer.email))) {
     problems.push({ field: 'input.customer.email', message: 'must be an e-mail address' });
   }
-  if (customer.phone != null && !/^[+0-9 ()-]{3,32}$/.test(customer.phone)) problems.push({ field: 'input.customer.phone', message: 'must be a phone number' });
+  if (customer.phone != null && !/^[+0-9 ()-]{3,32}$/.test(customer.phone))
+    problems.push({ field: 'input.customer.phone', message: 'must be a phone number' });
   if (problems.length > 0) throw rejected(problems);
 }
 
 /** Reservations: stock held for a customer until an order exists, `expires_at` passes or it is removed. */
 export class ReservationService {
   /** Reservations without an idempotency key, batched by tenant, warehouse and SKUs (see `createReservation`). */
-  private readonly batcher = new HotKeyBatcher<{ tenantId: string; reservation: repository.BatchedReservation }, repository.BatchReserveOutcome>({
+  private readonly batcher = new HotKeyBatcher<
+    { tenantId: string; reservation: repository.BatchedReservation },
+    repository.BatchReserveOutcome
+  >({
     inFlightPerKey: 2,
     maxBatch: 100,
     run: (batch) => this.runBatch(batch),
@@ -68,14 +77,23 @@ export class ReservationService {
   ) {}
 
   /** Holds the items' units as RESERVED, all or none (ALLOCATION); refused with CONFLICT when a SKU is short. */
-  async createReservation(principal: Principal, input: CreateReservationInput, idempotency?: Idempotency): Promise<ReservationRecord> {
+  async createReservation(
+    principal: Principal,
+    input: CreateReservationInput,
+    idempotency?: Idempotency,
+  ): Promise<ReservationRecord> {
     requireScope(principal, 'inventory:write');
     const clientId = checkNewId('input.id', input.id);
     const now = Date.now();
-    if (!Number.isSafeInteger(input.expires_at) || input.expires_at <= now || input.expires_at > now + MAX_RESERVATION_MS) {
+    if (
+      !Number.isSafeInteger(input.expires_at) ||
+      input.expires_at <= now ||
+      input.expires_at > now + MAX_RESERVATION_MS
+    ) {
       throw invalid('input.expires_at', 'must be a time (Unix milliseconds) in the future, at most 30 days ahead');
     }
-    if (input.notes != null && input.notes.length > 2000) throw invalid('input.notes', 'must be at most 2000 characters');
+    if (input.notes != null && input.notes.length > 2000)
+      throw invalid('input.notes', 'must be at most 2000 characters');
     checkContact(input.customer);
     const id = clientId ?? uuidv7();
     const context = this.context(principal, id);
@@ -96,19 +114,29 @@ export class ReservationService {
     if (!idempotency) {
       // The common case: in one statement with the other reservations of these SKUs that arrive meanwhile.
       const skus = [...new Set(input.items.map((item) => item.sku))].sort();
-      const done = await this.batcher.submit(JSON.stringify([tenantId, reservation.warehouseId, skus]), { tenantId, reservation });
+      const done = await this.batcher.submit(JSON.stringify([tenantId, reservation.warehouseId, skus]), {
+        tenantId,
+        reservation,
+      });
       if (done.outcome !== 'EXPIRED') return this.answer(tenantId, input, reservation, done);
     }
     // With an idempotency key, or when an expired reservation still holds units of these SKUs.
     const target = await resolveAllocationTarget(this.db, tenantId, input);
-    const requests = target.items.map((item) => ({ ...item, warehouseId: target.warehouseId, holder: { reservationId: id } }));
+    const requests = target.items.map((item) => ({
+      ...item,
+      warehouseId: target.warehouseId,
+      holder: { reservationId: id },
+    }));
     const createdId = await allocations.withBoundedContention(tenantId, requests, () =>
       writeTransaction(this.db, (tx) =>
         runIdempotent(tx, tenantId, idempotency, async () => {
           const [done] = await repository.reserveStockBatch(tx, tenantId, [reservation]);
           if (done!.outcome !== 'EXPIRED') return (await this.answer(tenantId, input, reservation, done!)).id;
           // Release the expired reservations first (whether or not the sweeper got to them yet), then reserve.
-          await repository.insertReservation(tx, tenantId, { ...reservation, items: target.items.map((item, index) => ({ ...item, id: itemIds[index]! })) });
+          await repository.insertReservation(tx, tenantId, {
+            ...reservation,
+            items: target.items.map((item, index) => ({ ...item, id: itemIds[index]! })),
+          });
           await allocations.lockForAllocation(tx, tenantId, requests);
           const { changes } = await allocations.allocate(tx, tenantId, requests, 'RESERVED');
           await stock.recordMutations(tx, tenantId, context, changes);
@@ -120,7 +148,12 @@ export class ReservationService {
   }
 
   /** The reservation `reserveStockBatch` created, or the error of its outcome. */
-  private async answer(tenantId: string, input: CreateReservationInput, reservation: repository.BatchedReservation, done: repository.BatchReserveOutcome) {
+  private async answer(
+    tenantId: string,
+    input: CreateReservationInput,
+    reservation: repository.BatchedReservation,
+    done: repository.BatchReserveOutcome,
+  ) {
     switch (done.outcome) {
       case 'RESERVED':
         return effective({
@@ -134,13 +167,21 @@ export class ReservationService {
           status: 'ACTIVE',
           releasedAt: null,
           createdAt: done.createdAt,
-          items: input.items.map((item, index) => ({ productId: done.productIds[index]!, sku: item.sku, quantity: item.quantity })),
+          items: input.items.map((item, index) => ({
+            productId: done.productIds[index]!,
+            sku: item.sku,
+            quantity: item.quantity,
+          })),
         });
       case 'TAKEN':
         throw clientIdTaken('reservation', reservation.id);
       case 'SHORT':
         throw allocations.outOfStock(
-          { sku: input.items[done.itemIndex]!.sku, warehouseId: reservation.warehouseId, field: `input.items[${done.itemIndex}].quantity` },
+          {
+            sku: input.items[done.itemIndex]!.sku,
+            warehouseId: reservation.warehouseId,
+            field: `input.items[${done.itemIndex}].quantity`,
+          },
           done.requested,
           done.available,
         );
@@ -153,11 +194,19 @@ export class ReservationService {
     }
   }
 
-  /** One batch of the batcher: a statement cut off fails them all as interrupted; another error is retried one by one. */
-  private async runBatch(batch: { tenantId: string; reservation: repository.BatchedReservation }[]): Promise<BatchOutcome<repository.BatchReserveOutcome>[]> {
+  /**
+   * One batch of the batcher: a statement cut off fails them all as interrupted; another error is retried one by one.
+   */
+  private async runBatch(
+    batch: { tenantId: string; reservation: repository.BatchedReservation }[],
+  ): Promise<BatchOutcome<repository.BatchReserveOutcome>[]> {
     const { tenantId } = batch[0]!;
     try {
-      const outcomes = await repository.reserveStockBatch(this.db, tenantId, batch.map((entry) => entry.reservation));
+      const outcomes = await repository.reserveStockBatch(
+        this.db,
+        tenantId,
+        batch.map((entry) => entry.reservation),
+      );
       return outcomes.map((value) => ({ ok: true, value }));
     } catch (error) {
       if (isInterruption(error)) return batch.map(() => ({ ok: false, error: writeInterrupted() }));
@@ -176,7 +225,11 @@ export class ReservationService {
     }
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await stock.lockStockLevels(tx, tenantId, await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [found.id] }));
+        await stock.lockStockLevels(
+          tx,
+          tenantId,
+          await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [found.id] }),
+        );
         const ended = await allocations.releaseReservations(tx, tenantId, [found.id], 'REMOVED', principal.actor);
         if (ended.length === 0) throw invalidState(`reservation "${found.id}" was released meanwhile`);
         return found.id;
@@ -194,7 +247,11 @@ export class ReservationService {
     let released = 0;
     for (const { id, tenantId } of await repository.expiredReservations(this.db, limit)) {
       released += await writeTransaction(this.db, async (tx) => {
-        await stock.lockStockLevels(tx, tenantId, await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [id] }));
+        await stock.lockStockLevels(
+          tx,
+          tenantId,
+          await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [id] }),
+        );
         return (await allocations.releaseReservations(tx, tenantId, [id], 'EXPIRED', allocations.EXPIRY_ACTOR)).length;
       });
     }

@@ -17,7 +17,11 @@ export class AnalyticsService {
   ) {}
 
   /** Top queries, queries without results and click-through rates of an index over a time range. */
-  async forIndex(principal: Principal, alias: string, range: { from?: string; to?: string; limit: number }): Promise<AnalyticsData> {
+  async forIndex(
+    principal: Principal,
+    alias: string,
+    range: { from?: string; to?: string; limit: number },
+  ): Promise<AnalyticsData> {
     requireScope(principal, 'indexes:read');
     const index = await repository.findIndex(this.db, principal.tenantId, alias);
     if (!index) throw notFound(`no index with alias "${alias}"`);

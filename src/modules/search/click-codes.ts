@@ -27,7 +27,9 @@ export function createClickCodec(secret: Buffer | string): ClickCodec {
   const sign = (payload: string) => createHmac('sha256', secret).update(payload).digest();
   return {
     encode(click) {
-      const payload = Buffer.from(JSON.stringify([click.indexId, click.searchId, click.documentId, click.position, click.url])).toString('base64url');
+      const payload = Buffer.from(
+        JSON.stringify([click.indexId, click.searchId, click.documentId, click.position, click.url]),
+      ).toString('base64url');
       return `${payload}.${sign(payload).toString('base64url')}`;
     },
     decode(code) {
@@ -38,7 +40,9 @@ export function createClickCodec(secret: Buffer | string): ClickCodec {
       const expected = sign(payload);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
       try {
-        const [indexId, searchId, documentId, position, url] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown[];
+        const [indexId, searchId, documentId, position, url] = JSON.parse(
+          Buffer.from(payload, 'base64url').toString('utf8'),
+        ) as unknown[];
         if (typeof indexId !== 'string' || typeof searchId !== 'string' || typeof documentId !== 'string') return null;
         if (typeof position !== 'number' || typeof url !== 'string') return null;
         return { indexId, searchId, documentId, position, url };

@@ -59,7 +59,9 @@ export function parseRankingRule(rule: string): RankingRule {
   return { field: match[1]!, direction: match[2] as 'asc' | 'desc' };
 }
 
-/** Index field names: the declared targets, or (without declarations) every field the documents showed, alphabetically. */
+/**
+ * Index field names: the declared targets, or (without declarations) every field the documents showed, alphabetically.
+ */
 export function fieldNames(settings: IndexSettings, seen: Record<string, FieldType>): string[] {
   if (settings.fields.length > 0) return settings.fields.map((field) => field.to);
   return Object.keys(seen).sort();
@@ -83,7 +85,9 @@ export const effectiveRankingRules = (state: IndexSettings): string[] =>
   state.rankingRules.length > 0 ? state.rankingRules : [...DEFAULT_RANKING_RULES];
 
 /** Fields that take filters: the `filters` keys and the facet fields (a facet is refined by filtering on it). */
-export const filterableFields = (state: IndexSettings) => [...new Set([...state.filters.map((f) => f.key), ...effectiveFacetFields(state)])];
+export const filterableFields = (state: IndexSettings) => [
+  ...new Set([...state.filters.map((f) => f.key), ...effectiveFacetFields(state)]),
+];
 
 export function resolveDefinition(state: IndexState): IndexDefinition {
   return {
@@ -123,7 +127,13 @@ export function coerceScalar(value: unknown, type: FieldType): Scalar | undefine
 }
 
 const typeOfValue = (value: unknown): FieldType | undefined =>
-  typeof value === 'string' ? 'STRING' : typeof value === 'number' ? 'NUMBER' : typeof value === 'boolean' ? 'BOOLEAN' : undefined;
+  typeof value === 'string'
+    ? 'STRING'
+    : typeof value === 'number'
+      ? 'NUMBER'
+      : typeof value === 'boolean'
+        ? 'BOOLEAN'
+        : undefined;
 
 function valueAt(document: Record<string, unknown>, path: string): unknown {
   let current: unknown = document;
@@ -151,14 +161,19 @@ export function mapDocument(
   settings: IndexSettings,
   seen: Record<string, FieldType>,
 ): { document: IndexedDocument; problems?: undefined } | { document?: undefined; problems: DocumentProblem[] } {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { problems: [{ field: '', message: 'must be an object' }] };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    return { problems: [{ field: '', message: 'must be an object' }] };
   const source = raw as Record<string, unknown>;
   const problems: DocumentProblem[] = [];
   const rawId = source[ID_KEY];
   let id: string | undefined;
   if (typeof rawId === 'string' && rawId.length > 0 && rawId.length <= MAX_DOCUMENT_ID_LENGTH) id = rawId;
   else if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) id = String(rawId);
-  else problems.push({ field: ID_KEY, message: `is required: a string of 1-${MAX_DOCUMENT_ID_LENGTH} characters or an integer` });
+  else
+    problems.push({
+      field: ID_KEY,
+      message: `is required: a string of 1-${MAX_DOCUMENT_ID_LENGTH} characters or an integer`,
+    });
 
   const entries: [name: string, value: unknown, declared: FieldType | null][] =
     settings.fields.length > 0
@@ -186,7 +201,10 @@ export function mapDocument(
     }
     const coerced = items.filter((item) => item !== null).map((item) => coerceScalar(item, type));
     if (coerced.some((item) => item === undefined)) {
-      problems.push({ field: name, message: `must be of type ${type}${Array.isArray(value) ? ' (each element)' : ''}` });
+      problems.push({
+        field: name,
+        message: `must be of type ${type}${Array.isArray(value) ? ' (each element)' : ''}`,
+      });
       continue;
     }
     if (!declared && !seen[name]) newTypes[name] = type;
@@ -201,7 +219,11 @@ export function mapDocument(
  * Maps a stored document for an engine under the current definition, leaving out values that no
  * longer fit (the definition may have changed since the document was written).
  */
-export function mapStoredDocument(raw: unknown, settings: IndexSettings, seen: Record<string, FieldType>): IndexedDocument | null {
+export function mapStoredDocument(
+  raw: unknown,
+  settings: IndexSettings,
+  seen: Record<string, FieldType>,
+): IndexedDocument | null {
   const mapped = mapDocument(raw, settings, { ...seen });
   if (mapped.document) return mapped.document;
   const source = raw as Record<string, unknown> | null;
@@ -209,12 +231,19 @@ export function mapStoredDocument(raw: unknown, settings: IndexSettings, seen: R
   const id = typeof source[ID_KEY] === 'number' ? String(source[ID_KEY]) : source[ID_KEY];
   if (typeof id !== 'string' || id === '') return null;
   const document: IndexedDocument = { id, values: {}, metadata: source[METADATA_KEY] ?? null };
-  const names = settings.fields.length > 0 ? settings.fields : Object.keys(source).map((key) => ({ from: key, to: key, type: null }));
+  const names =
+    settings.fields.length > 0
+      ? settings.fields
+      : Object.keys(source).map((key) => ({ from: key, to: key, type: null }));
   for (const field of names) {
     if (field.to === ID_KEY || field.to === METADATA_KEY) continue;
-    const one = mapDocument({ id, [field.to]: valueAt(source, field.from) }, { ...settings, fields: [] }, {
-      ...(field.type ? { [field.to]: field.type } : seen[field.to] ? { [field.to]: seen[field.to]! } : {}),
-    });
+    const one = mapDocument(
+      { id, [field.to]: valueAt(source, field.from) },
+      { ...settings, fields: [] },
+      {
+        ...(field.type ? { [field.to]: field.type } : seen[field.to] ? { [field.to]: seen[field.to]! } : {}),
+      },
+    );
     document.values[field.to] = one.document?.values[field.to] ?? null;
   }
   return document;

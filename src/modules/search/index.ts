@@ -18,7 +18,8 @@ export const searchModule: Module = {
       cursors,
       masterKey,
       baseUrl,
-      onBackgroundError: (error) => log.error({ err: error }, 'search: a background task (re-indexing or the search log) failed'),
+      onBackgroundError: (error) =>
+        log.error({ err: error }, 'search: a background task (re-indexing or the search log) failed'),
     }),
   }),
   rest: searchOperations,

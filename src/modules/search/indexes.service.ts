@@ -21,7 +21,13 @@ import {
 } from './definition';
 import type { FieldType, IndexedDocument, SearchEngine } from './engine/engine';
 import * as repository from './search.repository';
-import { ALIAS_PATTERN, INDEX_SORTS, MAX_DOCUMENTS_PER_REQUEST, type IndexInputData, type IndexRecord } from './search.schemas';
+import {
+  ALIAS_PATTERN,
+  INDEX_SORTS,
+  MAX_DOCUMENTS_PER_REQUEST,
+  type IndexInputData,
+  type IndexRecord,
+} from './search.schemas';
 
 /** Writes to one index wait for each other; a big batch may take a while. */
 const WRITE_TIMEOUT_MS = 60_000;
@@ -37,7 +43,11 @@ export function toIndexRecord(row: repository.IndexRow): IndexRecord {
     fields: row.fields.map((field) => ({ ...field, type: fieldType(row, field.to) })),
     search_fields: effectiveSearchFields(row),
     display_fields: effectiveDisplayFields(row),
-    filters: row.filters.map((filter) => ({ key: filter.key, type: fieldType(row, filter.key), is_processed: !pending })),
+    filters: row.filters.map((filter) => ({
+      key: filter.key,
+      type: fieldType(row, filter.key),
+      is_processed: !pending,
+    })),
     facet_fields: effectiveFacetFields(row),
     distinct_field: row.distinctField,
     synonyms: row.synonyms,
@@ -69,19 +79,33 @@ export function aliasFromName(name: string): string {
 function settingsOf(input: IndexInputData): { settings: IndexSettings; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   const settings: IndexSettings = {
-    fields: (input.fields ?? []).map((field) => ({ from: field.from, to: field.to ?? field.from, type: field.type ?? null, label: field.label ?? null })),
+    fields: (input.fields ?? []).map((field) => ({
+      from: field.from,
+      to: field.to ?? field.from,
+      type: field.type ?? null,
+      label: field.label ?? null,
+    })),
     searchFields: input.search_fields ?? [],
     displayFields: input.display_fields ?? [],
     filters: (input.filters ?? []).map((filter) => ({ key: filter.key })),
     facetFields: input.facet_fields ?? [],
     distinctField: input.distinct_field ?? null,
-    synonyms: (input.synonyms ?? []).map((synonym) => (synonym.root !== undefined ? { root: synonym.root, synonyms: synonym.synonyms } : { synonyms: synonym.synonyms })),
+    synonyms: (input.synonyms ?? []).map((synonym) =>
+      synonym.root !== undefined ? { root: synonym.root, synonyms: synonym.synonyms } : { synonyms: synonym.synonyms },
+    ),
     stopWords: input.stop_words ?? [],
     rankingRules: input.ranking_rules ?? [],
   };
   settings.fields.forEach((field, i) => {
-    if (!/^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/.test(field.to) || [ID_KEY, 'metadata', 'objectID', 'click_url'].includes(field.to)) {
-      problems.push({ field: `body.data.fields[${i}].to`, message: 'must be a field name (letters, digits, hyphens, underscores; not a reserved name); set `to` when `from` is not one' });
+    if (
+      !/^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/.test(field.to) ||
+      [ID_KEY, 'metadata', 'objectID', 'click_url'].includes(field.to)
+    ) {
+      problems.push({
+        field: `body.data.fields[${i}].to`,
+        message:
+          'must be a field name (letters, digits, hyphens, underscores; not a reserved name); set `to` when `from` is not one',
+      });
     } else if (settings.fields.findIndex((other) => other.to === field.to) !== i) {
       problems.push({ field: `body.data.fields[${i}].to`, message: `${field.to} is mapped twice` });
     }
@@ -94,7 +118,10 @@ function settingsOf(input: IndexInputData): { settings: IndexSettings; problems:
       });
     check(settings.searchFields, (i) => `body.data.search_fields[${i}]`);
     check(settings.displayFields, (i) => `body.data.display_fields[${i}]`);
-    check(settings.filters.map((f) => f.key), (i) => `body.data.filters[${i}].key`);
+    check(
+      settings.filters.map((f) => f.key),
+      (i) => `body.data.filters[${i}].key`,
+    );
     check(settings.facetFields, (i) => `body.data.facet_fields[${i}]`);
     if (settings.distinctField) check([settings.distinctField], () => 'body.data.distinct_field');
     settings.rankingRules.forEach((rule, i) => {
@@ -108,7 +135,13 @@ function settingsOf(input: IndexInputData): { settings: IndexSettings; problems:
 const definitionOf = (input: IndexInputData) => {
   const { settings, problems } = settingsOf(input);
   if (problems.length > 0) throw badRequest(problems.map((p) => `${p.field} ${p.message}`).join(', '), problems);
-  return { name: input.name, sourceId: input.source?.id ?? null, sourceType: input.source?.type ?? 'API', settings, isActive: input.is_active ?? true };
+  return {
+    name: input.name,
+    sourceId: input.source?.id ?? null,
+    sourceType: input.source?.type ?? 'API',
+    settings,
+    isActive: input.is_active ?? true,
+  };
 };
 
 export type IndexSortName = (typeof INDEX_SORTS)[number];
@@ -126,7 +159,10 @@ export class IndexService {
   async list(principal: Principal, sortName: IndexSortName, page: PageArguments) {
     requireScope(principal, 'indexes:read');
     const { tenantId } = principal;
-    const sort: repository.IndexSort = { key: sortName.replace(/^-/, '') as repository.IndexSortKey, descending: sortName.startsWith('-') };
+    const sort: repository.IndexSort = {
+      key: sortName.replace(/^-/, '') as repository.IndexSortKey,
+      descending: sortName.startsWith('-'),
+    };
     const result = await paginate(
       this.cursors,
       `indexes:${tenantId}:${sortName}`,
@@ -170,30 +206,39 @@ export class IndexService {
   async replace(principal: Principal, alias: string, input: IndexInputData): Promise<void> {
     requireScope(principal, 'indexes:write');
     if (input.alias !== undefined && input.alias !== alias) {
-      throw badRequest('data.alias must equal the alias in the path', [{ field: 'body.data.alias', message: 'must equal the alias in the path' }]);
+      throw badRequest('data.alias must equal the alias in the path', [
+        { field: 'body.data.alias', message: 'must equal the alias in the path' },
+      ]);
     }
     const data = definitionOf(input);
-    const row = await writeTransaction(this.db, async (tx) => {
-      const index = await repository.lockIndex(tx, principal.tenantId, alias);
-      if (!index) throw notFound(`no index with alias "${alias}"`);
-      // A field whose mapping did not change keeps the type its stored values were checked against.
-      const seen: Record<string, FieldType> = {};
-      for (const name of new Set([...Object.keys(index.seenFieldTypes), ...index.fields.map((field) => field.to)])) {
-        const before = index.fields.find((field) => field.to === name);
-        const after = data.settings.fields.find((field) => field.to === name);
-        const type = before?.type ?? index.seenFieldTypes[name];
-        if (before?.from === after?.from && type) seen[name] = type;
-      }
-      return repository.replaceIndexDefinition(tx, index, data, seen);
-    }, { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS });
-    void this.process(row.id, row.version, () => this.engine.definitionChanged(resolveDefinition(row))).catch(this.onBackgroundError);
+    const row = await writeTransaction(
+      this.db,
+      async (tx) => {
+        const index = await repository.lockIndex(tx, principal.tenantId, alias);
+        if (!index) throw notFound(`no index with alias "${alias}"`);
+        // A field whose mapping did not change keeps the type its stored values were checked against.
+        const seen: Record<string, FieldType> = {};
+        for (const name of new Set([...Object.keys(index.seenFieldTypes), ...index.fields.map((field) => field.to)])) {
+          const before = index.fields.find((field) => field.to === name);
+          const after = data.settings.fields.find((field) => field.to === name);
+          const type = before?.type ?? index.seenFieldTypes[name];
+          if (before?.from === after?.from && type) seen[name] = type;
+        }
+        return repository.replaceIndexDefinition(tx, index, data, seen);
+      },
+      { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS },
+    );
+    void this.process(row.id, row.version, () => this.engine.definitionChanged(resolveDefinition(row))).catch(
+      this.onBackgroundError,
+    );
   }
 
   /** Deletes an index with its documents, searches and clicks. */
   async remove(principal: Principal, alias: string): Promise<void> {
     requireScope(principal, 'indexes:write');
     const row = await repository.findIndex(this.db, principal.tenantId, alias);
-    if (!row || !(await repository.deleteIndex(this.db, principal.tenantId, alias))) throw notFound(`no index with alias "${alias}"`);
+    if (!row || !(await repository.deleteIndex(this.db, principal.tenantId, alias)))
+      throw notFound(`no index with alias "${alias}"`);
     await this.engine.indexDeleted(resolveDefinition(row));
   }
 
@@ -208,59 +253,91 @@ export class IndexService {
     requireScope(principal, 'indexes:write');
     const index = await this.find(principal.tenantId, alias);
     if (index.sourceType !== 'CSV_INTEGRATION') {
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'text/csv is accepted for indexes whose source.type is CSV_INTEGRATION');
+      throw new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'text/csv is accepted for indexes whose source.type is CSV_INTEGRATION',
+      );
     }
     let rows: Record<string, string>[];
     try {
       rows = parseCsv(csv, { columns: true, bom: true, skip_empty_lines: true, trim: true });
     } catch (error) {
-      throw badRequest(`the CSV body is malformed: ${(error as Error).message}`, [{ field: 'body', message: 'is not valid CSV' }]);
+      throw badRequest(`the CSV body is malformed: ${(error as Error).message}`, [
+        { field: 'body', message: 'is not valid CSV' },
+      ]);
     }
     if (rows.length === 0 || rows.length > MAX_DOCUMENTS_PER_REQUEST) {
-      throw badRequest(`the CSV body must have 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows`, [{ field: 'body', message: `must have 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows` }]);
+      throw badRequest(`the CSV body must have 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows`, [
+        { field: 'body', message: `must have 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows` },
+      ]);
     }
     // Empty cells are missing values.
-    await this.writeDocuments(principal.tenantId, alias, rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== ''))));
+    await this.writeDocuments(
+      principal.tenantId,
+      alias,
+      rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== ''))),
+    );
   }
 
   /** Deletes every document of the index. */
   async clearDocuments(principal: Principal, alias: string): Promise<void> {
     requireScope(principal, 'indexes:write');
-    const row = await writeTransaction(this.db, async (tx) => {
-      const index = await repository.lockIndex(tx, principal.tenantId, alias);
-      if (!index) throw notFound(`no index with alias "${alias}"`);
-      const version = await repository.clearDocuments(tx, index);
-      return { ...index, version, rebuildVersion: version, seenFieldTypes: {} };
-    }, { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS });
+    const row = await writeTransaction(
+      this.db,
+      async (tx) => {
+        const index = await repository.lockIndex(tx, principal.tenantId, alias);
+        if (!index) throw notFound(`no index with alias "${alias}"`);
+        const version = await repository.clearDocuments(tx, index);
+        return { ...index, version, rebuildVersion: version, seenFieldTypes: {} };
+      },
+      { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS },
+    );
     await this.process(row.id, row.version, () => this.engine.documentsCleared(resolveDefinition(row)));
   }
 
   private async writeDocuments(tenantId: string, alias: string, documents: unknown[]) {
-    const { row, mapped } = await writeTransaction(this.db, async (tx) => {
-      const index = await repository.lockIndex(tx, tenantId, alias);
-      if (!index) throw notFound(`no index with alias "${alias}"`);
-      const seen = { ...index.seenFieldTypes };
-      const problems: FieldProblem[] = [];
-      const mapped: IndexedDocument[] = [];
-      const firstAt = new Map<string, number>();
-      documents.forEach((document, i) => {
-        const result = mapDocument(document, index, seen);
-        if (result.problems) {
-          for (const problem of result.problems) problems.push({ field: `body.data[${i}]${problem.field ? `.${problem.field}` : ''}`, message: problem.message });
-          return;
+    const { row, mapped } = await writeTransaction(
+      this.db,
+      async (tx) => {
+        const index = await repository.lockIndex(tx, tenantId, alias);
+        if (!index) throw notFound(`no index with alias "${alias}"`);
+        const seen = { ...index.seenFieldTypes };
+        const problems: FieldProblem[] = [];
+        const mapped: IndexedDocument[] = [];
+        const firstAt = new Map<string, number>();
+        documents.forEach((document, i) => {
+          const result = mapDocument(document, index, seen);
+          if (result.problems) {
+            for (const problem of result.problems)
+              problems.push({
+                field: `body.data[${i}]${problem.field ? `.${problem.field}` : ''}`,
+                message: problem.message,
+              });
+            return;
+          }
+          const earlier = firstAt.get(result.document.id);
+          if (earlier !== undefined)
+            problems.push({ field: `body.data[${i}].id`, message: `repeats the id of body.data[${earlier}]` });
+          firstAt.set(result.document.id, i);
+          mapped.push(result.document);
+        });
+        if (problems.length > 0) {
+          const shown = problems.slice(0, 20);
+          throw badRequest(
+            `documents do not fit the index: ${shown.map((p) => `${p.field} ${p.message}`).join(', ')}${problems.length > 20 ? ', ...' : ''}`,
+            shown,
+          );
         }
-        const earlier = firstAt.get(result.document.id);
-        if (earlier !== undefined) problems.push({ field: `body.data[${i}].id`, message: `repeats the id of body.data[${earlier}]` });
-        firstAt.set(result.document.id, i);
-        mapped.push(result.document);
-      });
-      if (problems.length > 0) {
-        const shown = problems.slice(0, 20);
-        throw badRequest(`documents do not fit the index: ${shown.map((p) => `${p.field} ${p.message}`).join(', ')}${problems.length > 20 ? ', ...' : ''}`, shown);
-      }
-      const version = await repository.writeDocuments(tx, index, mapped.map((document, i) => ({ id: document.id, data: documents[i] })), seen);
-      return { row: { ...index, version, seenFieldTypes: seen }, mapped };
-    }, { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS });
+        const version = await repository.writeDocuments(
+          tx,
+          index,
+          mapped.map((document, i) => ({ id: document.id, data: documents[i] })),
+          seen,
+        );
+        return { row: { ...index, version, seenFieldTypes: seen }, mapped };
+      },
+      { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS },
+    );
     await this.process(row.id, row.version, () => this.engine.documentsWritten(resolveDefinition(row), mapped));
   }
 

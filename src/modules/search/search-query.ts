@@ -8,23 +8,35 @@ import type { EngineFilter, EngineQuery, Scalar } from './engine/engine';
 import { DEFAULT_SEARCH_LIMIT, DEFAULT_THRESHOLD, type SearchContextData } from './search.schemas';
 import type { FieldProblem } from '../../kernel/errors';
 
-export type QueryTranslation = { query: EngineQuery; problems?: undefined } | { query?: undefined; problems: FieldProblem[] };
+export type QueryTranslation =
+  { query: EngineQuery; problems?: undefined } | { query?: undefined; problems: FieldProblem[] };
 
 /** `where` prefixes problem fields, e.g. `body.data[0]`. */
-export function toEngineQuery(index: IndexState, context: SearchContextData, where: string, defaultLimit = DEFAULT_SEARCH_LIMIT): QueryTranslation {
+export function toEngineQuery(
+  index: IndexState,
+  context: SearchContextData,
+  where: string,
+  defaultLimit = DEFAULT_SEARCH_LIMIT,
+): QueryTranslation {
   const problems: FieldProblem[] = [];
   const filterable = new Set(filterableFields(index));
   const filters: EngineFilter[] = [];
   (context.filters ?? []).forEach((filter, i) => {
     const field = `${where}.filters[${i}]`;
     if (!filterable.has(filter.key)) {
-      problems.push({ field: `${field}.key`, message: `${filter.key} is not a filterable field of index ${index.alias}` });
+      problems.push({
+        field: `${field}.key`,
+        message: `${filter.key} is not a filterable field of index ${index.alias}`,
+      });
       return;
     }
     const type = fieldType(index, filter.key);
     if (filter.operator !== 'in') {
       if (type !== null && type !== 'NUMBER') {
-        problems.push({ field: `${field}.operator`, message: `${filter.operator} needs a NUMBER field; ${filter.key} is ${type}` });
+        problems.push({
+          field: `${field}.operator`,
+          message: `${filter.operator} needs a NUMBER field; ${filter.key} is ${type}`,
+        });
         return;
       }
       if (filter.values.length !== 1) {
@@ -45,7 +57,11 @@ export function toEngineQuery(index: IndexState, context: SearchContextData, whe
   const requested = context.facets ?? [];
   const facets = requested.includes('*') ? facetFields : requested;
   for (const [i, facet] of facets.entries()) {
-    if (!facetFields.includes(facet)) problems.push({ field: `${where}.facets[${i}]`, message: `${facet} is not a facet field of index ${index.alias}` });
+    if (!facetFields.includes(facet))
+      problems.push({
+        field: `${where}.facets[${i}]`,
+        message: `${facet} is not a facet field of index ${index.alias}`,
+      });
   }
   if (problems.length > 0) return { problems };
   return {

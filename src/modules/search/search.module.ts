@@ -32,7 +32,14 @@ export interface SearchDependencies {
 }
 
 /** Builds the search module: Typesense when TYPESENSE_URL is set, the embedded engine otherwise. */
-export function createSearchServices({ config, db, cursors, masterKey, baseUrl, onBackgroundError }: SearchDependencies): SearchServices {
+export function createSearchServices({
+  config,
+  db,
+  cursors,
+  masterKey,
+  baseUrl,
+  onBackgroundError,
+}: SearchDependencies): SearchServices {
   const engine: SearchEngine = config.typesenseUrl
     ? new TypesenseEngine(db, { url: config.typesenseUrl, apiKey: config.typesenseApiKey ?? '' })
     : new EmbeddedEngine(db);

@@ -86,9 +86,16 @@ export const aliasExistsInAnyTenant = async (db: Db, alias: string) =>
 
 /** Aliases of the tenant equal to `base` or `base-<n>`, for picking a free one. */
 export const aliasesLike = async (db: DbOrTx, tenantId: string, base: string) =>
-  (await db.searchIndex.findMany({ where: { tenantId, alias: { startsWith: base } }, select: { alias: true } })).map((r) => r.alias);
+  (await db.searchIndex.findMany({ where: { tenantId, alias: { startsWith: base } }, select: { alias: true } })).map(
+    (r) => r.alias,
+  );
 
-export const INDEX_SORT_COLUMNS = { name: 'name', alias: 'alias', created_at: 'created_at', updated_at: 'updated_at' } as const;
+export const INDEX_SORT_COLUMNS = {
+  name: 'name',
+  alias: 'alias',
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+} as const;
 export type IndexSortKey = keyof typeof INDEX_SORT_COLUMNS;
 export interface IndexSort {
   key: IndexSortKey;
@@ -102,7 +109,11 @@ const sortValue = (sort: IndexSort, key: IndexKey) =>
   sort.key === 'created_at' || sort.key === 'updated_at' ? Prisma.sql`${key[0]}::timestamptz` : Prisma.sql`${key[0]}`;
 
 export const indexKeyOf = (sort: IndexSort, row: IndexRow): IndexKey => [
-  sort.key === 'created_at' ? row.createdAt.toISOString() : sort.key === 'updated_at' ? row.updatedAt.toISOString() : row[sort.key],
+  sort.key === 'created_at'
+    ? row.createdAt.toISOString()
+    : sort.key === 'updated_at'
+      ? row.updatedAt.toISOString()
+      : row[sort.key],
   row.id,
 ];
 
@@ -136,16 +147,14 @@ const IndexListRow = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .transform(
-    (row): IndexRow => ({
-      ...row,
-      searchFields: row.searchFields ?? [],
-      displayFields: row.displayFields ?? [],
-      facetFields: row.facetFields ?? [],
-      stopWords: row.stopWords ?? [],
-      rankingRules: row.rankingRules ?? [],
-    }),
-  );
+  .transform((row): IndexRow => ({
+    ...row,
+    searchFields: row.searchFields ?? [],
+    displayFields: row.displayFields ?? [],
+    facetFields: row.facetFields ?? [],
+    stopWords: row.stopWords ?? [],
+    rankingRules: row.rankingRules ?? [],
+  }));
 
 /** The indexes of a tenant sorted by `sort`, then by id. */
 export function indexList(tenantId: string, sort: IndexSort): SqlKeysetList<IndexRow, IndexKey> {
@@ -154,7 +163,8 @@ export function indexList(tenantId: string, sort: IndexSort): SqlKeysetList<Inde
       SELECT id, tenant_id AS "tenantId", alias, name, source_id AS "sourceId", source_type AS "sourceType", fields,
              search_fields AS "searchFields", display_fields AS "displayFields", filters, facet_fields AS "facetFields",
              distinct_field AS "distinctField", synonyms, stop_words AS "stopWords", ranking_rules AS "rankingRules",
-             seen_field_types AS "seenFieldTypes", is_active AS "isActive", version, rebuild_version AS "rebuildVersion",
+             seen_field_types AS "seenFieldTypes", is_active AS "isActive", version, rebuild_version AS
+               "rebuildVersion",
              processed_version AS "processedVersion", last_processed_at AS "lastProcessedAt", created_at AS "createdAt",
              updated_at AS "updatedAt"
         FROM search_indexes`,
@@ -178,13 +188,20 @@ export const insertIndex = async (db: DbOrTx, id: string, tenantId: string, alia
 export async function lockIndex(tx: Tx, tenantId: string, alias: string): Promise<IndexRow | null> {
   const locked = parseFirstRow(
     z.object({ id: uuid }),
-    await tx.$queryRaw<unknown[]>`SELECT id FROM search_indexes WHERE tenant_id = ${tenantId}::uuid AND alias = ${alias} FOR UPDATE`,
+    await tx.$queryRaw<
+      unknown[]
+    >`SELECT id FROM search_indexes WHERE tenant_id = ${tenantId}::uuid AND alias = ${alias} FOR UPDATE`,
   );
   return locked ? findIndexById(tx, locked.id) : null;
 }
 
 /** Replaces the definition; the next version rebuilds every copy. Keeps the seen types that still apply. */
-export const replaceIndexDefinition = async (tx: Tx, index: IndexRow, data: IndexDefinitionData, seenFieldTypes: Record<string, FieldType>) =>
+export const replaceIndexDefinition = async (
+  tx: Tx,
+  index: IndexRow,
+  data: IndexDefinitionData,
+  seenFieldTypes: Record<string, FieldType>,
+) =>
   toIndexRow(
     await tx.searchIndex.update({
       where: { id: index.id },
@@ -205,7 +222,12 @@ export const deleteIndex = async (db: Db, tenantId: string, alias: string) => {
 };
 
 /** Upserts documents at the index's next version; returns that version. */
-export async function writeDocuments(tx: Tx, index: IndexRow, documents: { id: string; data: unknown }[], seenFieldTypes: Record<string, FieldType>) {
+export async function writeDocuments(
+  tx: Tx,
+  index: IndexRow,
+  documents: { id: string; data: unknown }[],
+  seenFieldTypes: Record<string, FieldType>,
+) {
   const version = index.version + 1;
   await tx.searchIndex.update({
     where: { id: index.id },
@@ -215,14 +237,18 @@ export async function writeDocuments(tx: Tx, index: IndexRow, documents: { id: s
     INSERT INTO search_documents (index_id, id, data, version, updated_at)
     SELECT ${index.id}::uuid, d.id, d.data, ${version}, now()
       FROM jsonb_to_recordset(${JSON.stringify(documents)}::jsonb) AS d(id text, data jsonb)
-    ON CONFLICT (index_id, id) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at = EXCLUDED.updated_at`;
+    ON CONFLICT (index_id, id) DO UPDATE SET data = EXCLUDED.data, version = EXCLUDED.version, updated_at =
+      EXCLUDED.updated_at`;
   return version;
 }
 
 /** Deletes every document; the next version rebuilds every copy. Returns that version. */
 export async function clearDocuments(tx: Tx, index: IndexRow) {
   const version = index.version + 1;
-  await tx.searchIndex.update({ where: { id: index.id }, data: { version, rebuildVersion: version, seenFieldTypes: {} } });
+  await tx.searchIndex.update({
+    where: { id: index.id },
+    data: { version, rebuildVersion: version, seenFieldTypes: {} },
+  });
   await tx.searchDocument.deleteMany({ where: { indexId: index.id } });
   return version;
 }
@@ -255,11 +281,13 @@ export const readDocuments = async (
        LIMIT ${options.limit}`,
   );
 
-
 // Search settings of a proxy key.
 
 export const findProxy = (db: Db, key: string) =>
-  db.proxy.findUnique({ where: { key }, select: { key: true, tenantId: true, routes: true, isActive: true, isSuspended: true } });
+  db.proxy.findUnique({
+    where: { key },
+    select: { key: true, tenantId: true, routes: true, isActive: true, isSuspended: true },
+  });
 
 export const findSearchSettings = (db: Db, proxyKey: string) => db.searchSettings.findUnique({ where: { proxyKey } });
 
@@ -292,12 +320,23 @@ export const insertSearches = (db: Db, records: SearchRecord[]) =>
     INSERT INTO search_queries (id, tenant_id, index_id, query, result_count, session_id, user_id, created_at)
     SELECT r.id, r.tenant_id, r.index_id, r.query, r.result_count, r.session_id, r.user_id, r.created_at
       FROM jsonb_to_recordset(${JSON.stringify(
-        records.map((r) => ({ ...r, tenant_id: r.tenantId, index_id: r.indexId, result_count: r.resultCount, session_id: r.sessionId, user_id: r.userId, created_at: r.createdAt.toISOString() })),
-      )}::jsonb) AS r(id uuid, tenant_id uuid, index_id uuid, query text, result_count int, session_id text, user_id text, created_at timestamptz)
+        records.map((r) => ({
+          ...r,
+          tenant_id: r.tenantId,
+          index_id: r.indexId,
+          result_count: r.resultCount,
+          session_id: r.sessionId,
+          user_id: r.userId,
+          created_at: r.createdAt.toISOString(),
+        })),
+      )}::jsonb) AS r(id uuid, tenant_id uuid, index_id uuid, query text, result_count int, session_id text, user_id
+        text, created_at timestamptz)
       JOIN search_indexes i ON i.id = r.index_id`;
 
-export const insertClick = (db: Db, click: { id: string; tenantId: string; indexId: string; searchId: string; documentId: string; position: number }) =>
-  db.searchClick.create({ data: click });
+export const insertClick = (
+  db: Db,
+  click: { id: string; tenantId: string; indexId: string; searchId: string; documentId: string; position: number },
+) => db.searchClick.create({ data: click });
 
 export interface AnalyticsRange {
   indexId: string;
@@ -309,39 +348,59 @@ export interface AnalyticsRange {
 const AnalyticsCounts = z.object({ searches: int8, no_results: int8, clicked: int8, clicks: int8 });
 
 export const countSearchesAndClicks = async (db: Db, range: AnalyticsRange) => {
-  const row = AnalyticsCounts.parse((await db.$queryRaw<unknown[]>`
-    SELECT (SELECT count(*) FROM search_queries WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}) AS searches,
-           (SELECT count(*) FROM search_queries WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to} AND result_count = 0) AS no_results,
-           (SELECT count(DISTINCT search_id) FROM search_clicks WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}) AS clicked,
-           (SELECT count(*) FROM search_clicks WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}) AS clicks`)[0]);
+  const row = AnalyticsCounts.parse(
+    (
+      await db.$queryRaw<unknown[]>`
+    SELECT (SELECT count(*) FROM search_queries WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from}
+      AND created_at < ${range.to}) AS searches,
+           (SELECT count(*) FROM search_queries WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from}
+             AND created_at < ${range.to} AND result_count = 0) AS no_results,
+           (SELECT count(DISTINCT search_id) FROM search_clicks WHERE index_id = ${range.indexId}::uuid AND created_at
+             >= ${range.from} AND created_at < ${range.to}) AS clicked,
+           (SELECT count(*) FROM search_clicks WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from}
+             AND created_at < ${range.to}) AS clicks`
+    )[0],
+  );
   return { searches: row.searches, noResults: row.no_results, clickedSearches: row.clicked, clicks: row.clicks };
 };
 
 /** The most frequent queries with how many of their searches were clicked. */
 export const topQueries = async (db: Db, range: AnalyticsRange) =>
-  parseRows(z.object({ query: z.string(), searches: int8, clicked: int8, clicks: int8, average_result_count: z.number() }), await db.$queryRaw<unknown[]>`
+  parseRows(
+    z.object({ query: z.string(), searches: int8, clicked: int8, clicks: int8, average_result_count: z.number() }),
+    await db.$queryRaw<unknown[]>`
     SELECT q.query, count(*) AS searches, count(c.search_id) AS clicked, coalesce(sum(c.clicks), 0)::bigint AS clicks,
            avg(q.result_count)::float8 AS average_result_count
       FROM search_queries q
-      LEFT JOIN (SELECT search_id, count(*) AS clicks FROM search_clicks WHERE index_id = ${range.indexId}::uuid GROUP BY search_id) c
+      LEFT JOIN (SELECT search_id, count(*) AS clicks FROM search_clicks WHERE index_id = ${range.indexId}::uuid GROUP
+        BY search_id) c
         ON c.search_id = q.id
-     WHERE q.index_id = ${range.indexId}::uuid AND q.created_at >= ${range.from} AND q.created_at < ${range.to} AND q.query <> ''
+     WHERE q.index_id = ${range.indexId}::uuid AND q.created_at >= ${range.from} AND q.created_at < ${range.to} AND
+       q.query <> ''
      GROUP BY q.query
      ORDER BY count(*) DESC, q.query
-     LIMIT ${range.limit}`);
+     LIMIT ${range.limit}`,
+  );
 
 export const noResultQueries = async (db: Db, range: AnalyticsRange) =>
-  parseRows(z.object({ query: z.string(), searches: int8 }), await db.$queryRaw<unknown[]>`
+  parseRows(
+    z.object({ query: z.string(), searches: int8 }),
+    await db.$queryRaw<unknown[]>`
     SELECT query, count(*) AS searches FROM search_queries
-     WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to} AND result_count = 0 AND query <> ''
+     WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to} AND
+       result_count = 0 AND query <> ''
      GROUP BY query
      ORDER BY count(*) DESC, query
-     LIMIT ${range.limit}`);
+     LIMIT ${range.limit}`,
+  );
 
 export const clicksByPosition = async (db: Db, range: AnalyticsRange) =>
-  parseRows(z.object({ position: z.number(), clicks: int8 }), await db.$queryRaw<unknown[]>`
+  parseRows(
+    z.object({ position: z.number(), clicks: int8 }),
+    await db.$queryRaw<unknown[]>`
     SELECT position, count(*) AS clicks FROM search_clicks
      WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}
      GROUP BY position
      ORDER BY position
-     LIMIT ${range.limit}`);
+     LIMIT ${range.limit}`,
+  );

@@ -27,7 +27,9 @@ const INSTANT_SEARCH_MEDIA_TYPE = 'application/vnd.instantsearch+json';
 const AliasParams = z.object({ alias: IndexAlias });
 /** Any alias is accepted where the specification lists no 400: one that could never exist is simply not found. */
 const AnyAliasParams = z.object({ alias: z.string().max(200).openapi({ description: 'Alias of the index.' }) });
-const KeyParams = z.object({ key: z.string().max(200).openapi({ description: 'Key of the proxy whose search settings are used.' }) });
+const KeyParams = z.object({
+  key: z.string().max(200).openapi({ description: 'Key of the proxy whose search settings are used.' }),
+});
 
 /** Both response forms of a search: the bare array for the instant-search client, the envelope otherwise. */
 function searchResponse(request: FastifyRequest, baseUrl: string, entries: SearchResponseEntryData[]) {
@@ -52,14 +54,17 @@ export const listIndexes = defineOperation({
   method: 'get',
   path: '/api/instant/indexes',
   summary: 'List indexes',
-  description: 'The tenant\'s indexes with cursor pagination, ordered by `sort`.',
+  description: "The tenant's indexes with cursor pagination, ordered by `sort`.",
   tag: indexTag,
   security: 'bearer',
   scopes: ['indexes:read'],
   query: z
     .object({
       ...pageQuery,
-      sort: z.enum(INDEX_SORTS).default('created_at').openapi({ description: 'Order: `name`, `alias`, `created_at` or `updated_at`, descending with a leading `-`. Default `created_at`.' }),
+      sort: z.enum(INDEX_SORTS).default('created_at').openapi({
+        description:
+          'Order: `name`, `alias`, `created_at` or `updated_at`, descending with a leading `-`. Default `created_at`.',
+      }),
     })
     .strict(),
   responses: { 200: { description: 'A page of indexes.', schema: listEnvelope(IndexOutput) } },
@@ -151,7 +156,7 @@ export const upsertDocuments = defineOperation({
   summary: 'Upsert documents',
   description:
     `Inserts or replaces documents by their \`id\` (a string of 1-512 characters or an integer), 1 to ${MAX_DOCUMENTS_PER_REQUEST} per request, all or none: ` +
-    'a document that does not fit the index\'s fields (a value of the wrong type, an object where a value belongs, a missing or repeated id) rejects the request. ' +
+    "a document that does not fit the index's fields (a value of the wrong type, an object where a value belongs, a missing or repeated id) rejects the request. " +
     '`metadata` (any JSON) is stored and returned with hits but never searched. ' +
     'Indexes whose `source.type` is `CSV_INTEGRATION` also take a `text/csv` body: the first line names the columns, which `fields[].from` map.',
   tag: indexTag,
@@ -159,7 +164,12 @@ export const upsertDocuments = defineOperation({
   scopes: ['indexes:write'],
   params: AliasParams,
   body: DocumentsBody,
-  bodyMediaTypes: { 'text/csv': { kind: 'text', description: `CSV with a header line and 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows; an \`id\` column is required.` } },
+  bodyMediaTypes: {
+    'text/csv': {
+      kind: 'text',
+      description: `CSV with a header line and 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows; an \`id\` column is required.`,
+    },
+  },
   responses: { 204: { description: 'Stored and searchable.' } },
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
   async handler({ params, body, textBody, principal, services }) {
@@ -192,7 +202,8 @@ export const getIndexAnalytics = defineOperation({
   method: 'get',
   path: '/api/instant/indexes/{alias}/analytics',
   summary: 'Search analytics of an index',
-  description: 'Over `[from, to)`: searches, clicks, top queries, queries without results, and click-through rates per query and per position.',
+  description:
+    'Over `[from, to)`: searches, clicks, top queries, queries without results, and click-through rates per query and per position.',
   tag: indexTag,
   security: 'bearer',
   scopes: ['indexes:read'],
@@ -210,7 +221,7 @@ export const searchIndex = defineOperation({
   method: 'post',
   path: '/api/instant/search/indexes/{alias}',
   summary: 'Search one index',
-  description: 'Searches one index of the caller\'s tenant, bypassing any proxy.',
+  description: "Searches one index of the caller's tenant, bypassing any proxy.",
   tag: searchTag,
   security: 'bearer',
   scopes: ['search'],
@@ -219,7 +230,11 @@ export const searchIndex = defineOperation({
   responses: searchResponses,
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
   async handler({ params, body, principal, services, request }) {
-    return searchResponse(request, services.baseUrl, await services.search.search.searchIndex(principal, params.alias, body.data));
+    return searchResponse(
+      request,
+      services.baseUrl,
+      await services.search.search.searchIndex(principal, params.alias, body.data),
+    );
   },
 });
 
@@ -229,7 +244,7 @@ export const searchProxy = defineOperation({
   path: '/api/instant/search/{key}',
   summary: 'Search via a proxy key',
   description:
-    'Searches the indexes named in the proxy\'s search settings. Public unless a route of the proxy has `settings.auth.is_required`: then a bearer token of the proxy\'s tenant with scope `search` is needed. ' +
+    "Searches the indexes named in the proxy's search settings. Public unless a route of the proxy has `settings.auth.is_required`: then a bearer token of the proxy's tenant with scope `search` is needed. " +
     'Callable from browsers (CORS); a JSON body sent as `text/plain` (as `fetch` does for a string) is read as JSON.',
   tag: searchTag,
   security: 'bearer-optional',
@@ -241,7 +256,11 @@ export const searchProxy = defineOperation({
   responses: searchResponses,
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
   async handler({ params, body, optionalPrincipal, services, request }) {
-    return searchResponse(request, services.baseUrl, await services.search.search.searchProxy(optionalPrincipal, params.key, body.data));
+    return searchResponse(
+      request,
+      services.baseUrl,
+      await services.search.search.searchProxy(optionalPrincipal, params.key, body.data),
+    );
   },
 });
 
@@ -250,7 +269,8 @@ export const getSearchSettings = defineOperation({
   method: 'get',
   path: '/api/instant/search/{key}/settings',
   summary: 'Get search settings',
-  description: 'The search settings of a proxy key, with the same access rule as searching through it. Callable from browsers (CORS).',
+  description:
+    'The search settings of a proxy key, with the same access rule as searching through it. Callable from browsers (CORS).',
   tag: searchTag,
   security: 'bearer-optional',
   scopes: ['search'],
@@ -268,7 +288,8 @@ export const putSearchSettings = defineOperation({
   method: 'put',
   path: '/api/instant/search/{key}/settings',
   summary: 'Set search settings',
-  description: 'Creates or replaces the search settings of one of the tenant\'s proxies. Every alias must be an index of the tenant, every filter key a filterable field of it.',
+  description:
+    "Creates or replaces the search settings of one of the tenant's proxies. Every alias must be an index of the tenant, every filter key a filterable field of it.",
   tag: searchTag,
   security: 'bearer',
   scopes: ['indexes:write'],
@@ -287,7 +308,7 @@ export const measureClick = defineOperation({
   path: '/api/instant/search/{alias}/click/{code}',
   summary: 'Measure a click',
   description:
-    'The `click_url` of a hit: records the click (for click-through rates) and redirects to the document\'s URL. Needs no token (a browser follows it); the code is signed (HMAC-SHA256) and bound to the index, so an edited code or one of another index is a 400.',
+    "The `click_url` of a hit: records the click (for click-through rates) and redirects to the document's URL. Needs no token (a browser follows it); the code is signed (HMAC-SHA256) and bound to the index, so an edited code or one of another index is a 400.",
   tag: searchTag,
   security: 'bearer-optional',
   cors: true,
@@ -297,8 +318,11 @@ export const measureClick = defineOperation({
   }),
   responses: {
     307: {
-      description: 'Recorded; redirects to the hit\'s URL.',
-      headers: { Location: { description: 'The hit\'s URL.' }, 'Cache-Control': { description: '`no-store`: every click is measured.' } },
+      description: "Recorded; redirects to the hit's URL.",
+      headers: {
+        Location: { description: "The hit's URL." },
+        'Cache-Control': { description: '`no-store`: every click is measured.' },
+      },
     },
   },
   errors: ['BAD_REQUEST', 'NOT_FOUND'],

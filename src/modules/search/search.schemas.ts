@@ -15,8 +15,14 @@ export const ALIAS_PATTERN = /^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$/;
 export const IndexAlias = z
   .string()
   .max(64)
-  .regex(ALIAS_PATTERN, 'must be 1-64 lowercase letters, digits, hyphens or underscores, starting and ending with a letter or digit')
-  .openapi({ description: 'Alias of the index, unique per tenant: 1-64 of `a-z`, `0-9`, `-`, `_`.', example: 'products' });
+  .regex(
+    ALIAS_PATTERN,
+    'must be 1-64 lowercase letters, digits, hyphens or underscores, starting and ending with a letter or digit',
+  )
+  .openapi({
+    description: 'Alias of the index, unique per tenant: 1-64 of `a-z`, `0-9`, `-`, `_`.',
+    example: 'products',
+  });
 
 const FieldName = z
   .string()
@@ -32,9 +38,15 @@ const Word = z.string().trim().min(1).max(100).regex(/^\S+$/, 'must be a single 
 
 const FieldInput = z
   .object({
-    from: z.string().min(1).max(200).openapi({ description: 'Source field of the document; `a.b` reaches into nested objects.' }),
+    from: z
+      .string()
+      .min(1)
+      .max(200)
+      .openapi({ description: 'Source field of the document; `a.b` reaches into nested objects.' }),
     to: FieldName.optional().openapi({ description: 'Index field the value lands in; defaults to `from`.' }),
-    type: FieldType.nullable().optional().openapi({ description: 'Without a type, the field takes the type of the first document that has it.' }),
+    type: FieldType.nullable()
+      .optional()
+      .openapi({ description: 'Without a type, the field takes the type of the first document that has it.' }),
     label: z.string().max(200).nullable().optional(),
   })
   .strict()
@@ -42,51 +54,88 @@ const FieldInput = z
 
 const SynonymInput = z
   .object({
-    root: Word.optional().openapi({ description: 'One-way synonym: a query for `root` also finds `synonyms`, not the other way round.' }),
+    root: Word.optional().openapi({
+      description: 'One-way synonym: a query for `root` also finds `synonyms`, not the other way round.',
+    }),
     synonyms: z.array(Word).min(1).max(50),
   })
   .strict()
-  .refine((synonym) => synonym.root !== undefined || synonym.synonyms.length >= 2, 'a multi-way synonym needs at least two words')
+  .refine(
+    (synonym) => synonym.root !== undefined || synonym.synonyms.length >= 2,
+    'a multi-way synonym needs at least two words',
+  )
   .openapi('Synonym', {
-    description: 'Single words. Without `root`, each word finds the others (multi-way); with `root`, only the root finds the synonyms (one-way).',
+    description:
+      'Single words. Without `root`, each word finds the others (multi-way); with `root`, only the root finds the synonyms (one-way).',
   });
 
 const RankingRule = z
   .string()
-  .refine((rule) => (BUILT_IN_RANKING_RULES as readonly string[]).includes(rule) || SORT_RULE.test(rule), 'must be typo, words, proximity, attribute, exactness or <field>:asc|desc')
-  .openapi({ description: '`words`, `typo`, `proximity`, `attribute`, `exactness`, or `<field>:asc` / `<field>:desc`.' });
+  .refine(
+    (rule) => (BUILT_IN_RANKING_RULES as readonly string[]).includes(rule) || SORT_RULE.test(rule),
+    'must be typo, words, proximity, attribute, exactness or <field>:asc|desc',
+  )
+  .openapi({
+    description: '`words`, `typo`, `proximity`, `attribute`, `exactness`, or `<field>:asc` / `<field>:desc`.',
+  });
 
 const uniqueList = <T extends z.ZodType<string>>(item: T, max: number) =>
-  z.array(item).max(max).refine((list) => new Set(list).size === list.length, 'must not repeat a value');
+  z
+    .array(item)
+    .max(max)
+    .refine((list) => new Set(list).size === list.length, 'must not repeat a value');
 
 const readOnly = (description: string) => z.unknown().optional().openapi({ readOnly: true, description });
 
 export const IndexInput = z
   .object({
     name: z.string().trim().min(1).max(200),
-    alias: IndexAlias.optional().openapi({ description: 'Generated from the name when left out (and made unique with `-2`, `-3`, ...).' }),
+    alias: IndexAlias.optional().openapi({
+      description: 'Generated from the name when left out (and made unique with `-2`, `-3`, ...).',
+    }),
     source: z
       .object({
         id: z.string().max(200).nullable().optional(),
-        type: z.enum(['API', 'CSV_INTEGRATION']).nullable().optional().openapi({ description: '`API` (default) or `CSV_INTEGRATION`, which also takes `text/csv` document uploads.' }),
+        type: z.enum(['API', 'CSV_INTEGRATION']).nullable().optional().openapi({
+          description: '`API` (default) or `CSV_INTEGRATION`, which also takes `text/csv` document uploads.',
+        }),
       })
       .strict()
       .nullable()
       .optional(),
-    fields: z.array(FieldInput).max(100).optional().openapi({ description: 'Maps source fields to index fields. Without any, every top-level field of the documents is an index field.' }),
-    search_fields: uniqueList(FieldName, 100).optional().openapi({ description: 'Fields matched by the query, most important first. Default: every STRING field.' }),
-    display_fields: uniqueList(FieldName, 100).optional().openapi({ description: 'Fields returned in hits. Default: every field.' }),
+    fields: z.array(FieldInput).max(100).optional().openapi({
+      description:
+        'Maps source fields to index fields. Without any, every top-level field of the documents is an index field.',
+    }),
+    search_fields: uniqueList(FieldName, 100)
+      .optional()
+      .openapi({ description: 'Fields matched by the query, most important first. Default: every STRING field.' }),
+    display_fields: uniqueList(FieldName, 100)
+      .optional()
+      .openapi({ description: 'Fields returned in hits. Default: every field.' }),
     filters: z
       .array(z.object({ key: FieldName, type: z.unknown().optional(), is_processed: z.unknown().optional() }).strict())
       .max(100)
       .optional()
-      .openapi({ description: 'Filterable fields, `[{key}]` (`type` and `is_processed` are output only and ignored).' }),
-    facet_fields: uniqueList(FieldName, 50).optional().openapi({ description: 'Fields that facets can be requested for (and filtered on). Default: the `filters` keys.' }),
-    distinct_field: FieldName.nullable().optional().openapi({ description: 'Only the best-ranked document per value of this field is returned.' }),
+      .openapi({
+        description: 'Filterable fields, `[{key}]` (`type` and `is_processed` are output only and ignored).',
+      }),
+    facet_fields: uniqueList(FieldName, 50).optional().openapi({
+      description: 'Fields that facets can be requested for (and filtered on). Default: the `filters` keys.',
+    }),
+    distinct_field: FieldName.nullable()
+      .optional()
+      .openapi({ description: 'Only the best-ranked document per value of this field is returned.' }),
     synonyms: z.array(SynonymInput).max(1000).optional(),
     stop_words: uniqueList(Word, 1000).optional().openapi({ description: 'Words left out of queries.' }),
-    ranking_rules: uniqueList(RankingRule, 20).optional().openapi({ description: 'Default: `words`, `typo`, `proximity`, `attribute`, `exactness`.' }),
-    is_active: z.boolean().nullable().optional().openapi({ description: 'Inactive indexes keep their documents but are not searched. Default true.' }),
+    ranking_rules: uniqueList(RankingRule, 20)
+      .optional()
+      .openapi({ description: 'Default: `words`, `typo`, `proximity`, `attribute`, `exactness`.' }),
+    is_active: z
+      .boolean()
+      .nullable()
+      .optional()
+      .openapi({ description: 'Inactive indexes keep their documents but are not searched. Default true.' }),
     id: readOnly('Ignored on input.'),
     state: readOnly('Ignored on input.'),
     available_fields: readOnly('Ignored on input.'),
@@ -105,9 +154,13 @@ export const IndexOutput = z
     id: z.uuid(),
     name: z.string(),
     alias: z.string(),
-    state: z.enum(['LIVE', 'INACTIVE']).openapi({ description: '`LIVE`: searchable; `INACTIVE`: `is_active` is false.' }),
+    state: z
+      .enum(['LIVE', 'INACTIVE'])
+      .openapi({ description: '`LIVE`: searchable; `INACTIVE`: `is_active` is false.' }),
     source: z.object({ id: z.string().nullable(), type: z.string() }),
-    fields: z.array(z.object({ from: z.string(), to: z.string(), type: FieldType.nullable(), label: z.string().nullable() })),
+    fields: z.array(
+      z.object({ from: z.string(), to: z.string(), type: FieldType.nullable(), label: z.string().nullable() }),
+    ),
     search_fields: z.array(z.string()),
     display_fields: z.array(z.string()),
     filters: z.array(
@@ -122,10 +175,17 @@ export const IndexOutput = z
     synonyms: z.array(z.object({ root: z.string().optional(), synonyms: z.array(z.string()) })),
     stop_words: z.array(z.string()),
     ranking_rules: z.array(z.string()),
-    available_fields: z.array(z.object({ key: z.string(), type: FieldType.nullable() })).openapi({ description: 'The index fields with their types.' }),
+    available_fields: z
+      .array(z.object({ key: z.string(), type: FieldType.nullable() }))
+      .openapi({ description: 'The index fields with their types.' }),
     is_active: z.boolean(),
-    has_pending_updates: z.boolean().openapi({ description: 'True while a change is not yet applied by the search engine.' }),
-    last_processed_at: z.iso.datetime().nullable().openapi({ description: 'When the engine last finished applying a change.' }),
+    has_pending_updates: z
+      .boolean()
+      .openapi({ description: 'True while a change is not yet applied by the search engine.' }),
+    last_processed_at: z.iso
+      .datetime()
+      .nullable()
+      .openapi({ description: 'When the engine last finished applying a change.' }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -133,72 +193,135 @@ export const IndexOutput = z
 
 export type IndexRecord = z.output<typeof IndexOutput>;
 
-export const INDEX_SORTS = ['name', '-name', 'alias', '-alias', 'created_at', '-created_at', 'updated_at', '-updated_at'] as const;
+export const INDEX_SORTS = [
+  'name',
+  '-name',
+  'alias',
+  '-alias',
+  'created_at',
+  '-created_at',
+  'updated_at',
+  '-updated_at',
+] as const;
 
 export const DocumentsBody = z
   .object({
     data: z
-      .array(z.record(z.string(), z.unknown()).openapi({ description: 'A document: `id` (string or integer) identifies it, `metadata` is returned with hits and never searched.' }))
+      .array(
+        z.record(z.string(), z.unknown()).openapi({
+          description:
+            'A document: `id` (string or integer) identifies it, `metadata` is returned with hits and never searched.',
+        }),
+      )
       .min(1)
       .max(MAX_DOCUMENTS_PER_REQUEST),
   })
   .strict()
   .openapi('DocumentsUpsert');
 
-
 const FilterValue = z.union([z.string().max(200), z.number(), z.boolean()]);
 
 export const SearchContext = z
   .object({
-    q: z.string().max(512).nullable().optional().openapi({ description: 'The query; empty or left out matches every document.' }),
-    indices: z.array(IndexAlias).max(20).nullable().optional().openapi({ description: 'Aliases to search; default all of the search engine\'s indexes.' }),
-    facets: z.array(z.string().min(1).max(100)).max(50).nullable().optional().openapi({ description: 'Facet fields to count values of; `*` for all.' }),
+    q: z
+      .string()
+      .max(512)
+      .nullable()
+      .optional()
+      .openapi({ description: 'The query; empty or left out matches every document.' }),
+    indices: z
+      .array(IndexAlias)
+      .max(20)
+      .nullable()
+      .optional()
+      .openapi({ description: "Aliases to search; default all of the search engine's indexes." }),
+    facets: z
+      .array(z.string().min(1).max(100))
+      .max(50)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Facet fields to count values of; `*` for all.' }),
     filters: z
       .array(
         z
           .object({
             key: z.string().min(1).max(100),
             operator: z.enum(['in', 'gte', 'gt', 'lt', 'lte']),
-            values: z.array(FilterValue).min(1).max(100).openapi({ description: 'Coerced to the field\'s type; `gte`, `gt`, `lt` and `lte` take one number.' }),
+            values: z
+              .array(FilterValue)
+              .min(1)
+              .max(100)
+              .openapi({ description: "Coerced to the field's type; `gte`, `gt`, `lt` and `lte` take one number." }),
           })
           .strict(),
       )
       .max(50)
       .nullable()
       .optional(),
-    limit: z.int().min(0).max(MAX_SEARCH_LIMIT).nullable().optional().openapi({ description: `Hits per index, 0-${MAX_SEARCH_LIMIT}; default ${DEFAULT_SEARCH_LIMIT}.` }),
-    offset: z.int().min(0).max(MAX_SEARCH_OFFSET).nullable().optional().openapi({ description: `Hits to skip, 0-${MAX_SEARCH_OFFSET}; default 0.` }),
+    limit: z
+      .int()
+      .min(0)
+      .max(MAX_SEARCH_LIMIT)
+      .nullable()
+      .optional()
+      .openapi({ description: `Hits per index, 0-${MAX_SEARCH_LIMIT}; default ${DEFAULT_SEARCH_LIMIT}.` }),
+    offset: z
+      .int()
+      .min(0)
+      .max(MAX_SEARCH_OFFSET)
+      .nullable()
+      .optional()
+      .openapi({ description: `Hits to skip, 0-${MAX_SEARCH_OFFSET}; default 0.` }),
     threshold: z
       .int()
       .min(0)
       .max(1000)
       .nullable()
       .optional()
-      .openapi({ description: `When fewer documents than this match every query word, the last words are dropped one by one until enough do (0: never). Default ${DEFAULT_THRESHOLD}.` }),
+      .openapi({
+        description: `When fewer documents than this match every query word, the last words are dropped one by one until enough do (0: never). Default ${DEFAULT_THRESHOLD}.`,
+      }),
     session_id: z.string().max(200).nullable().optional(),
     user_id: z.string().max(200).nullable().optional(),
-    __queryID: z.string().max(200).nullable().optional().openapi({ description: 'Echoed in the response entry of this context.' }),
+    __queryID: z
+      .string()
+      .max(200)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Echoed in the response entry of this context.' }),
   })
   .strict()
   .openapi('SearchContext');
 
 export type SearchContextData = z.output<typeof SearchContext>;
 
-export const SearchBody = z.object({ data: z.array(SearchContext).min(1).max(MAX_CONTEXTS_PER_REQUEST) }).strict().openapi('SearchRequest');
+export const SearchBody = z
+  .object({ data: z.array(SearchContext).min(1).max(MAX_CONTEXTS_PER_REQUEST) })
+  .strict()
+  .openapi('SearchRequest');
 
-const HighlightResult = z.object({ value: z.string(), matchLevel: z.enum(['none', 'partial', 'full']), matchedWords: z.array(z.string()) });
+const HighlightResult = z.object({
+  value: z.string(),
+  matchLevel: z.enum(['none', 'partial', 'full']),
+  matchedWords: z.array(z.string()),
+});
 
 const Hit = z
   .object({
     id: z.string(),
     objectID: z.string().openapi({ description: 'Equals `id` (InstantSearch keys hits by it).' }),
     metadata: z.unknown().openapi({ description: 'As stored; null when the document has none.' }),
-    _highlightResult: z.record(z.string(), z.union([HighlightResult, z.array(HighlightResult)])).openapi({ description: 'Each search field with matched words wrapped in `<mark>`, HTML-escaped.' }),
+    _highlightResult: z
+      .record(z.string(), z.union([HighlightResult, z.array(HighlightResult)]))
+      .openapi({ description: 'Each search field with matched words wrapped in `<mark>`, HTML-escaped.' }),
     __position: z.int().openapi({ description: '1-based position in the results.' }),
-    click_url: z.string().nullable().openapi({ description: 'Signed URL that records a click and redirects to the document\'s `url` (or `metadata.url`); null without one.' }),
+    click_url: z.string().nullable().openapi({
+      description:
+        "Signed URL that records a click and redirects to the document's `url` (or `metadata.url`); null without one.",
+    }),
   })
   .catchall(z.unknown())
-  .openapi('SearchHit', { description: 'The document\'s display fields, plus the keys below.' });
+  .openapi('SearchHit', { description: "The document's display fields, plus the keys below." });
 
 const IndexResult = z
   .object({
@@ -206,7 +329,10 @@ const IndexResult = z
     hits: z.array(Hit),
     count: z.int().openapi({ description: 'Matching documents across all indexes of the request.' }),
     facets: z.record(z.string(), z.record(z.string(), z.int())),
-    facets_stats: z.record(z.string(), z.object({ min: z.number(), max: z.number(), avg: z.number(), sum: z.number() })),
+    facets_stats: z.record(
+      z.string(),
+      z.object({ min: z.number(), max: z.number(), avg: z.number(), sum: z.number() }),
+    ),
   })
   .openapi('SearchIndexResult');
 
@@ -217,7 +343,11 @@ export const SearchResponseEntry = z
 export const SearchResponseArray = z.array(SearchResponseEntry).openapi('InstantSearchResponse', {
   description: 'For `Accept: application/vnd.instantsearch+json`: one entry per context, bare.',
 });
-export const SearchResponseEnvelope = z.object({ data: z.array(SearchResponseEntry), page: PageBlockSchema, meta: z.null() });
+export const SearchResponseEnvelope = z.object({
+  data: z.array(SearchResponseEntry),
+  page: PageBlockSchema,
+  meta: z.null(),
+});
 
 export type SearchResponseEntryData = z.output<typeof SearchResponseEntry>;
 
@@ -227,7 +357,7 @@ const SettingsFilterInput = z
   .object({
     key: z.string().min(1).max(64),
     label: z.string().max(200).nullable().optional(),
-    type: FieldType.nullable().optional().openapi({ description: 'Default: the field\'s type in the index.' }),
+    type: FieldType.nullable().optional().openapi({ description: "Default: the field's type in the index." }),
     options_count: optionsCount,
     max_options_count: optionsCount,
   })
@@ -243,7 +373,10 @@ export const SearchSettingsInput = z
             template: z
               .object({
                 name: z.string().max(100).nullable().optional().openapi({ example: 'PRODUCTS' }),
-                mapping: z.array(z.object({ from: z.string().min(1).max(200), to: z.string().min(1).max(200) }).strict()).max(100).optional(),
+                mapping: z
+                  .array(z.object({ from: z.string().min(1).max(200), to: z.string().min(1).max(200) }).strict())
+                  .max(100)
+                  .optional(),
               })
               .strict()
               .nullable()
@@ -255,7 +388,10 @@ export const SearchSettingsInput = z
       )
       .min(1)
       .max(20)
-      .refine((indexes) => new Set(indexes.map((i) => i.alias)).size === indexes.length, 'must not name an index twice'),
+      .refine(
+        (indexes) => new Set(indexes.map((i) => i.alias)).size === indexes.length,
+        'must not name an index twice',
+      ),
     filters: z
       .object({
         show_for: IndexAlias.nullable().optional(),
@@ -278,7 +414,10 @@ export const SearchSettingsOutput = z
     indexes: z.array(
       z.object({
         alias: z.string(),
-        template: z.object({ name: z.string().nullable(), mapping: z.array(z.object({ from: z.string(), to: z.string() })) }),
+        template: z.object({
+          name: z.string().nullable(),
+          mapping: z.array(z.object({ from: z.string(), to: z.string() })),
+        }),
         filters: z.array(
           z.object({
             key: z.string(),
@@ -305,9 +444,21 @@ export type SearchSettingsData = z.output<typeof SearchSettingsOutput>;
 
 export const AnalyticsQuery = z
   .object({
-    from: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Start of the range (inclusive), ISO 8601; default 30 days before `to`.' }),
-    to: z.iso.datetime({ offset: true }).optional().openapi({ description: 'End of the range (exclusive), ISO 8601; default now.' }),
-    limit: z.coerce.number().int().min(1).max(100).default(10).openapi({ type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'Entries per list, 1-100; default 10.' }),
+    from: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .openapi({ description: 'Start of the range (inclusive), ISO 8601; default 30 days before `to`.' }),
+    to: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .openapi({ description: 'End of the range (exclusive), ISO 8601; default now.' }),
+    limit: z.coerce.number().int().min(1).max(100).default(10).openapi({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 10,
+      description: 'Entries per list, 1-100; default 10.',
+    }),
   })
   .strict();
 
@@ -322,11 +473,21 @@ export const AnalyticsOutput = z
     click_through_rate: rate.openapi({ description: 'Share of searches with at least one click.' }),
     no_result_rate: rate.openapi({ description: 'Share of searches without results.' }),
     top_queries: z.array(
-      z.object({ query: z.string(), searches: z.int(), clicks: z.int(), click_through_rate: rate, average_result_count: z.number() }),
+      z.object({
+        query: z.string(),
+        searches: z.int(),
+        clicks: z.int(),
+        click_through_rate: rate,
+        average_result_count: z.number(),
+      }),
     ),
     no_result_queries: z.array(z.object({ query: z.string(), searches: z.int() })),
     click_through_rate_by_position: z.array(
-      z.object({ position: z.int(), clicks: z.int(), click_through_rate: rate.openapi({ description: 'Clicks at this position per search.' }) }),
+      z.object({
+        position: z.int(),
+        clicks: z.int(),
+        click_through_rate: rate.openapi({ description: 'Clicks at this position per search.' }),
+      }),
     ),
   })
   .openapi('IndexAnalytics');

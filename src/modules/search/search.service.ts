@@ -8,7 +8,12 @@ import type { EngineResult, SearchEngine } from './engine/engine';
 import * as repository from './search.repository';
 import type { SearchLog } from './search-log';
 import { toEngineQuery } from './search-query';
-import type { SearchContextData, SearchResponseEntryData, SearchSettingsData, SearchSettingsInputData } from './search.schemas';
+import type {
+  SearchContextData,
+  SearchResponseEntryData,
+  SearchSettingsData,
+  SearchSettingsInputData,
+} from './search.schemas';
 
 interface Target {
   index: repository.IndexRow;
@@ -16,7 +21,10 @@ interface Target {
   defaultLimit?: number;
 }
 
-const routesOf = (routes: unknown) => (Array.isArray(routes) ? routes : [routes]) as { settings?: { auth?: { is_required?: boolean | null } | null } | null }[];
+const routesOf = (routes: unknown) =>
+  (Array.isArray(routes) ? routes : [routes]) as {
+    settings?: { auth?: { is_required?: boolean | null } | null } | null;
+  }[];
 
 /** Searching (per index and per proxy key), the search settings of a proxy key, and click redirects. */
 export class SearchService {
@@ -29,35 +37,61 @@ export class SearchService {
   ) {}
 
   /** Searches one index of the caller's tenant. */
-  async searchIndex(principal: Principal, alias: string, contexts: SearchContextData[]): Promise<SearchResponseEntryData[]> {
+  async searchIndex(
+    principal: Principal,
+    alias: string,
+    contexts: SearchContextData[],
+  ): Promise<SearchResponseEntryData[]> {
     requireScope(principal, 'search');
     const index = await repository.findIndex(this.db, principal.tenantId, alias);
     if (!index || !index.isActive) throw notFound(`no index with alias "${alias}"`);
     contexts.forEach((context, i) => {
       if (context.indices && context.indices.some((name) => name !== alias)) {
-        throw badRequest(`body.data[${i}].indices may only name ${alias}`, [{ field: `body.data[${i}].indices`, message: `may only name ${alias}` }]);
+        throw badRequest(`body.data[${i}].indices may only name ${alias}`, [
+          { field: `body.data[${i}].indices`, message: `may only name ${alias}` },
+        ]);
       }
     });
-    return this.run(contexts.map(() => [{ index }]), contexts);
+    return this.run(
+      contexts.map(() => [{ index }]),
+      contexts,
+    );
   }
 
   /** Searches the indexes of a proxy key's search settings: public, or for the proxy's tenant with scope `search`. */
-  async searchProxy(caller: Principal | null, key: string, contexts: SearchContextData[]): Promise<SearchResponseEntryData[]> {
+  async searchProxy(
+    caller: Principal | null,
+    key: string,
+    contexts: SearchContextData[],
+  ): Promise<SearchResponseEntryData[]> {
     const { settings } = await this.searchEngineOf(caller, key);
     const tenantId = settings.tenantId;
     const configured = (settings.settings as SearchSettingsData).indexes;
-    const rows = await repository.findIndexesByAlias(this.db, tenantId, configured.map((index) => index.alias));
+    const rows = await repository.findIndexesByAlias(
+      this.db,
+      tenantId,
+      configured.map((index) => index.alias),
+    );
     const available = new Map(
       configured
         .map((entry) => ({ entry, index: rows.find((row) => row.alias === entry.alias) }))
-        .filter((target): target is { entry: (typeof configured)[number]; index: repository.IndexRow } => target.index !== undefined && target.index.isActive)
-        .map(({ entry, index }) => [entry.alias, { index, defaultLimit: entry.results_per_page ?? undefined } satisfies Target]),
+        .filter(
+          (target): target is { entry: (typeof configured)[number]; index: repository.IndexRow } =>
+            target.index !== undefined && target.index.isActive,
+        )
+        .map(({ entry, index }) => [
+          entry.alias,
+          { index, defaultLimit: entry.results_per_page ?? undefined } satisfies Target,
+        ]),
     );
     const targets = contexts.map((context, i) => {
       if (!context.indices || context.indices.length === 0) return [...available.values()];
       return context.indices.map((alias, j) => {
         const target = available.get(alias);
-        if (!target) throw badRequest(`body.data[${i}].indices[${j}] ${alias} is not an index of this search engine`, [{ field: `body.data[${i}].indices[${j}]`, message: 'is not an index of this search engine' }]);
+        if (!target)
+          throw badRequest(`body.data[${i}].indices[${j}] ${alias} is not an index of this search engine`, [
+            { field: `body.data[${i}].indices[${j}]`, message: 'is not an index of this search engine' },
+          ]);
         return target;
       });
     });
@@ -74,19 +108,27 @@ export class SearchService {
     requireScope(principal, 'indexes:write');
     const proxy = await repository.findProxy(this.db, key);
     if (!proxy || proxy.tenantId !== principal.tenantId) throw notFound(`no proxy with key "${key}"`);
-    const rows = await repository.findIndexesByAlias(this.db, principal.tenantId, input.indexes.map((index) => index.alias));
+    const rows = await repository.findIndexesByAlias(
+      this.db,
+      principal.tenantId,
+      input.indexes.map((index) => index.alias),
+    );
     const problems: FieldProblem[] = [];
     const settings: SearchSettingsData = {
       indexes: input.indexes.map((entry, i) => {
         const index = rows.find((row) => row.alias === entry.alias);
-        if (!index) problems.push({ field: `body.data.indexes[${i}].alias`, message: `no index with alias "${entry.alias}"` });
+        if (!index)
+          problems.push({ field: `body.data.indexes[${i}].alias`, message: `no index with alias "${entry.alias}"` });
         const filterable = index ? filterableFields(index) : [];
         return {
           alias: entry.alias,
           template: { name: entry.template?.name ?? null, mapping: entry.template?.mapping ?? [] },
           filters: (entry.filters ?? []).map((filter, j) => {
             if (index && !filterable.includes(filter.key)) {
-              problems.push({ field: `body.data.indexes[${i}].filters[${j}].key`, message: `${filter.key} is not a filterable field of index ${entry.alias}` });
+              problems.push({
+                field: `body.data.indexes[${i}].filters[${j}].key`,
+                message: `${filter.key} is not a filterable field of index ${entry.alias}`,
+              });
             }
             return {
               key: filter.key,
@@ -107,7 +149,10 @@ export class SearchService {
       },
       is_autocomplete: input.is_autocomplete ?? false,
     };
-    if (settings.filters.show_for !== null && !input.indexes.some((index) => index.alias === settings.filters.show_for)) {
+    if (
+      settings.filters.show_for !== null &&
+      !input.indexes.some((index) => index.alias === settings.filters.show_for)
+    ) {
       problems.push({ field: 'body.data.filters.show_for', message: 'must be one of the aliases in indexes' });
     }
     if (problems.length > 0) throw badRequest(problems.map((p) => `${p.field} ${p.message}`).join(', '), problems);
@@ -119,10 +164,13 @@ export class SearchService {
   async click(alias: string, code: string): Promise<string> {
     if (!(await repository.aliasExistsInAnyTenant(this.db, alias))) throw notFound(`no index with alias "${alias}"`);
     const click = this.clicks.decode(code);
-    if (!click) throw badRequest('the click code is not valid', [{ field: 'path.code', message: 'is not a valid click code' }]);
+    if (!click)
+      throw badRequest('the click code is not valid', [{ field: 'path.code', message: 'is not a valid click code' }]);
     const index = await repository.findIndexById(this.db, click.indexId);
     if (!index || index.alias !== alias) {
-      throw badRequest('the click code belongs to another index', [{ field: 'path.code', message: 'belongs to another index' }]);
+      throw badRequest('the click code belongs to another index', [
+        { field: 'path.code', message: 'belongs to another index' },
+      ]);
     }
     await repository.insertClick(this.db, {
       id: uuidv7(),
@@ -140,7 +188,8 @@ export class SearchService {
     const proxy = await repository.findProxy(this.db, key);
     if (!proxy || !proxy.isActive) throw notFound(`no search engine with key "${key}"`);
     if (routesOf(proxy.routes).some((route) => route.settings?.auth?.is_required === true)) {
-      if (!caller) throw new AppError('UNAUTHORIZED', 'this search engine is private: send a bearer token with scope search');
+      if (!caller)
+        throw new AppError('UNAUTHORIZED', 'this search engine is private: send a bearer token with scope search');
       if (caller.tenantId !== proxy.tenantId) throw notFound(`no search engine with key "${key}"`);
       requireScope(caller, 'search');
     }
@@ -171,7 +220,7 @@ export class SearchService {
         return {
           __queryID: context.__queryID ?? null,
           results: results.map((result, j) => {
-            const { index, } = plan[j]!.target;
+            const { index } = plan[j]!.target;
             const searchId = uuidv7();
             records.push({
               id: searchId,
@@ -195,11 +244,18 @@ export class SearchService {
   private async searchOne(index: repository.IndexRow, query: Parameters<SearchEngine['search']>[1]) {
     const result = await this.engine.search(resolveDefinition(index), query);
     // The engine has caught up with this version (a write whose processing was cut short, or another process's).
-    if (this.engine.catchesUpOnSearch && index.processedVersion < index.version) await repository.markProcessed(this.db, index.id, index.version);
+    if (this.engine.catchesUpOnSearch && index.processedVersion < index.version)
+      await repository.markProcessed(this.db, index.id, index.version);
     return result;
   }
 
-  private presentResult(index: repository.IndexRow, result: EngineResult, offset: number, searchId: string, count: number) {
+  private presentResult(
+    index: repository.IndexRow,
+    result: EngineResult,
+    offset: number,
+    searchId: string,
+    count: number,
+  ) {
     const display = effectiveDisplayFields(index);
     return {
       id: index.alias,
@@ -209,7 +265,9 @@ export class SearchService {
       hits: result.hits.map((hit, i) => {
         const position = offset + i + 1;
         const target = clickTarget(hit.document.values, hit.document.metadata);
-        const code = target ? this.clicks.encode({ indexId: index.id, searchId, documentId: hit.document.id, position, url: target }) : null;
+        const code = target
+          ? this.clicks.encode({ indexId: index.id, searchId, documentId: hit.document.id, position, url: target })
+          : null;
         return {
           ...Object.fromEntries(display.map((field) => [field, hit.document.values[field] ?? null])),
           id: hit.document.id,

@@ -68,9 +68,9 @@ export const correctInventoryItems = defineOperation({
   summary: 'Correct stock',
   description:
     'Corrects lines, all or none, entries applied in order. Each entry names a line by `id`; every other field given ' +
-    'replaces the line\'s value: `quantity` is the counted quantity, `position` moves the line (null: to no ' +
+    "replaces the line's value: `quantity` is the counted quantity, `position` moves the line (null: to no " +
     'position), `state` AVAILABLE clears the reason, null clears an optional field. A line whose values then equal ' +
-    'another line\'s is merged into that line (quantities added, the moved line\'s id disappears). Each entry writes ' +
+    "another line's is merged into that line (quantities added, the moved line's id disappears). Each entry writes " +
     'one CORRECTION stock mutation. Succeeds with **200** and the resulting lines, each once, in the order of the ' +
     `entries. An unknown id is a 404 and nothing is applied. A move giving a SKU restricted to a single position (item ` +
     `preference) a second one is a 409. ${limitNote}`,
@@ -117,11 +117,14 @@ export const removeInventoryItems = defineOperation({
     const eq = query['filter[id][eq]'];
     const inList = query['filter[id][in]'];
     const problem = (field: string, message: string) => badRequest(`${field} ${message}`, [{ field, message }]);
-    if (eq === undefined && inList === undefined) throw problem('query.filter[id]', 'is required: give filter[id][eq] or filter[id][in]');
-    if (eq !== undefined && inList !== undefined) throw problem('query.filter[id]', 'takes filter[id][eq] or filter[id][in], not both');
+    if (eq === undefined && inList === undefined)
+      throw problem('query.filter[id]', 'is required: give filter[id][eq] or filter[id][in]');
+    if (eq !== undefined && inList !== undefined)
+      throw problem('query.filter[id]', 'takes filter[id][eq] or filter[id][in], not both');
     const ids = eq !== undefined ? [eq] : inList!.split(',').map((id) => id.trim());
     if (ids.some((id) => id === '')) throw problem('query.filter[id][in]', 'has an empty id');
-    if (ids.length > MAX_IDS_PER_DELETE) throw problem('query.filter[id][in]', `names more than ${MAX_IDS_PER_DELETE} ids`);
+    if (ids.length > MAX_IDS_PER_DELETE)
+      throw problem('query.filter[id][in]', `names more than ${MAX_IDS_PER_DELETE} ids`);
     await services.stock.removeItems(principal, ids);
     return { status: 204 };
   },

@@ -14,8 +14,15 @@ const Text = (max: number, description: string) => z.string().min(1).max(max).op
 
 const Cost = z
   .object({
-    amount: z.int().min(0).max(1_000_000_000_000).openapi({ description: 'Cost per unit in the currency\'s minor unit (cents).' }),
-    currency: z.string().regex(/^[A-Z]{3}$/).openapi({ description: 'ISO 4217 currency code, for example `EUR`.' }),
+    amount: z
+      .int()
+      .min(0)
+      .max(1_000_000_000_000)
+      .openapi({ description: "Cost per unit in the currency's minor unit (cents)." }),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .openapi({ description: 'ISO 4217 currency code, for example `EUR`.' }),
   })
   .strict()
   .openapi('InventoryCost');
@@ -28,14 +35,15 @@ const Weight = z
   .strict()
   .openapi('InventoryWeight');
 
-const ExpiresAt = z
-  .int()
-  .min(MIN_EXPIRES_AT)
-  .max(MAX_EXPIRES_AT)
-  .openapi({ description: 'Expiry date, Unix timestamp in **milliseconds** (values before 1973 are refused as likely seconds).' });
+const ExpiresAt = z.int().min(MIN_EXPIRES_AT).max(MAX_EXPIRES_AT).openapi({
+  description: 'Expiry date, Unix timestamp in **milliseconds** (values before 1973 are refused as likely seconds).',
+});
 
 const common = {
-  position: Text(64, 'Code of a position of the warehouse (create positions with the GraphQL `createPosition`); omitted: no position.'),
+  position: Text(
+    64,
+    'Code of a position of the warehouse (create positions with the GraphQL `createPosition`); omitted: no position.',
+  ),
   gtin: z.array(z.string().min(1).max(64)).max(20).openapi({ description: 'Scannable barcodes, at most 20.' }),
   rfid: Text(128, 'RFID tag.'),
   cost: Cost,
@@ -71,10 +79,16 @@ export const InventoryItemCreate = z
 export const InventoryItemUpdate = z
   .object({
     id: Text(64, 'Id of the line (from `inventoryItems` or the `ids` of an Inventory node).'),
-    quantity: Quantity.optional().openapi({ description: 'The counted quantity: replaces the line\'s quantity.' }),
-    state: z.enum(['AVAILABLE', 'UNAVAILABLE']).optional().openapi({ description: 'New state; AVAILABLE clears the reason.' }),
+    quantity: Quantity.optional().openapi({ description: "The counted quantity: replaces the line's quantity." }),
+    state: z
+      .enum(['AVAILABLE', 'UNAVAILABLE'])
+      .optional()
+      .openapi({ description: 'New state; AVAILABLE clears the reason.' }),
     reason: z.enum(['BROKEN']).optional().openapi({ description: 'Only with the resulting state UNAVAILABLE.' }),
-    position: common.position.nullable().optional().openapi({ description: 'Moves the line to this position of its warehouse; null: no position.' }),
+    position: common.position
+      .nullable()
+      .optional()
+      .openapi({ description: 'Moves the line to this position of its warehouse; null: no position.' }),
     gtin: common.gtin.nullable().optional(),
     rfid: common.rfid.nullable().optional(),
     cost: common.cost.nullable().optional(),

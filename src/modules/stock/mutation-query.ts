@@ -15,7 +15,18 @@ import { STOCK_MUTATION_SOURCES, STOCK_MUTATION_STATUSES } from './stock.types';
  */
 
 type ValueKind = 'text' | 'id' | 'source' | 'status' | 'integer' | 'timestamp';
-type ListKey = 'skus' | 'productIds' | 'warehouseIds' | 'positionIds' | 'businessIds' | 'inventoryItemIds' | 'locationIds' | 'sources' | 'statuses' | 'actorTypes' | 'actorIds';
+type ListKey =
+  | 'skus'
+  | 'productIds'
+  | 'warehouseIds'
+  | 'positionIds'
+  | 'businessIds'
+  | 'inventoryItemIds'
+  | 'locationIds'
+  | 'sources'
+  | 'statuses'
+  | 'actorTypes'
+  | 'actorIds';
 type RangeKey = 'createdAt' | 'newQuantity' | 'delta';
 
 const LIST_FIELDS: Record<string, { key: ListKey; kind: ValueKind }> = {
@@ -69,10 +80,12 @@ function parseValue(field: string, kind: ValueKind, value: string): string | num
       if (!isUuid(value)) throw bad('an id');
       return value.toLowerCase();
     case 'source':
-      if (!(STOCK_MUTATION_SOURCES as readonly string[]).includes(value)) throw bad(`one of ${STOCK_MUTATION_SOURCES.join(', ')}`);
+      if (!(STOCK_MUTATION_SOURCES as readonly string[]).includes(value))
+        throw bad(`one of ${STOCK_MUTATION_SOURCES.join(', ')}`);
       return value;
     case 'status':
-      if (!(STOCK_MUTATION_STATUSES as readonly string[]).includes(value)) throw bad(`one of ${STOCK_MUTATION_STATUSES.join(', ')}`);
+      if (!(STOCK_MUTATION_STATUSES as readonly string[]).includes(value))
+        throw bad(`one of ${STOCK_MUTATION_STATUSES.join(', ')}`);
       return value;
     case 'integer':
     case 'timestamp': {

@@ -27,7 +27,10 @@ export function stockLockKeys(tenantId: string, pairs: { productId: string; ware
   return [
     ...new Set(
       pairs.map((pair) =>
-        createHash('sha256').update(`stock:${tenantId}:${pair.productId}:${pair.warehouseId}`).digest().readBigInt64BE(0),
+        createHash('sha256')
+          .update(`stock:${tenantId}:${pair.productId}:${pair.warehouseId}`)
+          .digest()
+          .readBigInt64BE(0),
       ),
     ),
   ].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -45,7 +48,8 @@ export async function lockStockLevels(tx: Tx, tenantId: string, pairs: { product
   // A volatile function in the target list runs after ORDER BY: the locks are taken in key order.
   await tx.$queryRaw`
     SELECT count(*)::int AS locked FROM (
-      SELECT pg_advisory_xact_lock(k) FROM unnest(${keys.map(String)}::text[]::bigint[]) WITH ORDINALITY AS t(k, n) ORDER BY n
+      SELECT pg_advisory_xact_lock(k) FROM unnest(${keys.map(String)}::text[]::bigint[]) WITH ORDINALITY AS t(k, n)
+        ORDER BY n
     ) AS locks`;
 }
 
@@ -66,10 +70,19 @@ const LINE_SELECT = Prisma.sql`
 
 type RawLine = Omit<InventoryLine, 'quantity' | 'costAmount'> & { quantity: bigint; costAmount: bigint | null };
 
-const toLine = (row: RawLine): InventoryLine => ({ ...row, quantity: Number(row.quantity), costAmount: num(row.costAmount) });
+const toLine = (row: RawLine): InventoryLine => ({
+  ...row,
+  quantity: Number(row.quantity),
+  costAmount: num(row.costAmount),
+});
 
 /** Lines of the tenant by id (in no particular order); `forUpdate` locks them. */
-export async function findLines(db: DbOrTx, tenantId: string, ids: readonly string[], options: { forUpdate?: boolean } = {}) {
+export async function findLines(
+  db: DbOrTx,
+  tenantId: string,
+  ids: readonly string[],
+  options: { forUpdate?: boolean } = {},
+) {
   if (ids.length === 0) return [];
   const rows = await db.$queryRaw<RawLine[]>`${LINE_SELECT}
     WHERE i.tenant_id = ${tenantId}::uuid AND i.id = ANY(${[...ids]}::uuid[])
@@ -176,12 +189,20 @@ export async function findLineByIdentity(tx: Tx, tenantId: string, identity: Lin
 }
 
 /** Sets a line's identity, quantity and the given attributes. */
-export async function updateLine(tx: Tx, id: string, identity: LineIdentity, quantity: number, attributes: LineAttributes) {
-  const set = (column: string, value: unknown, cast = '') => Prisma.sql`, ${Prisma.raw(column)} = ${value}${Prisma.raw(cast)}`;
+export async function updateLine(
+  tx: Tx,
+  id: string,
+  identity: LineIdentity,
+  quantity: number,
+  attributes: LineAttributes,
+) {
+  const set = (column: string, value: unknown, cast = '') =>
+    Prisma.sql`, ${Prisma.raw(column)} = ${value}${Prisma.raw(cast)}`;
   await tx.$executeRaw`
     UPDATE inventory_items
        SET position_id = ${identity.positionId}::uuid, batch_number = ${identity.batchNumber}::text,
-           serial_number = ${identity.serialNumber}::text, expires_at = ${identity.expiresAt?.toISOString() ?? null}::timestamptz,
+           serial_number = ${identity.serialNumber}::text, expires_at =
+             ${identity.expiresAt?.toISOString() ?? null}::timestamptz,
            state = ${identity.state}::inventory_item_state, reason = ${identity.reason}::inventory_item_reason,
            quantity = ${String(quantity)}::bigint, updated_at = now()
            ${attributes.costAmount !== undefined ? set('cost_amount', attributes.costAmount === null ? null : String(attributes.costAmount), '::bigint') : Prisma.empty}
@@ -204,7 +225,9 @@ export async function addToLine(tx: Tx, id: string, quantity: number, attributes
 
 /** Deletes lines by id; returns what each held. */
 export async function deleteLines(tx: Tx, tenantId: string, ids: string[]) {
-  const rows = await tx.$queryRaw<{ id: string; productId: string; warehouseId: string; positionId: string | null; quantity: bigint }[]>`
+  const rows = await tx.$queryRaw<
+    { id: string; productId: string; warehouseId: string; positionId: string | null; quantity: bigint }[]
+  >`
     DELETE FROM inventory_items WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[])
     RETURNING id, product_id AS "productId", warehouse_id AS "warehouseId", position_id AS "positionId", quantity`;
   return rows.map((row) => ({ ...row, quantity: Number(row.quantity) }));
@@ -238,7 +261,7 @@ export interface MutationContext {
  * of the last change of a pair is the pair's current total, and each earlier one is the next one
  * minus the next one's delta.
  */
-export async function recordMutations(tx: Tx, tenantId: string, context: MutationContext, changes: (LineChangeRecord)[]) {
+export async function recordMutations(tx: Tx, tenantId: string, context: MutationContext, changes: LineChangeRecord[]) {
   if (changes.length === 0) return;
   const pairs = [...new Map(changes.map((c) => [pairKey(c.productId, c.warehouseId), c])).values()];
   const totals = await onHandTotals(tx, tenantId, pairs);
@@ -251,9 +274,11 @@ export async function recordMutations(tx: Tx, tenantId: string, context: Mutatio
     totals.set(key, after - change.delta);
   }
   await tx.$executeRaw`
-    INSERT INTO stock_mutations (id, tenant_id, source, status, delta, new_quantity, product_id, warehouse_id, position_id,
+    INSERT INTO stock_mutations (id, tenant_id, source, status, delta, new_quantity, product_id, warehouse_id,
+      position_id,
                                  inventory_item_id, actor_type, actor_id, "references", created_at)
-    SELECT v.id, ${tenantId}::uuid, ${context.source}::stock_mutation_source, 'PROCESSED', v.delta, v.new_quantity, v.product_id,
+    SELECT v.id, ${tenantId}::uuid, ${context.source}::stock_mutation_source, 'PROCESSED', v.delta, v.new_quantity,
+      v.product_id,
            v.warehouse_id, v.position_id, v.item_id, ${context.actor.type}, ${context.actor.id},
            ${JSON.stringify(context.references)}::jsonb, clock_timestamp()
       FROM unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => String(c.delta))}::bigint[],
@@ -262,7 +287,11 @@ export async function recordMutations(tx: Tx, tenantId: string, context: Mutatio
                   ${changes.map((c) => c.lineId)}::uuid[]) WITH ORDINALITY
            AS v(id, delta, new_quantity, product_id, warehouse_id, position_id, item_id, n)
      ORDER BY v.n`;
-  await enqueueBroadcasts(tx, tenantId, changes.map((c) => c.id));
+  await enqueueBroadcasts(
+    tx,
+    tenantId,
+    changes.map((c) => c.id),
+  );
 }
 
 export interface LineChangeRecord {
@@ -324,7 +353,9 @@ function stockConditions(alias: string, tenantId: string, filter: LineFilter): S
   const conditions: Sql[] = [Prisma.sql`${a('tenant_id')} = ${tenantId}::uuid`];
   if (filter.productIds) conditions.push(Prisma.sql`${a('product_id')} = ANY(${filter.productIds}::uuid[])`);
   if (filter.skus) {
-    conditions.push(Prisma.sql`${a('product_id')} IN (SELECT id FROM products WHERE tenant_id = ${tenantId}::uuid AND sku = ANY(${filter.skus}::text[]))`);
+    conditions.push(
+      Prisma.sql`${a('product_id')} IN (SELECT id FROM products WHERE tenant_id = ${tenantId}::uuid AND sku = ANY(${filter.skus}::text[]))`,
+    );
   }
   if (filter.warehouseIds) conditions.push(Prisma.sql`${a('warehouse_id')} = ANY(${filter.warehouseIds}::uuid[])`);
   if (filter.businessIds) {
@@ -337,7 +368,8 @@ function stockConditions(alias: string, tenantId: string, filter: LineFilter): S
       Prisma.sql`(${a('warehouse_id')} = ANY(${filter.locationIds}::uuid[]) OR ${a('position_id')} = ANY(${filter.locationIds}::uuid[]))`,
     );
   }
-  if (filter.positionId !== undefined) conditions.push(Prisma.sql`${a('position_id')} IS NOT DISTINCT FROM ${filter.positionId}::uuid`);
+  if (filter.positionId !== undefined)
+    conditions.push(Prisma.sql`${a('position_id')} IS NOT DISTINCT FROM ${filter.positionId}::uuid`);
   return conditions;
 }
 
@@ -363,7 +395,13 @@ export async function listLines(db: DbOrTx, tenantId: string, filter: LineFilter
   return rows.map(toLine);
 }
 
-export async function lineExistsBeside(db: DbOrTx, tenantId: string, filter: LineFilter, direction: 'before' | 'after', id: string) {
+export async function lineExistsBeside(
+  db: DbOrTx,
+  tenantId: string,
+  filter: LineFilter,
+  direction: 'before' | 'after',
+  id: string,
+) {
   const conditions = lineConditions(tenantId, filter);
   conditions.push(direction === 'before' ? Prisma.sql`i.id < ${id}::uuid` : Prisma.sql`i.id > ${id}::uuid`);
   const rows = await db.$queryRaw<unknown[]>`SELECT 1 FROM inventory_items i WHERE ${and(conditions)} LIMIT 1`;
@@ -396,7 +434,8 @@ function groupQuery(tenantId: string, filter: LineFilter, extra: Sql[]) {
       SELECT a.product_id, a.warehouse_id, a.position_id, NULL, x.sign * a.quantity, x.state, NULL, NULL, 0
         FROM stock_allocations a
         JOIN reservations r ON r.id = a.reservation_id AND r.status = 'ACTIVE' AND r.expires_at <= now()
-        CROSS JOIN (VALUES (-1, 'RESERVED'::inventory_item_state), (1, 'AVAILABLE'::inventory_item_state)) AS x(sign, state)
+        CROSS JOIN (VALUES (-1, 'RESERVED'::inventory_item_state), (1, 'AVAILABLE'::inventory_item_state)) AS x(sign,
+          state)
        WHERE ${and(stockConditions('a', tenantId, filter))}
     ), g AS (
       SELECT product_id, warehouse_id, position_id,
@@ -423,7 +462,15 @@ function groupQuery(tenantId: string, filter: LineFilter, extra: Sql[]) {
 }
 
 type RawGroup = Omit<InventoryGroup, `quantity${string}` | 'costAmount'> &
-  Record<'quantity' | 'quantityAvailable' | 'quantityCommitted' | 'quantityReserved' | 'quantityUnavailable' | 'quantityExpected', bigint> & {
+  Record<
+    | 'quantity'
+    | 'quantityAvailable'
+    | 'quantityCommitted'
+    | 'quantityReserved'
+    | 'quantityUnavailable'
+    | 'quantityExpected',
+    bigint
+  > & {
     costAmount: bigint | null;
   };
 
@@ -438,13 +485,21 @@ const toGroup = (row: RawGroup): InventoryGroup => ({
   costAmount: num(row.costAmount),
 });
 
-export const groupKeyOf = (group: InventoryGroup): GroupKey => [group.sku, group.warehouseId, group.positionId ?? NIL_UUID];
+export const groupKeyOf = (group: InventoryGroup): GroupKey => [
+  group.sku,
+  group.warehouseId,
+  group.positionId ?? NIL_UUID,
+];
 
 /** A page of inventory groups ordered by SKU, warehouse id and position id. */
 export async function listGroups(db: DbOrTx, tenantId: string, filter: LineFilter, query: KeysetQuery<GroupKey>) {
   const extra: Sql[] = [];
-  if (query.after) extra.push(Prisma.sql`${GROUP_KEY} > (${query.after[0]}::text, ${query.after[1]}::uuid, ${query.after[2]}::uuid)`);
-  if (query.before) extra.push(Prisma.sql`${GROUP_KEY} < (${query.before[0]}::text, ${query.before[1]}::uuid, ${query.before[2]}::uuid)`);
+  if (query.after)
+    extra.push(Prisma.sql`${GROUP_KEY} > (${query.after[0]}::text, ${query.after[1]}::uuid, ${query.after[2]}::uuid)`);
+  if (query.before)
+    extra.push(
+      Prisma.sql`${GROUP_KEY} < (${query.before[0]}::text, ${query.before[1]}::uuid, ${query.before[2]}::uuid)`,
+    );
   const direction = Prisma.raw(query.backwards ? 'DESC' : 'ASC');
   const rows = await db.$queryRaw<RawGroup[]>`${groupQuery(tenantId, filter, extra)}
     ORDER BY p.sku ${direction}, g.warehouse_id ${direction}, coalesce(g.position_id, ${NIL_UUID}::uuid) ${direction}
@@ -452,7 +507,13 @@ export async function listGroups(db: DbOrTx, tenantId: string, filter: LineFilte
   return rows.map(toGroup);
 }
 
-export async function groupExistsBeside(db: DbOrTx, tenantId: string, filter: LineFilter, direction: 'before' | 'after', key: GroupKey) {
+export async function groupExistsBeside(
+  db: DbOrTx,
+  tenantId: string,
+  filter: LineFilter,
+  direction: 'before' | 'after',
+  key: GroupKey,
+) {
   const comparison = Prisma.raw(direction === 'before' ? '<' : '>');
   const rows = await db.$queryRaw<unknown[]>`SELECT 1 FROM (${groupQuery(tenantId, filter, [
     Prisma.sql`${GROUP_KEY} ${comparison} (${key[0]}::text, ${key[1]}::uuid, ${key[2]}::uuid)`,
@@ -462,7 +523,10 @@ export async function groupExistsBeside(db: DbOrTx, tenantId: string, filter: Li
 
 // The ledger, read
 
-export interface LedgerFilter extends Pick<LineFilter, 'skus' | 'productIds' | 'warehouseIds' | 'businessIds' | 'locationIds'> {
+export interface LedgerFilter extends Pick<
+  LineFilter,
+  'skus' | 'productIds' | 'warehouseIds' | 'businessIds' | 'locationIds'
+> {
   positionIds?: string[];
   inventoryItemIds?: string[];
   sources?: string[];
@@ -481,7 +545,8 @@ export type LedgerKey = [number, number];
 function ledgerConditions(tenantId: string, filter: LedgerFilter): Sql[] {
   const conditions = stockConditions('m', tenantId, filter);
   if (filter.positionIds) conditions.push(Prisma.sql`m.position_id = ANY(${filter.positionIds}::uuid[])`);
-  if (filter.inventoryItemIds) conditions.push(Prisma.sql`m.inventory_item_id = ANY(${filter.inventoryItemIds}::uuid[])`);
+  if (filter.inventoryItemIds)
+    conditions.push(Prisma.sql`m.inventory_item_id = ANY(${filter.inventoryItemIds}::uuid[])`);
   if (filter.sources) conditions.push(Prisma.sql`m.source::text = ANY(${filter.sources}::text[])`);
   if (filter.statuses) conditions.push(Prisma.sql`m.status::text = ANY(${filter.statuses}::text[])`);
   if (filter.actorTypes) conditions.push(Prisma.sql`m.actor_type = ANY(${filter.actorTypes}::text[])`);
@@ -501,7 +566,11 @@ function ledgerKeyCondition(field: LedgerSortField, key: LedgerKey, ascending: b
   return Prisma.sql`(${sortValue(field)}, m.sequence) ${Prisma.raw(ascending ? '>' : '<')} (${keyValue(field, key[0])}, ${bigint(key[1])})`;
 }
 
-type RawLedgerRow = Omit<LedgerEntry, 'delta' | 'newQuantity' | 'sequence'> & { delta: bigint; newQuantity: bigint; sequence: bigint };
+type RawLedgerRow = Omit<LedgerEntry, 'delta' | 'newQuantity' | 'sequence'> & {
+  delta: bigint;
+  newQuantity: bigint;
+  sequence: bigint;
+};
 
 /** A page of the ledger sorted by `sort` (then by write order), `descending` or not. */
 export async function listLedger(

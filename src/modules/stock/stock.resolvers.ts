@@ -4,7 +4,10 @@ import { connectionArguments, toConnection } from '../../kernel/graphql/connecti
 import { positionLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
 import type { InventoryGroup, InventoryLine, StockReference } from './stock.types';
 
-const notAString = () => new GraphQLError('QueryFilter must be a string such as "sku=ABC&sort=-created_at"', { extensions: { code: 'VALIDATION_ERROR' } });
+const notAString = () =>
+  new GraphQLError('QueryFilter must be a string such as "sku=ABC&sort=-created_at"', {
+    extensions: { code: 'VALIDATION_ERROR' },
+  });
 
 /** `stockMutations(query:)`: a query string, parsed by the service (see mutation-query.ts). */
 export const QueryFilter = new GraphQLScalarType({
@@ -41,7 +44,14 @@ export const stockResolvers: Resolvers = {
     inventoryItems: async (_parent, args, { principal, services }) =>
       toConnection(await services.stock.inventoryItems(principal, args.filters, connectionArguments(args))),
     inventoryAtLocation: async (_parent, args, { principal, services }) =>
-      toConnection(await services.stock.inventoryAtLocation(principal, args.warehouse_id, args.position, connectionArguments(args))),
+      toConnection(
+        await services.stock.inventoryAtLocation(
+          principal,
+          args.warehouse_id,
+          args.position,
+          connectionArguments(args),
+        ),
+      ),
     stockMutations: async (_parent, args, { principal, services }) =>
       toConnection(await services.stock.stockMutations(principal, args.query, connectionArguments(args))),
   },
@@ -62,7 +72,10 @@ export const stockResolvers: Resolvers = {
     expires_at: (line) => line.expiresAt?.getTime() ?? null,
     status: (line) => line.state,
     reason: (line: InventoryLine) => (line.state === 'UNAVAILABLE' ? line.reason : null),
-    weight: (line) => (line.weightAmount !== null && line.weightUnit !== null ? { amount: line.weightAmount, unit: line.weightUnit } : null),
+    weight: (line) =>
+      line.weightAmount !== null && line.weightUnit !== null
+        ? { amount: line.weightAmount, unit: line.weightUnit }
+        : null,
     created_at: (line) => line.createdAt.getTime(),
     updated_at: (line) => line.updatedAt.getTime(),
     ...lineStock,

@@ -10,8 +10,22 @@ import * as catalog from '../catalog/catalog.repository';
 import type { InventoryItemCreateInput, InventoryItemRecord, InventoryItemUpdateInput } from './inventory.schemas';
 import { parseMutationQuery } from './mutation-query';
 import * as repository from './stock.repository';
-import type { GroupKey, LedgerKey, LineAddition, LineAttributes, LineChangeRecord, LineFilter, LineIdentity } from './stock.repository';
-import type { InventoryGroup, InventoryItemState, InventoryLine, LedgerEntry, StockMutationSource } from './stock.types';
+import type {
+  GroupKey,
+  LedgerKey,
+  LineAddition,
+  LineAttributes,
+  LineChangeRecord,
+  LineFilter,
+  LineIdentity,
+} from './stock.repository';
+import type {
+  InventoryGroup,
+  InventoryItemState,
+  InventoryLine,
+  LedgerEntry,
+  StockMutationSource,
+} from './stock.types';
 
 const connectionParameters = { after: 'after', before: 'before' };
 
@@ -34,10 +48,16 @@ export function toRecord(line: InventoryLine): InventoryItemRecord {
     reason: line.state === 'UNAVAILABLE' ? line.reason : null,
     gtin: line.gtin,
     rfid: line.rfid,
-    cost: line.costAmount !== null && line.costCurrency !== null ? { amount: line.costAmount, currency: line.costCurrency } : null,
+    cost:
+      line.costAmount !== null && line.costCurrency !== null
+        ? { amount: line.costAmount, currency: line.costCurrency }
+        : null,
     batchNumber: line.batchNumber,
     serialNumber: line.serialNumber,
-    weight: line.weightAmount !== null && line.weightUnit !== null ? { amount: line.weightAmount, unit: line.weightUnit } : null,
+    weight:
+      line.weightAmount !== null && line.weightUnit !== null
+        ? { amount: line.weightAmount, unit: line.weightUnit }
+        : null,
     expiresAt: line.expiresAt?.getTime() ?? null,
     createdAt: line.createdAt.getTime(),
     updatedAt: line.updatedAt.getTime(),
@@ -45,7 +65,9 @@ export function toRecord(line: InventoryLine): InventoryItemRecord {
 }
 
 /** The attributes a write sets: undefined leaves them, null clears them. */
-function attributesOf(input: Partial<Pick<InventoryItemUpdateInput, 'cost' | 'gtin' | 'rfid' | 'weight'>>): LineAttributes {
+function attributesOf(
+  input: Partial<Pick<InventoryItemUpdateInput, 'cost' | 'gtin' | 'rfid' | 'weight'>>,
+): LineAttributes {
   return {
     costAmount: input.cost === undefined ? undefined : (input.cost?.amount ?? null),
     costCurrency: input.cost === undefined ? undefined : (input.cost?.currency ?? null),
@@ -118,7 +140,11 @@ export class StockService {
    * Entries with the same identity, and an existing line with it, become one line; each line that
    * changed gets one REGISTER mutation.
    */
-  async addItems(principal: Principal, entries: InventoryItemCreateInput[], idempotency?: Idempotency): Promise<InventoryItemRecord[]> {
+  async addItems(
+    principal: Principal,
+    entries: InventoryItemCreateInput[],
+    idempotency?: Idempotency,
+  ): Promise<InventoryItemRecord[]> {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
     return writeTransaction(this.db, (tx) =>
@@ -126,7 +152,11 @@ export class StockService {
         const additions = await this.resolveAdditions(tx, tenantId, entries);
         await repository.lockStockLevels(tx, tenantId, additions);
         const lineIds = await repository.addToLines(tx, tenantId, additions);
-        await checkSinglePosition(tx, tenantId, additions.map((a, index) => ({ ...a, field: `body.data[${index}].position` })));
+        await checkSinglePosition(
+          tx,
+          tenantId,
+          additions.map((a, index) => ({ ...a, field: `body.data[${index}].position` })),
+        );
         const changes = additions.map((addition, index): LineChangeRecord => ({
           id: uuidv7(),
           lineId: lineIds[index]!,
@@ -142,7 +172,11 @@ export class StockService {
   }
 
   /** Checks every entry against the catalog and merges entries of the same identity, in order of first appearance. */
-  private async resolveAdditions(tx: Tx, tenantId: string, entries: InventoryItemCreateInput[]): Promise<LineAddition[]> {
+  private async resolveAdditions(
+    tx: Tx,
+    tenantId: string,
+    entries: InventoryItemCreateInput[],
+  ): Promise<LineAddition[]> {
     const ids = (values: string[]) => [...new Set(values.filter(isUuid).map((v) => v.toLowerCase()))];
     const [products, warehouses, businesses] = await Promise.all([
       catalog.productsBySkus(tx, tenantId, [...new Set(entries.map((e) => e.sku))]),
@@ -151,7 +185,12 @@ export class StockService {
     ]);
     const codes = [...new Set(entries.flatMap((e) => (e.position !== undefined ? [e.position] : [])))];
     const positions = codes.length
-      ? await catalog.positionsByCodes(tx, tenantId, warehouses.map((w) => w.id), codes)
+      ? await catalog.positionsByCodes(
+          tx,
+          tenantId,
+          warehouses.map((w) => w.id),
+          codes,
+        )
       : [];
     const productBySku = new Map(products.map((p) => [p.sku, p]));
     const warehouseById = new Map(warehouses.map((w) => [w.id, w]));
@@ -169,12 +208,18 @@ export class StockService {
       if (!warehouse) at('warehouseId', `"${entry.warehouseId}" is not a warehouse of the tenant`);
       if (!businessIds.has(businessId)) at('businessId', `"${entry.businessId}" is not a business of the tenant`);
       else if (warehouse && warehouse.businessId !== businessId) {
-        at('businessId', `warehouse "${warehouse.id}" belongs to business "${warehouse.businessId}", not "${entry.businessId}"`);
+        at(
+          'businessId',
+          `warehouse "${warehouse.id}" belongs to business "${warehouse.businessId}", not "${entry.businessId}"`,
+        );
       }
-      const position = warehouse && entry.position !== undefined ? positionByCode.get(`${warehouse.id}:${entry.position}`) : undefined;
-      if (warehouse && entry.position !== undefined && !position) at('position', `warehouse "${warehouse.id}" has no position "${entry.position}"`);
+      const position =
+        warehouse && entry.position !== undefined ? positionByCode.get(`${warehouse.id}:${entry.position}`) : undefined;
+      if (warehouse && entry.position !== undefined && !position)
+        at('position', `warehouse "${warehouse.id}" has no position "${entry.position}"`);
       const state = entry.state ?? 'AVAILABLE';
-      if (entry.reason === 'BROKEN' && state !== 'UNAVAILABLE') at('reason', 'BROKEN is only allowed with state UNAVAILABLE');
+      if (entry.reason === 'BROKEN' && state !== 'UNAVAILABLE')
+        at('reason', 'BROKEN is only allowed with state UNAVAILABLE');
       if (problems.length > 0 || !product || !warehouse) return;
 
       const identity: LineIdentity = {
@@ -212,16 +257,22 @@ export class StockService {
    * field given replaces the line's value. A line whose identity then equals another line's is
    * merged into that line. One CORRECTION mutation per entry. Returns the resulting lines, each once.
    */
-  async updateItems(principal: Principal, entries: InventoryItemUpdateInput[], idempotency?: Idempotency): Promise<InventoryItemRecord[]> {
+  async updateItems(
+    principal: Principal,
+    entries: InventoryItemUpdateInput[],
+    idempotency?: Idempotency,
+  ): Promise<InventoryItemRecord[]> {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
     const problems: FieldProblem[] = [];
     const seen = new Set<string>();
     entries.forEach((entry, index) => {
       const id = entry.id.toLowerCase();
-      if (seen.has(id)) problems.push({ field: `body.data[${index}].id`, message: `"${entry.id}" appears more than once` });
+      if (seen.has(id))
+        problems.push({ field: `body.data[${index}].id`, message: `"${entry.id}" appears more than once` });
       seen.add(id);
-      if (Object.keys(entry).length === 1) problems.push({ field: `body.data[${index}]`, message: 'changes nothing: give at least one field besides id' });
+      if (Object.keys(entry).length === 1)
+        problems.push({ field: `body.data[${index}]`, message: 'changes nothing: give at least one field besides id' });
     });
     if (problems.length > 0) throw rejected(problems);
 
@@ -246,9 +297,17 @@ export class StockService {
             positionId: entry.position !== undefined ? targetPositions.get(index)! : line!.positionId,
             batchNumber: entry.batchNumber !== undefined ? entry.batchNumber : line!.batchNumber,
             serialNumber: entry.serialNumber !== undefined ? entry.serialNumber : line!.serialNumber,
-            expiresAt: entry.expiresAt !== undefined ? (entry.expiresAt === null ? null : new Date(entry.expiresAt)) : line!.expiresAt,
+            expiresAt:
+              entry.expiresAt !== undefined
+                ? entry.expiresAt === null
+                  ? null
+                  : new Date(entry.expiresAt)
+                : line!.expiresAt,
             state,
-            reason: state !== 'UNAVAILABLE' ? 'NONE' : (entry.reason ?? (line!.state === 'UNAVAILABLE' ? line!.reason : 'NONE')),
+            reason:
+              state !== 'UNAVAILABLE'
+                ? 'NONE'
+                : (entry.reason ?? (line!.state === 'UNAVAILABLE' ? line!.reason : 'NONE')),
           };
           const quantity = entry.quantity ?? line!.quantity;
           const attributes = attributesOf(entry);
@@ -271,7 +330,13 @@ export class StockService {
             delta: quantity - line!.quantity,
           });
         }
-        await checkSinglePosition(tx, tenantId, entries.flatMap((entry, index) => (entry.position !== undefined ? [{ ...found.get(ids[index]!)!, field: `body.data[${index}].position` }] : [])));
+        await checkSinglePosition(
+          tx,
+          tenantId,
+          entries.flatMap((entry, index) =>
+            entry.position !== undefined ? [{ ...found.get(ids[index]!)!, field: `body.data[${index}].position` }] : [],
+          ),
+        );
         await repository.recordMutations(tx, tenantId, this.mutationContext(principal, 'CORRECTION'), changes);
         return this.linesInOrder(tx, tenantId, resultIds);
       }),
@@ -284,13 +349,23 @@ export class StockService {
     const byId = new Map(lines.map((line) => [line.id, line]));
     const missing = ids.filter((id) => !byId.has(id));
     if (missing.length > 0) {
-      throw notFound(`no inventory line with id ${missing.slice(0, 10).map((id) => `"${id}"`).join(', ')}${missing.length > 10 ? ', ...' : ''}`);
+      throw notFound(
+        `no inventory line with id ${missing
+          .slice(0, 10)
+          .map((id) => `"${id}"`)
+          .join(', ')}${missing.length > 10 ? ', ...' : ''}`,
+      );
     }
     return byId;
   }
 
   /** The position id each entry moves its line to (entry index → id or null); 400 for unknown codes and bad reasons. */
-  private async resolvePatchPositions(tx: Tx, tenantId: string, entries: InventoryItemUpdateInput[], lines: Map<string, InventoryLine>) {
+  private async resolvePatchPositions(
+    tx: Tx,
+    tenantId: string,
+    entries: InventoryItemUpdateInput[],
+    lines: Map<string, InventoryLine>,
+  ) {
     const codes = [...new Set(entries.flatMap((e) => (typeof e.position === 'string' ? [e.position] : [])))];
     const warehouseIds = [...new Set([...lines.values()].map((line) => line.warehouseId))];
     const positions = codes.length ? await catalog.positionsByCodes(tx, tenantId, warehouseIds, codes) : [];
@@ -303,12 +378,18 @@ export class StockService {
       else if (entry.position !== undefined) {
         const id = byCode.get(`${line.warehouseId}:${entry.position}`);
         if (id === undefined) {
-          problems.push({ field: `body.data[${index}].position`, message: `warehouse "${line.warehouseId}" has no position "${entry.position}"` });
+          problems.push({
+            field: `body.data[${index}].position`,
+            message: `warehouse "${line.warehouseId}" has no position "${entry.position}"`,
+          });
         }
         result.set(index, id ?? null);
       }
       if (entry.reason === 'BROKEN' && (entry.state ?? line.state) !== 'UNAVAILABLE') {
-        problems.push({ field: `body.data[${index}].reason`, message: 'BROKEN is only allowed with state UNAVAILABLE' });
+        problems.push({
+          field: `body.data[${index}].reason`,
+          message: 'BROKEN is only allowed with state UNAVAILABLE',
+        });
       }
     });
     if (problems.length > 0) throw rejected(problems);
@@ -328,7 +409,14 @@ export class StockService {
       const byId = new Map(removed.map((line) => [line.id, line]));
       const changes = unique.map((id): LineChangeRecord => {
         const line = byId.get(id)!;
-        return { id: uuidv7(), lineId: id, productId: line.productId, warehouseId: line.warehouseId, positionId: line.positionId, delta: -line.quantity };
+        return {
+          id: uuidv7(),
+          lineId: id,
+          productId: line.productId,
+          warehouseId: line.warehouseId,
+          positionId: line.positionId,
+          delta: -line.quantity,
+        };
       });
       await repository.recordMutations(tx, tenantId, this.mutationContext(principal, 'CORRECTION'), changes);
     });
@@ -340,17 +428,29 @@ export class StockService {
   /** Stock grouped per SKU, warehouse and position. */
   async inventory(
     principal: Principal,
-    args: { sku?: string | null; warehouse_id?: string | null; business_id?: string | null; filters?: StockFilterArguments | null },
+    args: {
+      sku?: string | null;
+      warehouse_id?: string | null;
+      business_id?: string | null;
+      filters?: StockFilterArguments | null;
+    },
     page: PageArguments,
   ) {
     requireScope(principal, 'inventory:read');
     const { tenantId } = principal;
     const filters = args.filters ?? {};
-    const singleId = (field: string, value: string | null | undefined) => (value == null ? value : listArgument(field, [value], true)![0]);
+    const singleId = (field: string, value: string | null | undefined) =>
+      value == null ? value : listArgument(field, [value], true)![0];
     const filter: LineFilter = {
       skus: both(args.sku, listArgument('filters.sku', filters.sku, false)),
-      warehouseIds: both(singleId('warehouse_id', args.warehouse_id), listArgument('filters.warehouse_id', filters.warehouse_id, true)),
-      businessIds: both(singleId('business_id', args.business_id), listArgument('filters.business_id', filters.business_id, true)),
+      warehouseIds: both(
+        singleId('warehouse_id', args.warehouse_id),
+        listArgument('filters.warehouse_id', filters.warehouse_id, true),
+      ),
+      businessIds: both(
+        singleId('business_id', args.business_id),
+        listArgument('filters.business_id', filters.business_id, true),
+      ),
       locationIds: listArgument('filters.location_id', filters.location_id, true),
       ids: listArgument('filters.ids', filters.ids, true),
       quantity: filters.quantity ?? undefined,
@@ -383,13 +483,20 @@ export class StockService {
       quantity: filters.quantity ?? undefined,
     };
     if (Object.values(filter).every((value) => value === undefined)) {
-      throw badRequest('filters needs at least one filter', [{ field: 'filters', message: 'needs at least one filter' }]);
+      throw badRequest('filters needs at least one filter', [
+        { field: 'filters', message: 'needs at least one filter' },
+      ]);
     }
     return this.pageOfLines(principal.tenantId, filter, page);
   }
 
   /** The lines at one position of a warehouse (given by code), or those without a position. */
-  async inventoryAtLocation(principal: Principal, warehouseId: string, positionCode: string | null | undefined, page: PageArguments) {
+  async inventoryAtLocation(
+    principal: Principal,
+    warehouseId: string,
+    positionCode: string | null | undefined,
+    page: PageArguments,
+  ) {
     requireScope(principal, 'inventory:read');
     const { tenantId } = principal;
     const warehouse = isUuid(warehouseId) ? await catalog.findWarehouse(this.db, tenantId, warehouseId) : null;

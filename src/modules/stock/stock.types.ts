@@ -6,7 +6,14 @@ export type InventoryItemState = (typeof INVENTORY_ITEM_STATES)[number];
 export const INVENTORY_ITEM_REASONS = ['NONE', 'BROKEN'] as const;
 export type InventoryItemReason = (typeof INVENTORY_ITEM_REASONS)[number];
 
-export const STOCK_MUTATION_SOURCES = ['REGISTER', 'ALLOCATION', 'RESTOCK', 'CORRECTION', 'EXTERNAL', 'UNKNOWN'] as const;
+export const STOCK_MUTATION_SOURCES = [
+  'REGISTER',
+  'ALLOCATION',
+  'RESTOCK',
+  'CORRECTION',
+  'EXTERNAL',
+  'UNKNOWN',
+] as const;
 export type StockMutationSource = (typeof STOCK_MUTATION_SOURCES)[number];
 
 export const STOCK_MUTATION_STATUSES = ['PENDING', 'PROCESSED', 'FAILING'] as const;

@@ -6,7 +6,9 @@ import { businessLoader, positionLoader, productLoader, warehouseLoader } from '
 import type { SupplyRecord } from './supply.repository';
 
 const supplyLoader = (context: GraphQLContext) =>
-  requestLoader(context, 'supply', () => byIdLoader((ids) => context.services.supply.suppliesByIds(context.principal.tenantId, ids)));
+  requestLoader(context, 'supply', () =>
+    byIdLoader((ids) => context.services.supply.suppliesByIds(context.principal.tenantId, ids)),
+  );
 
 /** A supply named by a stock mutation's references arrives as `{type, id}`: load the rest. */
 async function full(parent: SupplyRecord | { id: string }, context: GraphQLContext): Promise<SupplyRecord> {
@@ -21,10 +23,19 @@ export const supplyResolvers: Resolvers = {
   },
   Mutation: {
     createAnnouncement: async (_parent, { input }, { principal, services }) => ({
-      announcement: await services.supply.createAnnouncement(principal, input, idempotencyOf('createAnnouncement', input)),
+      announcement: await services.supply.createAnnouncement(
+        principal,
+        input,
+        idempotencyOf('createAnnouncement', input),
+      ),
     }),
     addAnnouncementItems: async (_parent, { input }, { principal, services }) => ({
-      announcement: await services.supply.addAnnouncementItems(principal, input.announcement_id, input.items, idempotencyOf('addAnnouncementItems', input)),
+      announcement: await services.supply.addAnnouncementItems(
+        principal,
+        input.announcement_id,
+        input.items,
+        idempotencyOf('addAnnouncementItems', input),
+      ),
     }),
     createSupply: async (_parent, { input }, { principal, services }) => ({
       supply: await services.supply.createSupply(principal, input, idempotencyOf('createSupply', input)),
@@ -33,7 +44,12 @@ export const supplyResolvers: Resolvers = {
       supply: await services.supply.receiveSupply(principal, input.supply_id, idempotencyOf('receiveSupply', input)),
     }),
     addOverage: async (_parent, { input }, { principal, services }) => ({
-      supply: await services.supply.addOverage(principal, input.supply_id, input.items, idempotencyOf('addOverage', input)),
+      supply: await services.supply.addOverage(
+        principal,
+        input.supply_id,
+        input.items,
+        idempotencyOf('addOverage', input),
+      ),
     }),
   },
   Announcement: {
@@ -47,7 +63,8 @@ export const supplyResolvers: Resolvers = {
   },
   Supply: {
     id: (parent) => parent.id,
-    warehouse: async (parent, _args, context) => (await warehouseLoader(context).load((await full(parent, context)).warehouseId))!,
+    warehouse: async (parent, _args, context) =>
+      (await warehouseLoader(context).load((await full(parent, context)).warehouseId))!,
     position: async (parent, _args, context) => {
       const positionId = (await full(parent, context)).positionId;
       return positionId ? positionLoader(context).load(positionId) : null;

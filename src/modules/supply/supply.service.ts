@@ -7,7 +7,15 @@ import * as catalog from '../catalog/catalog.repository';
 import * as stock from '../stock/stock.repository';
 import type { LineChangeRecord } from '../stock/stock.repository';
 import type { StockReference } from '../stock/stock.types';
-import { checkNewId, clientIdTaken, invalid, MAX_ITEM_QUANTITY, MAX_ITEMS, rejected, type ItemInput } from '../allocations/allocation-input';
+import {
+  checkNewId,
+  clientIdTaken,
+  invalid,
+  MAX_ITEM_QUANTITY,
+  MAX_ITEMS,
+  rejected,
+  type ItemInput,
+} from '../allocations/allocation-input';
 import * as allocationRepository from '../allocations/allocations.repository';
 import { checkSinglePosition } from '../preferences/preferences.service';
 import * as repository from './supply.repository';
@@ -34,7 +42,11 @@ export class SupplyService {
   constructor(private readonly db: Db) {}
 
   /** Announces goods for a warehouse (step 1); items may come with it or be added next. Changes no stock yet. */
-  async createAnnouncement(principal: Principal, input: CreateAnnouncementInput, idempotency?: Idempotency): Promise<AnnouncementRecord> {
+  async createAnnouncement(
+    principal: Principal,
+    input: CreateAnnouncementInput,
+    idempotency?: Idempotency,
+  ): Promise<AnnouncementRecord> {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
     const id = checkNewId('input.id', input.id) ?? uuidv7();
@@ -43,16 +55,28 @@ export class SupplyService {
       isUuid(input.business_id) ? catalog.findBusiness(this.db, tenantId, input.business_id.toLowerCase()) : null,
       isUuid(input.warehouse_id) ? catalog.findWarehouse(this.db, tenantId, input.warehouse_id.toLowerCase()) : null,
     ]);
-    if (!business) problems.push({ field: 'input.business_id', message: `"${input.business_id}" is not a business of the tenant` });
-    if (!warehouse) problems.push({ field: 'input.warehouse_id', message: `"${input.warehouse_id}" is not a warehouse of the tenant` });
-    else if (business && warehouse.businessId !== business.id) problems.push({ field: 'input.warehouse_id', message: `belongs to business "${warehouse.businessId}"` });
-    if (input.reference != null && (input.reference.length === 0 || input.reference.length > 255)) problems.push({ field: 'input.reference', message: 'must be 1 to 255 characters' });
+    if (!business)
+      problems.push({ field: 'input.business_id', message: `"${input.business_id}" is not a business of the tenant` });
+    if (!warehouse)
+      problems.push({
+        field: 'input.warehouse_id',
+        message: `"${input.warehouse_id}" is not a warehouse of the tenant`,
+      });
+    else if (business && warehouse.businessId !== business.id)
+      problems.push({ field: 'input.warehouse_id', message: `belongs to business "${warehouse.businessId}"` });
+    if (input.reference != null && (input.reference.length === 0 || input.reference.length > 255))
+      problems.push({ field: 'input.reference', message: 'must be 1 to 255 characters' });
     if (problems.length > 0) throw rejected(problems);
     const items = input.items ? await this.resolveItems(tenantId, input.items, true) : [];
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         if (await repository.isIdUsed(tx, 'announcements', id)) throw clientIdTaken('announcement', id);
-        await repository.insertAnnouncement(tx, tenantId, { id, businessId: business!.id, warehouseId: warehouse!.id, reference: input.reference ?? null });
+        await repository.insertAnnouncement(tx, tenantId, {
+          id,
+          businessId: business!.id,
+          warehouseId: warehouse!.id,
+          reference: input.reference ?? null,
+        });
         if (items.length > 0) await repository.insertAnnouncementItems(tx, tenantId, id, items);
         return id;
       }),
@@ -61,7 +85,12 @@ export class SupplyService {
   }
 
   /** Adds items to an OPEN announcement (one not yet grouped into a supply). */
-  async addAnnouncementItems(principal: Principal, announcementId: string, items: ItemInput[], idempotency?: Idempotency): Promise<AnnouncementRecord> {
+  async addAnnouncementItems(
+    principal: Principal,
+    announcementId: string,
+    items: ItemInput[],
+    idempotency?: Idempotency,
+  ): Promise<AnnouncementRecord> {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
     const announcement = await this.announcement(principal, announcementId);
@@ -69,7 +98,11 @@ export class SupplyService {
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         const [current] = await repository.findAnnouncements(tx, tenantId, [announcement.id], { forUpdate: true });
-        if (current!.status !== 'OPEN') throw invalidState(`announcement "${announcement.id}" is already part of supply "${current!.supplyId}"`, 'input.announcement_id');
+        if (current!.status !== 'OPEN')
+          throw invalidState(
+            `announcement "${announcement.id}" is already part of supply "${current!.supplyId}"`,
+            'input.announcement_id',
+          );
         await repository.insertAnnouncementItems(tx, tenantId, announcement.id, resolved);
         return announcement.id;
       }),
@@ -86,17 +119,21 @@ export class SupplyService {
     const { tenantId } = principal;
     const id = checkNewId('input.id', input.id) ?? uuidv7();
     const problems: FieldProblem[] = [];
-    if (input.announcement_ids.length === 0 || input.announcement_ids.length > MAX_ITEMS) problems.push({ field: 'input.announcement_ids', message: `must hold 1 to ${MAX_ITEMS} ids` });
-    if (input.due_at != null && (!Number.isSafeInteger(input.due_at) || input.due_at < 0)) problems.push({ field: 'input.due_at', message: 'must be a time in Unix milliseconds' });
+    if (input.announcement_ids.length === 0 || input.announcement_ids.length > MAX_ITEMS)
+      problems.push({ field: 'input.announcement_ids', message: `must hold 1 to ${MAX_ITEMS} ids` });
+    if (input.due_at != null && (!Number.isSafeInteger(input.due_at) || input.due_at < 0))
+      problems.push({ field: 'input.due_at', message: 'must be a time in Unix milliseconds' });
     const ids = input.announcement_ids.map((a) => a.toLowerCase());
     const found = await repository.findAnnouncements(this.db, tenantId, ids.filter(isUuid));
     ids.forEach((announcementId, index) => {
       const announcement = found.find((a) => a.id === announcementId);
       const field = `input.announcement_ids[${index}]`;
-      if (!announcement) problems.push({ field, message: `"${input.announcement_ids[index]}" is not an announcement of the tenant` });
+      if (!announcement)
+        problems.push({ field, message: `"${input.announcement_ids[index]}" is not an announcement of the tenant` });
       else if (ids.indexOf(announcementId) !== index) problems.push({ field, message: 'appears twice' });
       else if (announcement.items.length === 0) problems.push({ field, message: 'has no items yet' });
-      else if (announcement.warehouseId !== found[0]!.warehouseId) problems.push({ field, message: 'is for another warehouse than the first announcement' });
+      else if (announcement.warehouseId !== found[0]!.warehouseId)
+        problems.push({ field, message: 'is for another warehouse than the first announcement' });
     });
     if (problems.length > 0) throw rejected(problems);
     const warehouseId = found[0]!.warehouseId;
@@ -107,12 +144,33 @@ export class SupplyService {
         if (await repository.isIdUsed(tx, 'supplies', id)) throw clientIdTaken('supply', id);
         const current = await repository.findAnnouncements(tx, tenantId, ids, { forUpdate: true });
         const supplied = current.find((a) => a.status !== 'OPEN');
-        if (supplied) throw invalidState(`is already part of supply "${supplied.supplyId}"`, `input.announcement_ids[${ids.indexOf(supplied.id)}]`);
-        await repository.insertSupply(tx, tenantId, { id, warehouseId, positionId, processing: input.settings.processing, dueAt, announcementIds: ids });
+        if (supplied)
+          throw invalidState(
+            `is already part of supply "${supplied.supplyId}"`,
+            `input.announcement_ids[${ids.indexOf(supplied.id)}]`,
+          );
+        await repository.insertSupply(tx, tenantId, {
+          id,
+          warehouseId,
+          positionId,
+          processing: input.settings.processing,
+          dueAt,
+          announcementIds: ids,
+        });
         const items = ids.flatMap((announcementId) => current.find((a) => a.id === announcementId)!.items);
         const itemIds = items.map(() => uuidv7()).sort();
-        await repository.insertSupplyItems(tx, tenantId, { id, warehouseId, positionId, dueAt },
-          items.map((item, index) => ({ id: itemIds[index]!, productId: item.productId, quantity: item.quantity, isOverage: false, received: false })));
+        await repository.insertSupplyItems(
+          tx,
+          tenantId,
+          { id, warehouseId, positionId, dueAt },
+          items.map((item, index) => ({
+            id: itemIds[index]!,
+            productId: item.productId,
+            quantity: item.quantity,
+            isOverage: false,
+            received: false,
+          })),
+        );
         return id;
       }),
     );
@@ -130,9 +188,14 @@ export class SupplyService {
     const supply = await this.supply(principal, supplyId);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await stock.lockStockLevels(tx, tenantId, supply.items.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })));
+        await stock.lockStockLevels(
+          tx,
+          tenantId,
+          supply.items.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })),
+        );
         const [current] = await repository.findSupplies(tx, tenantId, [supply.id], { forUpdate: true });
-        if (current!.status !== 'EXPECTED') throw invalidState(`supply "${supply.id}" was already received`, 'input.supply_id');
+        if (current!.status !== 'EXPECTED')
+          throw invalidState(`supply "${supply.id}" was already received`, 'input.supply_id');
         const received = await repository.markReceived(tx, supply.id);
         await this.register(tx, principal, current!, received);
         return supply.id;
@@ -145,17 +208,31 @@ export class SupplyService {
    * Books units that arrived beyond the announcements: on an EXPECTED supply they are expected
    * with the rest; on a RECEIVED one they go on hand at once (source REGISTER).
    */
-  async addOverage(principal: Principal, supplyId: string, items: ItemInput[], idempotency?: Idempotency): Promise<SupplyRecord> {
+  async addOverage(
+    principal: Principal,
+    supplyId: string,
+    items: ItemInput[],
+    idempotency?: Idempotency,
+  ): Promise<SupplyRecord> {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
     const supply = await this.supply(principal, supplyId);
     const resolved = await this.resolveItems(tenantId, items, false);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await stock.lockStockLevels(tx, tenantId, resolved.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })));
+        await stock.lockStockLevels(
+          tx,
+          tenantId,
+          resolved.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })),
+        );
         const [current] = await repository.findSupplies(tx, tenantId, [supply.id], { forUpdate: true });
         const received = current!.status === 'RECEIVED';
-        await repository.insertSupplyItems(tx, tenantId, current!, resolved.map((item) => ({ ...item, isOverage: true, received })));
+        await repository.insertSupplyItems(
+          tx,
+          tenantId,
+          current!,
+          resolved.map((item) => ({ ...item, isOverage: true, received })),
+        );
         if (received) await this.register(tx, principal, { ...current!, processing: 'REGISTER' }, resolved);
         return supply.id;
       }),
@@ -164,20 +241,44 @@ export class SupplyService {
   }
 
   /** Puts received units on hand (matching backorders first with MATCH_ORDERS) and writes their REGISTER mutations. */
-  private async register(tx: Tx, principal: Principal, supply: SupplyRecord, received: { productId: string; quantity: number }[]) {
+  private async register(
+    tx: Tx,
+    principal: Principal,
+    supply: SupplyRecord,
+    received: { productId: string; quantity: number }[],
+  ) {
     const { tenantId } = principal;
     const totals = new Map<string, number>();
     for (const item of received) totals.set(item.productId, (totals.get(item.productId) ?? 0) + item.quantity);
     const supplyReference: StockReference = { type: 'Supply', id: supply.id };
     const line = (productId: string, state: 'AVAILABLE' | 'COMMITTED') => ({
-      productId, warehouseId: supply.warehouseId, positionId: supply.positionId, batchNumber: null, serialNumber: null, expiresAt: null, state, reason: 'NONE' as const,
+      productId,
+      warehouseId: supply.warehouseId,
+      positionId: supply.positionId,
+      batchNumber: null,
+      serialNumber: null,
+      expiresAt: null,
+      state,
+      reason: 'NONE' as const,
     });
     const actor = principal.actor;
     // Each placement is recorded right after it is applied: `new_quantity` is read from the table.
-    const place = async (productId: string, state: 'AVAILABLE' | 'COMMITTED', quantity: number, references: StockReference[]) => {
+    const place = async (
+      productId: string,
+      state: 'AVAILABLE' | 'COMMITTED',
+      quantity: number,
+      references: StockReference[],
+    ) => {
       const identity = line(productId, state);
       const [lineId] = await stock.addToLines(tx, tenantId, [{ ...identity, id: uuidv7(), quantity, attributes: {} }]);
-      const change: LineChangeRecord = { id: uuidv7(), lineId: lineId!, productId, warehouseId: supply.warehouseId, positionId: supply.positionId, delta: quantity };
+      const change: LineChangeRecord = {
+        id: uuidv7(),
+        lineId: lineId!,
+        productId,
+        warehouseId: supply.warehouseId,
+        positionId: supply.positionId,
+        delta: quantity,
+      };
       await stock.recordMutations(tx, tenantId, { source: 'REGISTER', actor, references }, [change]);
       return identity;
     };
@@ -187,26 +288,40 @@ export class SupplyService {
         for (const item of await repository.backorderedItems(tx, tenantId, productId, supply.warehouseId)) {
           if (item.quantity > left) continue;
           left -= item.quantity;
-          const identity = await place(productId, 'COMMITTED', item.quantity, [supplyReference, { type: 'Order', id: item.orderId }]);
-          await allocationRepository.insertAllocations(tx, tenantId, [{ ...identity, id: uuidv7(), reservationId: null, orderItemId: item.id, quantity: item.quantity }]);
+          const identity = await place(productId, 'COMMITTED', item.quantity, [
+            supplyReference,
+            { type: 'Order', id: item.orderId },
+          ]);
+          await allocationRepository.insertAllocations(tx, tenantId, [
+            { ...identity, id: uuidv7(), reservationId: null, orderItemId: item.id, quantity: item.quantity },
+          ]);
           await repository.markItemAllocated(tx, item.id);
         }
       }
       if (left > 0) await place(productId, 'AVAILABLE', left, [supplyReference]);
     }
-    await checkSinglePosition(tx, tenantId, [...totals.keys()].map((productId) => ({ productId, warehouseId: supply.warehouseId, field: 'input.supply_id' })));
+    await checkSinglePosition(
+      tx,
+      tenantId,
+      [...totals.keys()].map((productId) => ({ productId, warehouseId: supply.warehouseId, field: 'input.supply_id' })),
+    );
   }
 
   private async resolveItems(tenantId: string, items: ItemInput[], allowEmpty: boolean) {
     const problems: FieldProblem[] = [];
-    if ((!allowEmpty && items.length === 0) || items.length > MAX_ITEMS) problems.push({ field: 'input.items', message: `must hold 1 to ${MAX_ITEMS} items` });
+    if ((!allowEmpty && items.length === 0) || items.length > MAX_ITEMS)
+      problems.push({ field: 'input.items', message: `must hold 1 to ${MAX_ITEMS} items` });
     const products = await catalog.productsBySkus(this.db, tenantId, [...new Set(items.map((i) => i.sku))]);
     const itemIds = items.map(() => uuidv7()).sort();
     const resolved = items.map((item, index) => {
       const product = products.find((p) => p.sku === item.sku);
-      if (!product) problems.push({ field: `input.items[${index}].sku`, message: `"${item.sku}" is not a product of the tenant` });
+      if (!product)
+        problems.push({ field: `input.items[${index}].sku`, message: `"${item.sku}" is not a product of the tenant` });
       if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > MAX_ITEM_QUANTITY) {
-        problems.push({ field: `input.items[${index}].quantity`, message: `must be a whole number from 1 to ${MAX_ITEM_QUANTITY}` });
+        problems.push({
+          field: `input.items[${index}].quantity`,
+          message: `must be a whole number from 1 to ${MAX_ITEM_QUANTITY}`,
+        });
       }
       return { id: itemIds[index]!, productId: product?.id ?? '', quantity: item.quantity };
     });
@@ -217,14 +332,19 @@ export class SupplyService {
   /** `location_id`: the warehouse itself (no position) or a position in it. */
   private async resolveLocation(tenantId: string, warehouseId: string, locationId: string | null | undefined) {
     if (locationId == null || locationId.toLowerCase() === warehouseId) return null;
-    const position = isUuid(locationId) ? await catalog.findPosition(this.db, tenantId, locationId.toLowerCase()) : null;
-    if (!position || position.warehouseId !== warehouseId) throw invalid('input.location_id', `must be warehouse "${warehouseId}" or one of its positions`);
+    const position = isUuid(locationId)
+      ? await catalog.findPosition(this.db, tenantId, locationId.toLowerCase())
+      : null;
+    if (!position || position.warehouseId !== warehouseId)
+      throw invalid('input.location_id', `must be warehouse "${warehouseId}" or one of its positions`);
     return position.id;
   }
 
   async announcement(principal: Principal, id: string) {
     requireScope(principal, 'inventory:read');
-    const [record] = isUuid(id) ? await repository.findAnnouncements(this.db, principal.tenantId, [id.toLowerCase()]) : [];
+    const [record] = isUuid(id)
+      ? await repository.findAnnouncements(this.db, principal.tenantId, [id.toLowerCase()])
+      : [];
     if (!record) throw notFound(`no announcement with id "${id}"`);
     return record;
   }
@@ -245,4 +365,3 @@ export class SupplyService {
     return repository.findAnnouncements(this.db, tenantId, ids);
   }
 }
-

@@ -52,7 +52,14 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
   };
 
   const csrfRefused = (reply: FastifyReply) =>
-    sendPage(reply, 403, errorPage('Cannot continue signing in', 'The form has expired or was not sent from this page. Go back, reload and try again.'));
+    sendPage(
+      reply,
+      403,
+      errorPage(
+        'Cannot continue signing in',
+        'The form has expired or was not sent from this page. Go back, reload and try again.',
+      ),
+    );
 
   const alreadyUsed = (reply: FastifyReply) =>
     sendPage(reply, 400, errorPage('Cannot continue signing in', 'This sign-in request has already been used.'));
@@ -63,9 +70,17 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
     scope.get('/oauth/authorize', async (request, reply) => {
       const query = request.query as Record<string, string | string[]>;
       const repeated = Object.keys(query).find((name) => typeof query[name] !== 'string');
-      if (repeated) return sendPage(reply, 400, errorPage('Invalid sign-in request', `invalid_request: ${repeated} appears more than once`));
+      if (repeated)
+        return sendPage(
+          reply,
+          400,
+          errorPage('Invalid sign-in request', `invalid_request: ${repeated} appears more than once`),
+        );
       try {
-        const outcome = await authorization.authorize(query as Record<string, string>, browser.signedInUser(request.headers.cookie));
+        const outcome = await authorization.authorize(
+          query as Record<string, string>,
+          browser.signedInUser(request.headers.cookie),
+        );
         return reply.redirect(outcome.kind === 'redirect' ? outcome.location : outcome.session.forward_uri, 302);
       } catch (error) {
         if (!(error instanceof AppError) || error.status !== 400) throw error;
@@ -80,7 +95,8 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
       if (browserId.setCookie) reply.header('Set-Cookie', browserId.setCookie);
       const csrf = browser.csrfToken(session.id, browserId.id);
       const user = await authorization.userOf(browser.signedInUser(request.headers.cookie), session.client);
-      if (!user) return sendPage(reply, 200, loginPage({ sessionId: session.id, csrf, clientName: session.client.name }));
+      if (!user)
+        return sendPage(reply, 200, loginPage({ sessionId: session.id, csrf, clientName: session.client.name }));
       if (await authorization.hasConsent(user.id, session.clientId, session.scopes)) {
         const location = await authorization.approve(session, user);
         return location ? reply.redirect(location, 303) : alreadyUsed(reply);
@@ -88,7 +104,13 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
       return sendPage(
         reply,
         200,
-        consentPage({ sessionId: session.id, csrf, clientName: session.client.name, email: user.email, scopes: session.scopes }),
+        consentPage({
+          sessionId: session.id,
+          csrf,
+          clientName: session.client.name,
+          email: user.email,
+          scopes: session.scopes,
+        }),
         session.redirectUri,
       );
     });
@@ -96,12 +118,23 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
     scope.post('/oauth/sessions/:id/login', async (request: SessionRequest, reply) => {
       const session = await openSession(request, reply);
       if (!session) return reply;
-      if (!browser.checkCsrf(session.id, request.headers.cookie, field(request.body, 'csrf_token'))) return csrfRefused(reply);
+      if (!browser.checkCsrf(session.id, request.headers.cookie, field(request.body, 'csrf_token')))
+        return csrfRefused(reply);
       const email = field(request.body, 'email') ?? '';
       const user = await authorization.signIn(session, email, field(request.body, 'password') ?? '');
       if (!user) {
         const csrf = browser.csrfToken(session.id, browser.browserId(request.headers.cookie).id);
-        return sendPage(reply, 401, loginPage({ sessionId: session.id, csrf, clientName: session.client.name, email, error: 'Wrong e-mail address or password.' }));
+        return sendPage(
+          reply,
+          401,
+          loginPage({
+            sessionId: session.id,
+            csrf,
+            clientName: session.client.name,
+            email,
+            error: 'Wrong e-mail address or password.',
+          }),
+        );
       }
       reply.header('Set-Cookie', browser.loginCookie({ userId: user.id, tenantId: user.tenantId }));
       return reply.redirect(`/oauth/sessions/${encodeURIComponent(session.id)}`, 303);
@@ -110,14 +143,16 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
     scope.post('/oauth/sessions/:id/consent', async (request: SessionRequest, reply) => {
       const session = await openSession(request, reply);
       if (!session) return reply;
-      if (!browser.checkCsrf(session.id, request.headers.cookie, field(request.body, 'csrf_token'))) return csrfRefused(reply);
+      if (!browser.checkCsrf(session.id, request.headers.cookie, field(request.body, 'csrf_token')))
+        return csrfRefused(reply);
       const user = await authorization.userOf(browser.signedInUser(request.headers.cookie), session.client);
       if (!user) return reply.redirect(`/oauth/sessions/${encodeURIComponent(session.id)}`, 303);
       const decision = field(request.body, 'decision');
       if (decision !== 'approve' && decision !== 'deny') {
         return sendPage(reply, 400, errorPage('Cannot continue signing in', 'Choose Allow or Deny.'));
       }
-      const location = decision === 'approve' ? await authorization.approve(session, user) : await authorization.deny(session);
+      const location =
+        decision === 'approve' ? await authorization.approve(session, user) : await authorization.deny(session);
       return location ? reply.redirect(location, 303) : alreadyUsed(reply);
     });
   });

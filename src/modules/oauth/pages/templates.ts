@@ -32,7 +32,13 @@ ${body}
 `;
 }
 
-export function loginPage(input: { sessionId: string; csrf: string; clientName: string; email?: string; error?: string }): string {
+export function loginPage(input: {
+  sessionId: string;
+  csrf: string;
+  clientName: string;
+  email?: string;
+  error?: string;
+}): string {
   return page(
     'Sign in',
     `<h1>Sign in to continue to ${escapeHtml(input.clientName)}</h1>
@@ -48,7 +54,13 @@ ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` :
   );
 }
 
-export function consentPage(input: { sessionId: string; csrf: string; clientName: string; email: string; scopes: string[] }): string {
+export function consentPage(input: {
+  sessionId: string;
+  csrf: string;
+  clientName: string;
+  email: string;
+  scopes: string[];
+}): string {
   const items = input.scopes
     .map(describeScope)
     .map((scope) => `<li>${escapeHtml(scope.description)} <code>${escapeHtml(scope.id)}</code></li>`)
@@ -69,5 +81,8 @@ ${items}
 }
 
 export function errorPage(title: string, message: string): string {
-  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p class="error">${escapeHtml(message)}</p>\n<p>Return to the application and start again.</p>`);
+  return page(
+    title,
+    `<h1>${escapeHtml(title)}</h1>\n<p class="error">${escapeHtml(message)}</p>\n<p>Return to the application and start again.</p>`,
+  );
 }

@@ -79,8 +79,15 @@ export class EmbeddedEngine implements SearchEngine {
       this.catchingUp.set(definition.id, catchUp);
       await catchUp;
       const after = this.copies.get(definition.id);
-      // The index was deleted meanwhile, or its stored version is behind the caller's (cannot happen): search what there is.
-      if (!after) return { version: definition.version, rebuildVersion: definition.rebuildVersion, shape: '', index: new MemoryIndex(definition) };
+      // The index was deleted meanwhile, or its stored version is behind the caller's (cannot happen): search what
+      // there is.
+      if (!after)
+        return {
+          version: definition.version,
+          rebuildVersion: definition.rebuildVersion,
+          shape: '',
+          index: new MemoryIndex(definition),
+        };
       if (after.version < definition.version) return after;
     }
   }
@@ -91,10 +98,15 @@ export class EmbeddedEngine implements SearchEngine {
       async (tx) => {
         const row = await repository.findIndexById(tx, indexId);
         if (!row) return null;
-        const whole = !copy || copy.rebuildVersion !== row.rebuildVersion || copy.shape !== shapeOf(resolveDefinition(row));
+        const whole =
+          !copy || copy.rebuildVersion !== row.rebuildVersion || copy.shape !== shapeOf(resolveDefinition(row));
         const documents: repository.StoredDocument[] = [];
-        for (let afterId: string | undefined; ; ) {
-          const chunk = await repository.readDocuments(tx, indexId, { afterId, sinceVersion: whole ? undefined : copy.version, limit: READ_CHUNK });
+        for (let afterId: string | undefined; ;) {
+          const chunk = await repository.readDocuments(tx, indexId, {
+            afterId,
+            sinceVersion: whole ? undefined : copy.version,
+            limit: READ_CHUNK,
+          });
           documents.push(...chunk);
           if (chunk.length < READ_CHUNK) break;
           afterId = chunk.at(-1)!.id;
@@ -116,7 +128,12 @@ export class EmbeddedEngine implements SearchEngine {
       const definition = resolveDefinition(row);
       const index = new MemoryIndex(definition);
       index.upsert(mapped);
-      this.copies.set(indexId, { version: row.version, rebuildVersion: row.rebuildVersion, shape: shapeOf(definition), index });
+      this.copies.set(indexId, {
+        version: row.version,
+        rebuildVersion: row.rebuildVersion,
+        shape: shapeOf(definition),
+        index,
+      });
     } else {
       copy!.index.upsert(mapped);
       copy!.version = row.version;

@@ -89,8 +89,10 @@ class PositionalScorer {
           if (field < bestField[i]!) bestField[i] = field;
           if (match.exact) exact[i] = 1;
           // In order the distance counts as is, reversed one more.
-          if (i > 0 && last[i - 1]! >= 0 && last[i - 1] !== position) closest[i - 1] = Math.min(closest[i - 1]!, position - last[i - 1]!);
-          if (i + 1 < n && last[i + 1]! >= 0 && last[i + 1] !== position) closest[i] = Math.min(closest[i]!, position - last[i + 1]! + 1);
+          if (i > 0 && last[i - 1]! >= 0 && last[i - 1] !== position)
+            closest[i - 1] = Math.min(closest[i - 1]!, position - last[i - 1]!);
+          if (i + 1 < n && last[i + 1]! >= 0 && last[i + 1] !== position)
+            closest[i] = Math.min(closest[i]!, position - last[i + 1]! + 1);
           last[i] = position;
         }
       }
@@ -120,7 +122,8 @@ interface WordMatch {
   exact: boolean;
 }
 
-const valuesOf = (value: FieldValue | undefined): Scalar[] => (value === null || value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const valuesOf = (value: FieldValue | undefined): Scalar[] =>
+  value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
 
 export class MemoryIndex {
   private entries: (Entry | undefined)[] = [];
@@ -204,11 +207,13 @@ export class MemoryIndex {
     const budget = typoBudget(word);
     const terms = (this.sortedTerms ??= [...this.postings.keys()].sort());
     if (budget > 0) {
-      for (const [term, typos] of termsWithin(terms, word, budget)) if (!matches.has(term)) matches.set(term, { typos, exact: false });
+      for (const [term, typos] of termsWithin(terms, word, budget))
+        if (!matches.has(term)) matches.set(term, { typos, exact: false });
     }
     if (prefix) {
       const completions: string[] = [];
-      for (let i = lowerBound(terms, word); i < terms.length && terms[i]!.startsWith(word); i++) if (terms[i] !== word) completions.push(terms[i]!);
+      for (let i = lowerBound(terms, word); i < terms.length && terms[i]!.startsWith(word); i++)
+        if (terms[i] !== word) completions.push(terms[i]!);
       if (completions.length > MAX_PREFIX_EXPANSIONS) {
         completions.sort((a, b) => this.postings.get(b)!.length - this.postings.get(a)!.length);
         completions.length = MAX_PREFIX_EXPANSIONS;
@@ -253,12 +258,16 @@ export class MemoryIndex {
       for (let slot = 0; slot < this.entries.length; slot++) if (this.entries[slot]) candidates.push(slot);
     } else {
       const levels: number[][] = [documents[0]!.slots];
-      for (let i = 1; i < words.length; i++) levels.push(levels[i - 1]!.filter((slot) => documents[i]!.typos[slot]! >= 0));
+      for (let i = 1; i < words.length; i++)
+        levels.push(levels[i - 1]!.filter((slot) => documents[i]!.typos[slot]! >= 0));
       let k = words.length;
       while (k > 1 && levels[k - 1]!.length < query.threshold) k -= 1;
       candidates = levels[k - 1]!;
     }
-    const filtered = query.filters.length === 0 ? candidates : candidates.filter((slot) => this.passes(this.entries[slot]!, query.filters));
+    const filtered =
+      query.filters.length === 0
+        ? candidates
+        : candidates.filter((slot) => this.passes(this.entries[slot]!, query.filters));
 
     const { facets, facetsStats } = this.facetsOf(filtered, query.facets);
     const ranked = this.rank(filtered, words, matches, documents, query.offset + query.limit);
@@ -275,7 +284,8 @@ export class MemoryIndex {
     for (const filter of filters) {
       const value = entry.document.values[filter.field];
       if (value === null || value === undefined) return false;
-      if (Array.isArray(value) ? !value.some((item) => matchesFilter(item, filter)) : !matchesFilter(value, filter)) return false;
+      if (Array.isArray(value) ? !value.some((item) => matchesFilter(item, filter)) : !matchesFilter(value, filter))
+        return false;
     }
     return true;
   }
@@ -318,11 +328,18 @@ export class MemoryIndex {
    * Orders documents by the ranking rules, each rule deciding only among documents the previous
    * rules left tied, then by id. Returns the first `needed` (after de-duplication) and the count.
    */
-  private rank(slots: number[], words: string[], matches: Map<string, WordMatch>[], documents: WordDocuments[], needed: number) {
+  private rank(
+    slots: number[],
+    words: string[],
+    matches: Map<string, WordMatch>[],
+    documents: WordDocuments[],
+    needed: number,
+  ) {
     const rules = this.definition.rankingRules;
     const keys: ((slot: number) => number | Scalar | undefined)[] = [];
     const directions: number[] = [];
-    const positional = words.length > 0 && rules.some((rule) => rule === 'proximity' || rule === 'attribute' || rule === 'exactness');
+    const positional =
+      words.length > 0 && rules.some((rule) => rule === 'proximity' || rule === 'attribute' || rule === 'exactness');
     const scorer = positional ? new PositionalScorer(matches, this.definition.searchFields.length) : undefined;
     const details = new Map<number, PositionalScores>();
     const detail = (slot: number) => {
@@ -335,8 +352,10 @@ export class MemoryIndex {
         keys.push((slot) => valuesOf(this.entries[slot]!.document.values[rule.field])[0]);
         directions.push(rule.direction === 'asc' ? 1 : -1);
       } else if (words.length > 0) {
-        if (rule === 'words') keys.push((slot) => -documents.reduce((sum, d) => sum + (d.typos[slot]! >= 0 ? 1 : 0), 0));
-        else if (rule === 'typo') keys.push((slot) => documents.reduce((sum, d) => sum + Math.max(0, d.typos[slot]!), 0));
+        if (rule === 'words')
+          keys.push((slot) => -documents.reduce((sum, d) => sum + (d.typos[slot]! >= 0 ? 1 : 0), 0));
+        else if (rule === 'typo')
+          keys.push((slot) => documents.reduce((sum, d) => sum + Math.max(0, d.typos[slot]!), 0));
         else if (positional && rule === 'proximity') keys.push((slot) => detail(slot).proximity);
         else if (positional && rule === 'attribute') keys.push((slot) => detail(slot).attribute);
         else if (positional && rule === 'exactness') keys.push((slot) => -detail(slot).exactness);
@@ -398,7 +417,11 @@ export class MemoryIndex {
           const which = matches.findIndex((wordMatches) => wordMatches.has(token.word));
           if (which === -1) continue;
           matched.add(which);
-          out += escapeHtml(text.slice(at, token.start)) + HIGHLIGHT_PRE + escapeHtml(text.slice(token.start, token.end)) + HIGHLIGHT_POST;
+          out +=
+            escapeHtml(text.slice(at, token.start)) +
+            HIGHLIGHT_PRE +
+            escapeHtml(text.slice(token.start, token.end)) +
+            HIGHLIGHT_POST;
           at = token.end;
         }
         out += escapeHtml(text.slice(at));
@@ -506,7 +529,12 @@ export function termsWithin(terms: string[], word: string, max: number): [string
       let rowMin = depth;
       for (let j = 1; j <= n; j++) {
         let value = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + (c === word.charCodeAt(j - 1) ? 0 : 1));
-        if (depth > 1 && j > 1 && c === word.charCodeAt(j - 2) && term.charCodeAt(depth - 2) === word.charCodeAt(j - 1)) {
+        if (
+          depth > 1 &&
+          j > 1 &&
+          c === word.charCodeAt(j - 2) &&
+          term.charCodeAt(depth - 2) === word.charCodeAt(j - 1)
+        ) {
           value = Math.min(value, rows[depth - 2]![j - 2]! + 1);
         }
         row[j] = value;

@@ -40,7 +40,14 @@ export class TypesenseEngine implements SearchEngine {
   ) {
     const url = new URL(options.url);
     this.client = new Client({
-      nodes: [{ host: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)), protocol: url.protocol.replace(':', ''), path: url.pathname.replace(/\/$/, '') }],
+      nodes: [
+        {
+          host: url.hostname,
+          port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+          protocol: url.protocol.replace(':', ''),
+          path: url.pathname.replace(/\/$/, ''),
+        },
+      ],
       apiKey: options.apiKey,
       connectionTimeoutSeconds: 10,
       numRetries: 2,
@@ -103,9 +110,11 @@ export class TypesenseEngine implements SearchEngine {
     }
     const row = await repository.findIndexById(this.db, definition.id);
     if (row) {
-      for (let afterId: string | undefined; ; ) {
+      for (let afterId: string | undefined; ;) {
         const chunk = await repository.readDocuments(this.db, definition.id, { afterId, limit: IMPORT_CHUNK });
-        const documents = chunk.map((stored) => mapStoredDocument(stored.data, row, row.seenFieldTypes)).filter((d): d is IndexedDocument => d !== null);
+        const documents = chunk
+          .map((stored) => mapStoredDocument(stored.data, row, row.seenFieldTypes))
+          .filter((d): d is IndexedDocument => d !== null);
         await this.importDocuments(name, documents);
         if (chunk.length < IMPORT_CHUNK) break;
         afterId = chunk.at(-1)!.id;

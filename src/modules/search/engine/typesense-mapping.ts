@@ -29,10 +29,15 @@ export const MAX_TYPESENSE_SORT_FIELDS = 3;
 /** The alias that always points at the current collection of an index. */
 export const aliasName = (definition: Pick<IndexDefinition, 'id'>) => `idx_${definition.id.replaceAll('-', '')}`;
 /** A collection per rebuild, so a rebuild fills a new collection while searches use the old one. */
-export const collectionName = (definition: Pick<IndexDefinition, 'id' | 'version'>) => `${aliasName(definition)}_v${definition.version}`;
+export const collectionName = (definition: Pick<IndexDefinition, 'id' | 'version'>) =>
+  `${aliasName(definition)}_v${definition.version}`;
 export const stopwordSetName = (definition: Pick<IndexDefinition, 'id'>) => `${aliasName(definition)}_stopwords`;
 
-const TYPESENSE_TYPES: Record<FieldType, CollectionFieldSchema['type']> = { STRING: 'string*', NUMBER: 'float', BOOLEAN: 'bool' };
+const TYPESENSE_TYPES: Record<FieldType, CollectionFieldSchema['type']> = {
+  STRING: 'string*',
+  NUMBER: 'float',
+  BOOLEAN: 'bool',
+};
 
 export function collectionSchema(definition: IndexDefinition): CollectionCreateSchema {
   const sortFields = new Set(definition.rankingRules.flatMap((rule) => (typeof rule === 'object' ? [rule.field] : [])));
@@ -43,7 +48,10 @@ export function collectionSchema(definition: IndexDefinition): CollectionCreateS
       type: TYPESENSE_TYPES[field.type!],
       optional: true,
       // Typesense filters and groups (distinct) on facet fields only.
-      facet: definition.facetFields.includes(field.name) || definition.filterFields.includes(field.name) || field.name === definition.distinctField,
+      facet:
+        definition.facetFields.includes(field.name) ||
+        definition.filterFields.includes(field.name) ||
+        field.name === definition.distinctField,
       ...(sortFields.has(field.name) ? { sort: true } : {}),
     }));
   return {
@@ -59,12 +67,22 @@ export function collectionSchema(definition: IndexDefinition): CollectionCreateS
 
 export function toTypesenseDocument(document: IndexedDocument): Record<string, unknown> {
   const values = Object.fromEntries(Object.entries(document.values).filter(([, value]) => value !== null));
-  return { ...values, id: document.id, ...(document.metadata !== null && document.metadata !== undefined ? { [METADATA_FIELD]: JSON.stringify(document.metadata) } : {}) };
+  return {
+    ...values,
+    id: document.id,
+    ...(document.metadata !== null && document.metadata !== undefined
+      ? { [METADATA_FIELD]: JSON.stringify(document.metadata) }
+      : {}),
+  };
 }
 
 /** Synonyms as Typesense synonym objects (one-way when `root` is set). */
 export const toTypesenseSynonyms = (definition: IndexDefinition) =>
-  definition.synonyms.map((synonym, i) => ({ id: `synonym-${i}`, synonyms: synonym.synonyms, ...(synonym.root !== undefined ? { root: synonym.root } : {}) }));
+  definition.synonyms.map((synonym, i) => ({
+    id: `synonym-${i}`,
+    synonyms: synonym.synonyms,
+    ...(synonym.root !== undefined ? { root: synonym.root } : {}),
+  }));
 
 const quote = (value: Scalar) => (typeof value === 'string' ? `\`${value.replaceAll('`', '')}\`` : String(value));
 
@@ -72,7 +90,11 @@ export function toFilterBy(filters: EngineFilter[]): string | undefined {
   if (filters.length === 0) return undefined;
   const operators = { gte: '>=', gt: '>', lt: '<', lte: '<=' } as const;
   return filters
-    .map((filter) => (filter.operator === 'in' ? `${filter.field}:=[${filter.values.map(quote).join(',')}]` : `${filter.field}:${operators[filter.operator]}${filter.values[0]}`))
+    .map((filter) =>
+      filter.operator === 'in'
+        ? `${filter.field}:=[${filter.values.map(quote).join(',')}]`
+        : `${filter.field}:${operators[filter.operator]}${filter.values[0]}`,
+    )
     .join(' && ');
 }
 
@@ -96,12 +118,16 @@ export function toSortBy(definition: IndexDefinition): string | undefined {
 
 export function toSearchParams(definition: IndexDefinition, query: EngineQuery): Record<string, unknown> {
   const searchable = definition.searchFields.length > 0;
-  const rules = new Set(definition.rankingRules.filter((rule): rule is Exclude<typeof rule, object> => typeof rule === 'string'));
+  const rules = new Set(
+    definition.rankingRules.filter((rule): rule is Exclude<typeof rule, object> => typeof rule === 'string'),
+  );
   const params: Record<string, unknown> = {
     q: searchable && query.q.trim() !== '' ? query.q : '*',
     ...(searchable ? { query_by: definition.searchFields.join(',') } : {}),
     // The `attribute` rule: earlier search fields weigh more.
-    ...(searchable && rules.has('attribute') ? { query_by_weights: definition.searchFields.map((_, i) => Math.max(1, 15 - i)).join(',') } : {}),
+    ...(searchable && rules.has('attribute')
+      ? { query_by_weights: definition.searchFields.map((_, i) => Math.max(1, 15 - i)).join(',') }
+      : {}),
     prefix: true,
     max_candidates: MAX_PREFIX_EXPANSIONS,
     num_typos: 2,
@@ -152,16 +178,32 @@ export interface TypesenseSearchResponse {
   found: number;
   hits?: TypesenseHit[];
   grouped_hits?: { group_key: unknown[]; hits: TypesenseHit[]; found?: number }[];
-  facet_counts?: { field_name: string; counts: { value: string; count: number }[]; stats?: Partial<FacetStats> & { total_values?: number } }[];
+  facet_counts?: {
+    field_name: string;
+    counts: { value: string; count: number }[];
+    stats?: Partial<FacetStats> & { total_values?: number };
+  }[];
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** Typesense marks matches in the raw text; escape around the marks so the result matches the embedded engine's. */
-const escapeMarked = (marked: string) => marked.split(/(<mark>|<\/mark>)/).map((part) => (part === '<mark>' || part === '</mark>' ? part : escapeHtml(part))).join('');
+const escapeMarked = (marked: string) =>
+  marked
+    .split(/(<mark>|<\/mark>)/)
+    .map((part) => (part === '<mark>' || part === '</mark>' ? part : escapeHtml(part)))
+    .join('');
 
-function toHighlight(text: string, highlight: TypesenseHighlight | undefined, words: number, marked?: string): HighlightResult {
-  const matched = [...new Set(((highlight?.matched_tokens ?? []) as (string | string[])[]).flat().map((token) => token.toLowerCase()))];
+function toHighlight(
+  text: string,
+  highlight: TypesenseHighlight | undefined,
+  words: number,
+  marked?: string,
+): HighlightResult {
+  const matched = [
+    ...new Set(((highlight?.matched_tokens ?? []) as (string | string[])[]).flat().map((token) => token.toLowerCase())),
+  ];
   const value = marked ?? highlight?.value ?? highlight?.snippet;
   return {
     value: value !== undefined ? escapeMarked(value) : escapeHtml(text),
@@ -170,16 +212,29 @@ function toHighlight(text: string, highlight: TypesenseHighlight | undefined, wo
   };
 }
 
-export function fromSearchResponse(definition: IndexDefinition, query: EngineQuery, response: TypesenseSearchResponse): EngineResult {
+export function fromSearchResponse(
+  definition: IndexDefinition,
+  query: EngineQuery,
+  response: TypesenseSearchResponse,
+): EngineResult {
   const words = query.q.trim() === '' ? 0 : query.q.trim().split(/\s+/).length;
-  const hits = response.grouped_hits ? response.grouped_hits.map((group) => group.hits[0]!).filter(Boolean) : (response.hits ?? []);
+  const hits = response.grouped_hits
+    ? response.grouped_hits.map((group) => group.hits[0]!).filter(Boolean)
+    : (response.hits ?? []);
   const facets: EngineResult['facets'] = {};
   const facetsStats: EngineResult['facetsStats'] = {};
   for (const facet of response.facet_counts ?? []) {
     facets[facet.field_name] = Object.fromEntries(facet.counts.map((count) => [count.value, count.count]));
     const stats = facet.stats;
     const type = definition.fields.find((field) => field.name === facet.field_name)?.type;
-    if (type === 'NUMBER' && stats && stats.min !== undefined && stats.max !== undefined && stats.sum !== undefined && stats.avg !== undefined) {
+    if (
+      type === 'NUMBER' &&
+      stats &&
+      stats.min !== undefined &&
+      stats.max !== undefined &&
+      stats.sum !== undefined &&
+      stats.avg !== undefined
+    ) {
       facetsStats[facet.field_name] = { min: stats.min, max: stats.max, avg: stats.avg, sum: stats.sum };
     }
   }
@@ -189,7 +244,8 @@ export function fromSearchResponse(definition: IndexDefinition, query: EngineQue
     facetsStats,
     hits: hits.map((hit) => {
       const values: Record<string, FieldValue> = {};
-      for (const field of definition.fields) values[field.name] = (hit.document[field.name] as FieldValue | undefined) ?? null;
+      for (const field of definition.fields)
+        values[field.name] = (hit.document[field.name] as FieldValue | undefined) ?? null;
       const rawMetadata = hit.document[METADATA_FIELD];
       const document: IndexedDocument = {
         id: String(hit.document.id),
