@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { DbOrTx, Tx } from '../../kernel/db';
+import { int8, int8OrNull, parseRows, timestamp, uuid } from '../../kernel/rows';
 import * as stock from '../stock/stock.repository';
 import type { LineIdentity } from '../stock/stock.repository';
 import type { InventoryItemState } from '../stock/stock.types';
@@ -33,8 +35,8 @@ type RawAllocation = Omit<Allocation, 'quantity'> & { quantity: bigint };
 const toAllocation = (row: RawAllocation): Allocation => ({ ...row, quantity: Number(row.quantity) });
 
 /**
- * The AVAILABLE lines of a product at a warehouse, locked, in the order they are allocated from:
- * the earliest expiry first (first expired, first out), then lines without a position last.
+ * The AVAILABLE lines of a product at a warehouse, locked, in the order units are allocated from:
+ * the database's `stock_available_lines` (sql/2-lines.sql), which the batched reservations use too.
  */
 export async function lockAvailableLines(
   tx: Tx,
@@ -42,39 +44,49 @@ export async function lockAvailableLines(
   productId: string,
   warehouseId: string,
 ): Promise<AvailableLine[]> {
-  const rows = await tx.$queryRaw<
-    (LineIdentity & {
-      id: string;
-      quantity: bigint;
-      costAmount: bigint | null;
-      costCurrency: string | null;
-      gtin: string[] | null;
-      rfid: string | null;
-      weightAmount: number | null;
-      weightUnit: string | null;
-    })[]
-  >`
-    SELECT id, product_id AS "productId", warehouse_id AS "warehouseId", position_id AS "positionId", batch_number AS "batchNumber",
-           serial_number AS "serialNumber", expires_at AS "expiresAt", state::text AS state, reason::text AS reason, quantity,
-           cost_amount AS "costAmount", cost_currency AS "costCurrency", gtin, rfid, weight_amount AS "weightAmount", weight_unit AS "weightUnit"
-      FROM inventory_items
-     WHERE tenant_id = ${tenantId}::uuid AND product_id = ${productId}::uuid AND warehouse_id = ${warehouseId}::uuid
-       AND state = 'AVAILABLE' AND quantity > 0
-     ORDER BY expires_at ASC NULLS LAST, position_id ASC NULLS LAST, id
-       FOR UPDATE`;
-  return rows.map(({ costAmount, costCurrency, gtin, rfid, weightAmount, weightUnit, quantity, ...identity }) => ({
-    ...identity,
-    quantity: Number(quantity),
+  const rows = await tx.$queryRaw<unknown[]>`
+    SELECT id, product_id AS "productId", position_id AS "positionId", batch_number AS "batchNumber",
+           serial_number AS "serialNumber", expires_at AS "expiresAt", quantity, cost_amount AS "costAmount",
+           cost_currency AS "costCurrency", gtin, rfid, weight_amount AS "weightAmount", weight_unit AS "weightUnit"
+      FROM stock_available_lines(${tenantId}::uuid, ARRAY[${productId}::uuid], ${warehouseId}::uuid)
+     ORDER BY allocation_order`;
+  return parseRows(AvailableLineRow, rows).map(({ quantity, ...line }) => ({
+    id: line.id,
+    productId: line.productId,
+    warehouseId,
+    positionId: line.positionId,
+    batchNumber: line.batchNumber,
+    serialNumber: line.serialNumber,
+    expiresAt: line.expiresAt,
+    state: 'AVAILABLE',
+    reason: 'NONE',
+    quantity,
     attributes: {
-      costAmount: costAmount === null ? null : Number(costAmount),
-      costCurrency,
-      gtin,
-      rfid,
-      weightAmount,
-      weightUnit,
+      costAmount: line.costAmount,
+      costCurrency: line.costCurrency,
+      gtin: line.gtin,
+      rfid: line.rfid,
+      weightAmount: line.weightAmount,
+      weightUnit: line.weightUnit,
     },
   }));
 }
+
+const AvailableLineRow = z.object({
+  id: uuid,
+  productId: uuid,
+  positionId: uuid.nullable(),
+  batchNumber: z.string().nullable(),
+  serialNumber: z.string().nullable(),
+  expiresAt: timestamp.nullable(),
+  quantity: int8,
+  costAmount: int8OrNull,
+  costCurrency: z.string().nullable(),
+  gtin: z.array(z.string()).nullable(),
+  rfid: z.string().nullable(),
+  weightAmount: z.number().nullable(),
+  weightUnit: z.string().nullable(),
+});
 
 /**
  * Takes `quantity` units off the line with this identity: a conditional update, so a line that

@@ -1,22 +1,5 @@
 import type { Db, DbOrTx, Tx } from '../../kernel/db';
 
-/**
- * Queues one delivery per new stock mutation and channel with a webhook, in the transaction that
- * wrote the mutations, and marks those mutations PENDING until every channel accepted.
- */
-export async function enqueueBroadcasts(tx: Tx, tenantId: string, mutationIds: string[]) {
-  if (mutationIds.length === 0) return;
-  await tx.$executeRaw`
-    WITH queued AS (
-      INSERT INTO stock_broadcasts (id, tenant_id, mutation_id, channel_id)
-      SELECT gen_random_uuid(), ${tenantId}::uuid, m.id, w.channel_id
-        FROM unnest(${mutationIds}::uuid[]) AS m(id)
-        CROSS JOIN channel_webhooks w JOIN sales_channels c ON c.id = w.channel_id
-       WHERE w.tenant_id = ${tenantId}::uuid
-      RETURNING mutation_id)
-    UPDATE stock_mutations SET status = 'PENDING' WHERE id IN (SELECT mutation_id FROM queued)`;
-}
-
 export interface ClaimedDelivery {
   id: string;
   tenantId: string;

@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { DbOrTx, Tx } from '../../kernel/db';
 import type { KeysetQuery } from '../../kernel/pagination';
 import { Prisma } from '../../__generated__/prisma/client';
-import { enqueueBroadcasts } from '../broadcasts/broadcasts.repository';
 import type {
   InventoryGroup,
   InventoryItemReason,
@@ -22,35 +20,17 @@ const num = (value: bigint | number | null): number | null => (value === null ? 
 // ---------------------------------------------------------------------------------------------
 // Locks
 
-/** The advisory lock keys of `lockStockLevels`, distinct and in ascending order (the order they are taken in). */
-export function stockLockKeys(tenantId: string, pairs: { productId: string; warehouseId: string }[]): bigint[] {
-  return [
-    ...new Set(
-      pairs.map((pair) =>
-        createHash('sha256')
-          .update(`stock:${tenantId}:${pair.productId}:${pair.warehouseId}`)
-          .digest()
-          .readBigInt64BE(0),
-      ),
-    ),
-  ].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
 /**
  * Serialises writers of the same products at the same warehouses: one transaction-scoped advisory
- * lock per (tenant, product, warehouse), always taken in ascending key order so two writers of
- * overlapping sets cannot deadlock. Every write of any quantity takes these locks first; holding
- * them, the sum of a product's lines at a warehouse is stable, so `new_quantity` is exact.
+ * lock per (tenant, product, warehouse), taken by the database's `stock_lock` (sql/1-locks.sql), the
+ * same function the batched reservations take them with. Every write of any quantity takes these
+ * locks first; holding them, the sum of a product's lines at a warehouse is stable, so
+ * `new_quantity` is exact.
  */
 export async function lockStockLevels(tx: Tx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
-  const keys = stockLockKeys(tenantId, pairs);
-  if (keys.length === 0) return;
-  // A volatile function in the target list runs after ORDER BY: the locks are taken in key order.
-  await tx.$queryRaw`
-    SELECT count(*)::int AS locked FROM (
-      SELECT pg_advisory_xact_lock(k) FROM unnest(${keys.map(String)}::text[]::bigint[]) WITH ORDINALITY AS t(k, n)
-        ORDER BY n
-    ) AS locks`;
+  if (pairs.length === 0) return;
+  await tx.$executeRaw`
+    SELECT stock_lock(${tenantId}::uuid, ${pairs.map((p) => p.productId)}::uuid[], ${pairs.map((p) => p.warehouseId)}::uuid[])`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -131,46 +111,35 @@ export interface LineAddition extends LineIdentity {
 }
 
 /**
- * Adds quantities to lines in one statement: a line with the same identity gets the quantity added
- * (in SQL, so concurrent writers never lose a unit) and the given attributes; otherwise the line is
- * created. `additions` must have distinct identities. Returns the id of each addition's line.
+ * Adds quantities to lines, in order, each through the database's `stock_add_to_line`
+ * (sql/2-lines.sql): a line with the same identity gets the quantity added and the given
+ * attributes; otherwise the line is created. Returns the id of each addition's line.
  */
 export async function addToLines(tx: Tx, tenantId: string, additions: LineAddition[]): Promise<string[]> {
   if (additions.length === 0) return [];
   const column = <T>(pick: (addition: LineAddition) => T) => additions.map(pick);
-  const rows = await tx.$queryRaw<(LineIdentity & { id: string; state: InventoryItemState })[]>`
-    INSERT INTO inventory_items AS i (id, tenant_id, product_id, warehouse_id, position_id, batch_number, serial_number,
-                                      expires_at, state, reason, quantity, cost_amount, cost_currency, gtin, rfid,
-                                      weight_amount, weight_unit)
-    SELECT v.id, ${tenantId}::uuid, v.product_id, v.warehouse_id, v.position_id, v.batch_number, v.serial_number,
-           v.expires_at, v.state::inventory_item_state, v.reason::inventory_item_reason, v.quantity, v.cost_amount,
-           v.cost_currency, CASE WHEN v.gtin IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(v.gtin::jsonb)) END,
-           v.rfid, v.weight_amount, v.weight_unit
-      FROM unnest(${column((a) => a.id)}::uuid[], ${column((a) => a.productId)}::uuid[], ${column((a) => a.warehouseId)}::uuid[],
-                  ${column((a) => a.positionId)}::uuid[], ${column((a) => a.batchNumber)}::text[],
-                  ${column((a) => a.serialNumber)}::text[], ${column((a) => a.expiresAt?.toISOString() ?? null)}::timestamptz[],
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT stock_add_to_line(${tenantId}::uuid, v.id, v.product_id, v.warehouse_id, v.position_id, v.batch_number,
+             v.serial_number, v.expires_at, v.state::inventory_item_state, v.reason::inventory_item_reason, v.quantity,
+             v.cost_amount, v.cost_currency,
+             CASE WHEN v.gtin IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(v.gtin::jsonb)) END,
+             v.rfid, v.weight_amount, v.weight_unit)::text AS id
+      FROM unnest(${column((a) => a.id)}::uuid[], ${column((a) => a.productId)}::uuid[],
+                  ${column((a) => a.warehouseId)}::uuid[], ${column((a) => a.positionId)}::uuid[],
+                  ${column((a) => a.batchNumber)}::text[], ${column((a) => a.serialNumber)}::text[],
+                  ${column((a) => a.expiresAt?.toISOString() ?? null)}::timestamptz[],
                   ${column((a) => a.state)}::text[], ${column((a) => a.reason)}::text[],
-                  ${column((a) => String(a.quantity))}::bigint[], ${column((a) => (a.attributes.costAmount == null ? null : String(a.attributes.costAmount)))}::bigint[],
+                  ${column((a) => String(a.quantity))}::bigint[],
+                  ${column((a) => (a.attributes.costAmount == null ? null : String(a.attributes.costAmount)))}::bigint[],
                   ${column((a) => a.attributes.costCurrency ?? null)}::text[],
                   ${column((a) => (a.attributes.gtin == null ? null : JSON.stringify(a.attributes.gtin)))}::text[],
-                  ${column((a) => a.attributes.rfid ?? null)}::text[], ${column((a) => a.attributes.weightAmount ?? null)}::float8[],
-                  ${column((a) => a.attributes.weightUnit ?? null)}::text[])
+                  ${column((a) => a.attributes.rfid ?? null)}::text[],
+                  ${column((a) => a.attributes.weightAmount ?? null)}::float8[],
+                  ${column((a) => a.attributes.weightUnit ?? null)}::text[]) WITH ORDINALITY
            AS v(id, product_id, warehouse_id, position_id, batch_number, serial_number, expires_at, state, reason, quantity,
-                cost_amount, cost_currency, gtin, rfid, weight_amount, weight_unit)
-    ON CONFLICT (tenant_id, product_id, warehouse_id, position_id, batch_number, serial_number, expires_at, state, reason)
-    DO UPDATE SET quantity = i.quantity + EXCLUDED.quantity,
-                  cost_amount = coalesce(EXCLUDED.cost_amount, i.cost_amount),
-                  cost_currency = CASE WHEN EXCLUDED.cost_amount IS NULL THEN i.cost_currency ELSE EXCLUDED.cost_currency END,
-                  gtin = coalesce(EXCLUDED.gtin, i.gtin),
-                  rfid = coalesce(EXCLUDED.rfid, i.rfid),
-                  weight_amount = coalesce(EXCLUDED.weight_amount, i.weight_amount),
-                  weight_unit = CASE WHEN EXCLUDED.weight_amount IS NULL THEN i.weight_unit ELSE EXCLUDED.weight_unit END,
-                  updated_at = now()
-    RETURNING i.id, i.product_id AS "productId", i.warehouse_id AS "warehouseId", i.position_id AS "positionId",
-              i.batch_number AS "batchNumber", i.serial_number AS "serialNumber", i.expires_at AS "expiresAt",
-              i.state::text AS state, i.reason::text AS reason`;
-  const idByIdentity = new Map(rows.map((row) => [identityKey(row), row.id]));
-  return additions.map((addition) => idByIdentity.get(identityKey(addition))!);
+                cost_amount, cost_currency, gtin, rfid, weight_amount, weight_unit, n)
+     ORDER BY v.n`;
+  return rows.map((row) => row.id);
 }
 
 /** Another line of the tenant with the given identity, locked; null when there is none. */
@@ -287,11 +256,6 @@ export async function recordMutations(tx: Tx, tenantId: string, context: Mutatio
                   ${changes.map((c) => c.lineId)}::uuid[]) WITH ORDINALITY
            AS v(id, delta, new_quantity, product_id, warehouse_id, position_id, item_id, n)
      ORDER BY v.n`;
-  await enqueueBroadcasts(
-    tx,
-    tenantId,
-    changes.map((c) => c.id),
-  );
 }
 
 export interface LineChangeRecord {

@@ -1,0 +1,21 @@
+-- Every ledger row written is announced to each sales channel of its tenant with a webhook: one
+-- delivery per row and channel, queued in the transaction that wrote the rows, whichever code
+-- wrote them. A row with deliveries is PENDING until every channel accepted.
+CREATE OR REPLACE FUNCTION "queue_stock_broadcasts"() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    WITH queued AS (
+        INSERT INTO stock_broadcasts (id, tenant_id, mutation_id, channel_id)
+        SELECT gen_random_uuid(), m.tenant_id, m.id, w.channel_id
+          FROM written m
+          JOIN channel_webhooks w ON w.tenant_id = m.tenant_id
+          JOIN sales_channels c ON c.id = w.channel_id
+        RETURNING mutation_id)
+    UPDATE stock_mutations SET status = 'PENDING' WHERE id IN (SELECT mutation_id FROM queued);
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER "stock_mutations_queue_broadcasts"
+    AFTER INSERT ON stock_mutations REFERENCING NEW TABLE AS written
+    FOR EACH STATEMENT EXECUTE FUNCTION queue_stock_broadcasts();

@@ -1,0 +1,220 @@
+-- Creates the reservations of `p_requests`, all at one warehouse, in array order, each all or none.
+-- `p_requests` is a JSON array whose elements carry their position `n` (from 0) and `id`,
+-- `check_id` (only a client-chosen id can be taken), `business_id`, `warehouse_id`, `channel_id`,
+-- `customer`, `notes`, `expires_at`, `item_ids`, `skus`, `quantities` (one per item),
+-- `actor_type`, `actor_id` and `references` (of its ledger rows). Returns one row per request:
+--   ('INVALID')  the business, the warehouse (of that business), the channel or a SKU is not the tenant's;
+--   ('TAKEN')    a reservation with this id exists (or comes earlier in the batch);
+--   ('EXPIRED')  an expired reservation still holds units of the batch's SKUs: nothing at all was
+--                written and no lock taken; the caller releases it on its general path;
+--   ('SHORT', n, requested, available)  the SKU of item n (1-based, its first item) is short;
+--   ('RESERVED', ..., created_at, product_ids)  done: the reservation, its items, the units moved
+--                from AVAILABLE lines (earliest expiry first) to RESERVED lines, the allocations,
+--                one ALLOCATION ledger row per item and line moved from (the ledger's trigger
+--                queues their broadcasts).
+-- Nothing is written for a request that is not RESERVED.
+CREATE OR REPLACE FUNCTION "reserve_stock_batch"(p_tenant_id uuid, p_requests jsonb)
+RETURNS TABLE (ordinal int, outcome text, item_index int, requested bigint, available bigint, created_at timestamptz, product_ids uuid[])
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    warehouse uuid := (p_requests -> 0 ->> 'warehouse_id')::uuid;
+    created timestamptz := now()::timestamptz(3);
+    req record;
+    src record;
+    k int;
+    j int;
+    need bigint;
+    have bigint;
+    missing bigint;
+    take bigint;
+    left_over bigint;
+    target_id uuid;
+    short_item int;
+    found_skus text[];
+    found_ids uuid[];
+    good_businesses uuid[];
+    good_channels uuid[];
+    req_products uuid[];
+    accepted int[] := '{}';
+    accepted_ids uuid[] := '{}';
+    -- The AVAILABLE lines of the batch's SKUs, in allocation order, and what is left of each.
+    line_ids uuid[];
+    line_products uuid[];
+    line_positions uuid[];
+    line_batches text[];
+    line_serials text[];
+    line_expiries timestamptz[];
+    line_left bigint[];
+    line_targets uuid[];
+    -- Per product of `found_ids`: the units left on its lines, and its next line to take from.
+    product_left bigint[];
+    product_next int[];
+    pi int;
+    -- The takes: request n took q units from line j.
+    take_n int[] := '{}';
+    take_j int[] := '{}';
+    take_q bigint[] := '{}';
+    mutation_ids uuid[];
+BEGIN
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_requests) e WHERE (e ->> 'warehouse_id')::uuid IS DISTINCT FROM warehouse) THEN
+        RAISE EXCEPTION 'reserve_stock_batch: the requests of a batch name one warehouse';
+    END IF;
+
+    -- The tenant's products, businesses (owning the warehouse) and channels among those named.
+    SELECT array_agg(p.sku), array_agg(p.id) INTO found_skus, found_ids
+      FROM products p
+     WHERE p.tenant_id = p_tenant_id
+       AND p.sku IN (SELECT s FROM jsonb_array_elements(p_requests) e CROSS JOIN LATERAL jsonb_array_elements_text(e -> 'skus') AS s);
+    found_skus := coalesce(found_skus, '{}');
+    found_ids := coalesce(found_ids, '{}');
+    good_businesses := ARRAY(
+        SELECT w.business_id FROM warehouses w
+         WHERE w.tenant_id = p_tenant_id AND w.id = warehouse
+           AND EXISTS (SELECT 1 FROM businesses b WHERE b.tenant_id = p_tenant_id AND b.id = w.business_id));
+    good_channels := ARRAY(
+        SELECT c.id FROM sales_channels c
+         WHERE c.tenant_id = p_tenant_id AND c.id IN (SELECT (e ->> 'channel_id')::uuid FROM jsonb_array_elements(p_requests) e));
+
+    IF EXISTS (SELECT 1 FROM expired_reservation_holdings(p_tenant_id, found_ids, array_fill(warehouse, ARRAY[cardinality(found_ids)]))) THEN
+        RETURN QUERY SELECT (e ->> 'n')::int, 'EXPIRED'::text, NULL::int, NULL::bigint, NULL::bigint, NULL::timestamptz, NULL::uuid[]
+                       FROM jsonb_array_elements(p_requests) e ORDER BY 1;
+        RETURN;
+    END IF;
+
+    -- The stock locks, then the lines to take from, in allocation order.
+    PERFORM stock_lock(p_tenant_id, found_ids, array_fill(warehouse, ARRAY[cardinality(found_ids)]));
+    SELECT coalesce(array_agg(l.id ORDER BY l.allocation_order), '{}'),
+           coalesce(array_agg(l.product_id ORDER BY l.allocation_order), '{}'),
+           coalesce(array_agg(l.position_id ORDER BY l.allocation_order), '{}'),
+           coalesce(array_agg(l.batch_number ORDER BY l.allocation_order), '{}'),
+           coalesce(array_agg(l.serial_number ORDER BY l.allocation_order), '{}'),
+           coalesce(array_agg(l.expires_at ORDER BY l.allocation_order), '{}'),
+           coalesce(array_agg(l.quantity ORDER BY l.allocation_order), '{}')
+      INTO line_ids, line_products, line_positions, line_batches, line_serials, line_expiries, line_left
+      FROM stock_available_lines(p_tenant_id, found_ids, warehouse) AS l;
+    product_left := array_fill(0::bigint, ARRAY[cardinality(found_ids)]);
+    product_next := array_fill(0, ARRAY[cardinality(found_ids)]);
+    FOR j IN 1 .. cardinality(line_ids) LOOP
+        pi := array_position(found_ids, line_products[j]);
+        product_left[pi] := product_left[pi] + line_left[j];
+        IF product_next[pi] = 0 THEN
+            product_next[pi] := j;
+        END IF;
+    END LOOP;
+
+    -- Each request in turn against what the earlier ones left.
+    FOR req IN
+        SELECT x.* FROM jsonb_to_recordset(p_requests) AS x(
+            n int, id uuid, check_id boolean, business_id uuid, channel_id uuid, skus text[], quantities bigint[])
+         ORDER BY x.n
+    LOOP
+        req_products := ARRAY(SELECT found_ids[array_position(found_skus, u.s)] FROM unnest(req.skus) WITH ORDINALITY AS u(s, o) ORDER BY u.o);
+        IF array_position(req_products, NULL) IS NOT NULL
+           OR (req.business_id = ANY(good_businesses) AND req.channel_id = ANY(good_channels)) IS NOT TRUE THEN
+            RETURN QUERY SELECT req.n, 'INVALID'::text, NULL::int, NULL::bigint, NULL::bigint, NULL::timestamptz, NULL::uuid[];
+            CONTINUE;
+        END IF;
+        IF req.check_id AND (req.id = ANY(accepted_ids) OR EXISTS (SELECT 1 FROM reservations r WHERE r.id = req.id)) THEN
+            RETURN QUERY SELECT req.n, 'TAKEN'::text, NULL::int, NULL::bigint, NULL::bigint, NULL::timestamptz, NULL::uuid[];
+            CONTINUE;
+        END IF;
+        -- Every SKU's summed request against what is left of its lines, SKUs in input order.
+        short_item := NULL;
+        FOR k IN 1 .. cardinality(req_products) LOOP
+            CONTINUE WHEN req_products[k] = ANY(req_products[1:k - 1]);
+            SELECT sum(u.q)::bigint INTO need FROM unnest(req_products, req.quantities) AS u(p, q) WHERE u.p = req_products[k];
+            have := product_left[array_position(found_ids, req_products[k])];
+            IF need > have THEN
+                short_item := k;
+                EXIT;
+            END IF;
+        END LOOP;
+        IF short_item IS NOT NULL THEN
+            RETURN QUERY SELECT req.n, 'SHORT'::text, short_item, need, have, NULL::timestamptz, NULL::uuid[];
+            CONTINUE;
+        END IF;
+        -- Each item takes its units from the lines that expire first (its product's lines are
+        -- contiguous and used up in order, and the check above guarantees there are enough).
+        FOR k IN 1 .. cardinality(req_products) LOOP
+            pi := array_position(found_ids, req_products[k]);
+            missing := req.quantities[k];
+            product_left[pi] := product_left[pi] - missing;
+            j := product_next[pi];
+            WHILE missing > 0 LOOP
+                take := least(line_left[j], missing);
+                line_left[j] := line_left[j] - take;
+                missing := missing - take;
+                take_n := take_n || req.n;
+                take_j := take_j || j;
+                take_q := take_q || take;
+                IF line_left[j] = 0 THEN
+                    j := j + 1;
+                END IF;
+            END LOOP;
+            product_next[pi] := j;
+        END LOOP;
+        accepted := accepted || req.n;
+        accepted_ids := accepted_ids || req.id;
+        RETURN QUERY SELECT req.n, 'RESERVED'::text, NULL::int, NULL::bigint, NULL::bigint, created, req_products;
+    END LOOP;
+    IF cardinality(accepted) = 0 THEN
+        RETURN;
+    END IF;
+
+    INSERT INTO reservations (id, tenant_id, business_id, warehouse_id, channel_id, customer, notes, expires_at, created_at)
+    SELECT x.id, p_tenant_id, x.business_id, warehouse, x.channel_id, x.customer, x.notes, x.expires_at, created
+      FROM jsonb_to_recordset(p_requests) AS x(n int, id uuid, business_id uuid, channel_id uuid, customer jsonb, notes text, expires_at timestamptz)
+     WHERE x.n = ANY(accepted)
+     ORDER BY x.n;
+    INSERT INTO reservation_items (id, tenant_id, reservation_id, product_id, quantity)
+    SELECT u.item_id, p_tenant_id, x.id, found_ids[array_position(found_skus, u.sku)], u.q
+      FROM jsonb_to_recordset(p_requests) AS x(n int, id uuid, item_ids uuid[], skus text[], quantities bigint[])
+     CROSS JOIN LATERAL unnest(x.item_ids, x.skus, x.quantities) WITH ORDINALITY AS u(item_id, sku, q, o)
+     WHERE x.n = ANY(accepted)
+     ORDER BY x.n, u.o;
+
+    -- Each line taken from moves once for the whole batch: to the RESERVED line of its identity.
+    line_targets := array_fill(NULL::uuid, ARRAY[cardinality(line_ids)]);
+    FOR src IN
+        SELECT t.j, sum(t.q)::bigint AS q FROM unnest(take_j, take_q) AS t(j, q) GROUP BY t.j ORDER BY t.j
+    LOOP
+        UPDATE inventory_items SET quantity = quantity - src.q, updated_at = now()
+         WHERE id = line_ids[src.j] AND quantity >= src.q
+        RETURNING quantity INTO left_over;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'inventory line % changed while locked', line_ids[src.j];
+        END IF;
+        SELECT stock_add_to_line(p_tenant_id, uuidv7_now(), s.product_id, warehouse, s.position_id, s.batch_number,
+                                 s.serial_number, s.expires_at, 'RESERVED', 'NONE', src.q, s.cost_amount,
+                                 s.cost_currency, s.gtin, s.rfid, s.weight_amount, s.weight_unit)
+          INTO target_id
+          FROM inventory_items s WHERE s.id = line_ids[src.j];
+        line_targets[src.j] := target_id;
+        IF left_over = 0 THEN
+            DELETE FROM inventory_items WHERE id = line_ids[src.j];
+        END IF;
+    END LOOP;
+
+    INSERT INTO stock_allocations (id, tenant_id, reservation_id, order_item_id, product_id, warehouse_id, position_id,
+                                   batch_number, serial_number, expires_at, state, quantity)
+    SELECT uuidv7_now(), p_tenant_id, x.id, NULL, line_products[t.j], warehouse, line_positions[t.j], line_batches[t.j],
+           line_serials[t.j], line_expiries[t.j], 'RESERVED', t.q
+      FROM unnest(take_n, take_j, take_q) WITH ORDINALITY AS t(n, j, q, o)
+      JOIN jsonb_to_recordset(p_requests) AS x(n int, id uuid) ON x.n = t.n
+     ORDER BY t.o;
+
+    -- The ledger: only states changed (delta 0), so every row's new_quantity is its SKU's on-hand total.
+    mutation_ids := ARRAY(SELECT uuidv7_now() FROM generate_series(1, cardinality(take_q)));
+    INSERT INTO stock_mutations (id, tenant_id, source, status, delta, new_quantity, product_id, warehouse_id, position_id,
+                                 inventory_item_id, actor_type, actor_id, "references", created_at)
+    SELECT mutation_ids[t.o], p_tenant_id, 'ALLOCATION'::stock_mutation_source, 'PROCESSED'::stock_mutation_status, 0::bigint,
+           totals.quantity, line_products[t.j], warehouse, line_positions[t.j], line_targets[t.j], x.actor_type, x.actor_id,
+           x."references", clock_timestamp()
+      FROM unnest(take_n, take_j) WITH ORDINALITY AS t(n, j, o)
+      JOIN jsonb_to_recordset(p_requests) AS x(n int, actor_type text, actor_id text, "references" jsonb) ON x.n = t.n
+      JOIN (SELECT i.product_id, sum(i.quantity)::bigint AS quantity FROM inventory_items i
+             WHERE i.tenant_id = p_tenant_id AND i.product_id = ANY(found_ids) AND i.warehouse_id = warehouse
+             GROUP BY i.product_id) AS totals ON totals.product_id = line_products[t.j]
+     ORDER BY t.o;
+END
+$$;
