@@ -1,6 +1,6 @@
 /** The batcher behind reservations: bounded calls per key, arrival order, one outcome per request. */
 import { describe, expect, it } from 'vitest';
-import { HotKeyBatcher, type BatchOutcome } from '../../src/modules/allocations/hot-key-batcher';
+import { HotKeyBatcher, type BatchOutcome } from '../../src/kernel/hot-key-batcher';
 
 /** A `run` whose calls stay open until the test settles them. */
 function controlledRun() {

@@ -5,7 +5,8 @@ import type { Measurement } from '../../lib/report';
 import { startFullStack, startNodeServer } from '../../lib/stack';
 import { probe, type Suite } from '../../lib/suite';
 import * as catalog from '../../../src/modules/catalog/catalog.repository';
-import * as stock from '../../../src/modules/stock/stock.repository';
+import { sqlKeysetSource } from '../../../src/kernel/keyset';
+import { groupList } from '../../../src/modules/stock/repository/inventory-reads';
 import type { InventoryGroup } from '../../../src/modules/stock/stock.types';
 
 const SKU = 'BENCH-0000';
@@ -26,19 +27,20 @@ const INVENTORY_QUERY = `{
  */
 function createBareInventoryListener(fixture: Fixture): RequestListener {
   const { db, tenantId, services } = fixture;
+  const groups = sqlKeysetSource(db, groupList(tenantId, { skus: [SKU] }));
   return (req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on('end', async () => {
-      const rows = await stock.listGroups(db, tenantId, { skus: [SKU] }, { take: PAGE_SIZE + 1, backwards: false });
-      const groups: InventoryGroup[] = rows.slice(0, PAGE_SIZE);
+      const rows = await groups.fetch({ take: PAGE_SIZE + 1, backwards: false });
+      const page: InventoryGroup[] = rows.slice(0, PAGE_SIZE);
       const [warehouses, positions] = await Promise.all([
-        catalog.warehousesByIds(db, tenantId, [...new Set(groups.map((g) => g.warehouseId))]),
-        catalog.positionsByIds(db, tenantId, [...new Set(groups.flatMap((g) => (g.positionId ? [g.positionId] : [])))]),
+        catalog.warehousesByIds(db, tenantId, [...new Set(page.map((g) => g.warehouseId))]),
+        catalog.positionsByIds(db, tenantId, [...new Set(page.flatMap((g) => (g.positionId ? [g.positionId] : [])))]),
       ]);
       const warehouseById = new Map(warehouses.map((w) => [w.id, { id: w.id, name: w.name }]));
       const positionById = new Map(positions.map((p) => [p.id, { id: p.id, code: p.code }]));
-      const edges = groups.map((group) => ({
-        cursor: services.cursors.encode(`inventory:${tenantId}`, stock.groupKeyOf(group)),
+      const edges = page.map((group) => ({
+        cursor: services.cursors.encode(`inventory:${tenantId}`, groups.keyOf(group)),
         node: {
           sku: group.sku,
           quantity: group.quantity,

@@ -1,3 +1,6 @@
+import * as ledger from '../stock/repository/ledger';
+import * as locks from '../stock/repository/locks';
+import * as lines from '../stock/repository/lines';
 import type { CursorCodec } from '../../kernel/cursor';
 import { writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { AppError, invalidState, notFound, type FieldProblem } from '../../kernel/errors';
@@ -7,8 +10,7 @@ import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
-import * as stock from '../stock/stock.repository';
-import type { LineChangeRecord } from '../stock/stock.repository';
+import type { LineChangeRecord } from '../stock/repository/ledger';
 import type { StockMutationSource } from '../stock/stock.types';
 import {
   checkNewId,
@@ -16,9 +18,9 @@ import {
   rejected,
   resolveAllocationTarget,
   type ItemInput,
-} from '../allocations/allocation-input';
-import * as allocations from '../allocations/allocations';
-import * as allocationRepository from '../allocations/allocations.repository';
+} from '../stock/allocation-input';
+import * as allocations from '../stock/allocation';
+import * as allocationRepository from '../stock/repository/allocations';
 import * as preferenceRepository from '../preferences/preferences.repository';
 import { allowsBackorder, checkSinglePosition } from '../preferences/preferences.service';
 import * as repository from './orders.repository';
@@ -124,7 +126,7 @@ export class OrderService {
             [...backordered].map((request) => request.holder.orderItemId!),
             'BACKORDERED',
           );
-          await stock.recordMutations(tx, tenantId, this.context(principal, 'ALLOCATION', orderId), changes);
+          await ledger.recordMutations(tx, tenantId, this.context(principal, 'ALLOCATION', orderId), changes);
           return orderId;
         }),
       ),
@@ -158,7 +160,7 @@ export class OrderService {
         { shipped: true },
       );
       await repository.setOrderStatus(tx, order.id, 'SHIPPED');
-      await stock.recordMutations(tx, principal.tenantId, this.context(principal, 'ALLOCATION', order.id), changes);
+      await ledger.recordMutations(tx, principal.tenantId, this.context(principal, 'ALLOCATION', order.id), changes);
     });
   }
 
@@ -196,7 +198,7 @@ export class OrderService {
         'CANCELLED',
       );
       await repository.setOrderStatus(tx, order.id, 'CANCELLED');
-      await stock.recordMutations(tx, principal.tenantId, this.context(principal, 'ALLOCATION', order.id), changes);
+      await ledger.recordMutations(tx, principal.tenantId, this.context(principal, 'ALLOCATION', order.id), changes);
     });
   }
 
@@ -251,7 +253,7 @@ export class OrderService {
           state: 'AVAILABLE' as const,
           reason: 'NONE' as const,
         };
-        const [lineId] = await stock.addToLines(tx, tenantId, [
+        const [lineId] = await lines.addToLines(tx, tenantId, [
           { ...identity, id: uuidv7(), quantity: item.quantity, attributes: {} },
         ]);
         return [
@@ -381,7 +383,7 @@ export class OrderService {
     ];
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await stock.lockStockLevels(tx, tenantId, pairs);
+        await locks.lockStockLevels(tx, tenantId, pairs);
         await repository.lockOrder(tx, order.id);
         const [current] = await repository.findOrders(tx, tenantId, [order.id]);
         if (!operation.orderStatuses.includes(current!.status)) {
@@ -439,7 +441,7 @@ export class OrderService {
           items.map((item) => item.id),
           operation.to,
         );
-        await stock.recordMutations(tx, tenantId, this.context(principal, operation.source, order.id), changes);
+        await ledger.recordMutations(tx, tenantId, this.context(principal, operation.source, order.id), changes);
         return order.id;
       }),
     );
@@ -507,7 +509,7 @@ export class OrderService {
     const order = await this.load(tenantId, id);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await stock.lockStockLevels(
+        await locks.lockStockLevels(
           tx,
           tenantId,
           order.items.map((item) => ({ productId: item.productId, warehouseId: order.warehouseId })),
@@ -563,7 +565,7 @@ export class OrderService {
     return record;
   }
 
-  private context(principal: Principal, source: StockMutationSource, orderId: string): stock.MutationContext {
+  private context(principal: Principal, source: StockMutationSource, orderId: string): ledger.MutationContext {
     return { source, actor: principal.actor, references: [{ type: 'Order', id: orderId }] };
   }
 }

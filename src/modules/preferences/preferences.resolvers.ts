@@ -1,6 +1,6 @@
 import type { Resolvers } from '../../__generated__/graphql';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
-import { idempotencyOf } from '../allocations/graphql-idempotency';
+import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import { businessLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
 
 export const preferenceResolvers: Resolvers = {

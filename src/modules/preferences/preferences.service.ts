@@ -7,7 +7,7 @@ import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
-import { rejected } from '../allocations/allocation-input';
+import { rejected } from '../stock/allocation-input';
 import * as repository from './preferences.repository';
 import type { ItemPreferenceRecord } from './preferences.repository';
 

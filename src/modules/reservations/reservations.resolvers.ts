@@ -2,7 +2,7 @@ import type { Resolvers } from '../../__generated__/graphql';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
 import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
-import { idempotencyOf } from '../allocations/graphql-idempotency';
+import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import { businessLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
 import type { ReservationRecord } from './reservations.repository';
 

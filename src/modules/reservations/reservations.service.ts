@@ -1,3 +1,5 @@
+import * as ledger from '../stock/repository/ledger';
+import * as locks from '../stock/repository/locks';
 import type { CursorCodec } from '../../kernel/cursor';
 import { isInterruption, writeInterrupted, writeTransaction, type Db } from '../../kernel/db';
 import { invalidState, notFound } from '../../kernel/errors';
@@ -7,7 +9,6 @@ import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
-import * as stock from '../stock/stock.repository';
 import {
   checkAllocationInput,
   checkNewId,
@@ -16,10 +17,10 @@ import {
   rejected,
   resolveAllocationTarget,
   type ItemInput,
-} from '../allocations/allocation-input';
-import { HotKeyBatcher, type BatchOutcome } from '../allocations/hot-key-batcher';
-import * as allocations from '../allocations/allocations';
-import * as allocationRepository from '../allocations/allocations.repository';
+} from '../stock/allocation-input';
+import { HotKeyBatcher, type BatchOutcome } from '../../kernel/hot-key-batcher';
+import * as allocations from '../stock/allocation';
+import * as allocationRepository from '../stock/repository/allocations';
 import * as repository from './reservations.repository';
 import type { ReservationContact, ReservationRecord, ReservationStatus } from './reservations.repository';
 
@@ -139,7 +140,7 @@ export class ReservationService {
           });
           await allocations.lockForAllocation(tx, tenantId, requests);
           const { changes } = await allocations.allocate(tx, tenantId, requests, 'RESERVED');
-          await stock.recordMutations(tx, tenantId, context, changes);
+          await ledger.recordMutations(tx, tenantId, context, changes);
           return id;
         }),
       ),
@@ -225,7 +226,7 @@ export class ReservationService {
     }
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await stock.lockStockLevels(
+        await locks.lockStockLevels(
           tx,
           tenantId,
           await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [found.id] }),
@@ -247,7 +248,7 @@ export class ReservationService {
     let released = 0;
     for (const { id, tenantId } of await repository.expiredReservations(this.db, limit)) {
       released += await writeTransaction(this.db, async (tx) => {
-        await stock.lockStockLevels(
+        await locks.lockStockLevels(
           tx,
           tenantId,
           await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [id] }),
@@ -292,7 +293,7 @@ export class ReservationService {
     return effective(record);
   }
 
-  private context(principal: Principal, reservationId: string): stock.MutationContext {
+  private context(principal: Principal, reservationId: string): ledger.MutationContext {
     return { source: 'ALLOCATION', actor: principal.actor, references: [{ type: 'Reservation', id: reservationId }] };
   }
 }

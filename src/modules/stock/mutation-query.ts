@@ -1,6 +1,7 @@
 import { badRequest } from '../../kernel/errors';
 import { isUuid } from '../../kernel/ids';
-import type { Inequality, LedgerFilter, LedgerSortField } from './stock.repository';
+import type { Inequality } from './repository/filters';
+import type { LedgerFilter, LedgerSortField } from './repository/ledger';
 import { STOCK_MUTATION_SOURCES, STOCK_MUTATION_STATUSES } from './stock.types';
 
 /**

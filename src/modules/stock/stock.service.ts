@@ -9,23 +9,15 @@ import { checkSinglePosition } from '../preferences/preferences.service';
 import * as catalog from '../catalog/catalog.repository';
 import type { InventoryItemCreateInput, InventoryItemRecord, InventoryItemUpdateInput } from './inventory.schemas';
 import { parseMutationQuery } from './mutation-query';
-import * as repository from './stock.repository';
-import type {
-  GroupKey,
-  LedgerKey,
-  LineAddition,
-  LineAttributes,
-  LineChangeRecord,
-  LineFilter,
-  LineIdentity,
-} from './stock.repository';
-import type {
-  InventoryGroup,
-  InventoryItemState,
-  InventoryLine,
-  LedgerEntry,
-  StockMutationSource,
-} from './stock.types';
+import { sqlKeysetSource } from '../../kernel/keyset';
+import type { Inequality, LineFilter } from './repository/filters';
+import { groupList, lineList } from './repository/inventory-reads';
+import * as ledger from './repository/ledger';
+import type { LineChangeRecord, MutationContext } from './repository/ledger';
+import * as lineRepository from './repository/lines';
+import type { LineAddition, LineAttributes, LineIdentity } from './repository/lines';
+import { lockStockLevels } from './repository/locks';
+import type { InventoryItemState, InventoryLine, StockMutationSource } from './stock.types';
 
 const connectionParameters = { after: 'after', before: 'before' };
 
@@ -88,7 +80,7 @@ export interface StockFilterArguments {
   status?: InventoryItemState[] | null;
   batch_number?: string[] | null;
   serial_number?: string[] | null;
-  quantity?: repository.Inequality | null;
+  quantity?: Inequality | null;
 }
 
 /** A list filter argument: absent, or a non-empty list (of ids, when `ids`). */
@@ -118,7 +110,7 @@ export class StockService {
     private readonly cursors: CursorCodec,
   ) {}
 
-  private mutationContext(principal: Principal, source: StockMutationSource): repository.MutationContext {
+  private mutationContext(principal: Principal, source: StockMutationSource): MutationContext {
     return {
       source,
       actor: { type: principal.actor.type, id: principal.actor.id },
@@ -128,7 +120,7 @@ export class StockService {
 
   private async linesInOrder(tx: Tx, tenantId: string, ids: string[]): Promise<InventoryItemRecord[]> {
     const unique = [...new Set(ids)];
-    const byId = new Map((await repository.findLines(tx, tenantId, unique)).map((line) => [line.id, line]));
+    const byId = new Map((await lineRepository.findLines(tx, tenantId, unique)).map((line) => [line.id, line]));
     return unique.map((id) => toRecord(byId.get(id)!));
   }
 
@@ -150,8 +142,8 @@ export class StockService {
     return writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         const additions = await this.resolveAdditions(tx, tenantId, entries);
-        await repository.lockStockLevels(tx, tenantId, additions);
-        const lineIds = await repository.addToLines(tx, tenantId, additions);
+        await lockStockLevels(tx, tenantId, additions);
+        const lineIds = await lineRepository.addToLines(tx, tenantId, additions);
         await checkSinglePosition(
           tx,
           tenantId,
@@ -165,7 +157,7 @@ export class StockService {
           positionId: addition.positionId,
           delta: addition.quantity,
         }));
-        await repository.recordMutations(tx, tenantId, this.mutationContext(principal, 'REGISTER'), changes);
+        await ledger.recordMutations(tx, tenantId, this.mutationContext(principal, 'REGISTER'), changes);
         return this.linesInOrder(tx, tenantId, lineIds);
       }),
     );
@@ -232,7 +224,7 @@ export class StockService {
         state,
         reason: state === 'UNAVAILABLE' ? (entry.reason ?? 'NONE') : 'NONE',
       };
-      const key = repository.identityKey(identity);
+      const key = lineRepository.identityKey(identity);
       const attributes = attributesOf(entry);
       const quantity = entry.quantity ?? 1;
       const earlier = merged.get(key);
@@ -281,7 +273,7 @@ export class StockService {
         const ids = entries.map((entry) => entry.id.toLowerCase());
         const found = await this.existingLines(tx, tenantId, ids);
         const targetPositions = await this.resolvePatchPositions(tx, tenantId, entries, found);
-        await repository.lockStockLevels(tx, tenantId, [...found.values()]);
+        await lockStockLevels(tx, tenantId, [...found.values()]);
         // Read again under the locks: a concurrent writer may have changed or removed a line.
         await this.existingLines(tx, tenantId, ids, true);
 
@@ -289,7 +281,7 @@ export class StockService {
         const resultIds: string[] = [];
         for (const [index, entry] of entries.entries()) {
           // Fresh: an earlier entry may have merged another line into this one.
-          const [line] = await repository.findLines(tx, tenantId, [ids[index]!], { forUpdate: true });
+          const [line] = await lineRepository.findLines(tx, tenantId, [ids[index]!], { forUpdate: true });
           const state = entry.state ?? line!.state;
           const identity: LineIdentity = {
             productId: line!.productId,
@@ -311,13 +303,15 @@ export class StockService {
           };
           const quantity = entry.quantity ?? line!.quantity;
           const attributes = attributesOf(entry);
-          const changedIdentity = repository.identityKey(identity) !== repository.identityKey(line!);
-          const other = changedIdentity ? await repository.findLineByIdentity(tx, tenantId, identity, line!.id) : null;
+          const changedIdentity = lineRepository.identityKey(identity) !== lineRepository.identityKey(line!);
+          const other = changedIdentity
+            ? await lineRepository.findLineByIdentity(tx, tenantId, identity, line!.id)
+            : null;
           if (other) {
-            await repository.deleteLines(tx, tenantId, [line!.id]);
-            await repository.addToLine(tx, other.id, quantity, attributes);
+            await lineRepository.deleteLines(tx, tenantId, [line!.id]);
+            await lineRepository.addToLine(tx, other.id, quantity, attributes);
           } else {
-            await repository.updateLine(tx, line!.id, identity, quantity, attributes);
+            await lineRepository.updateLine(tx, line!.id, identity, quantity, attributes);
           }
           const resultId = other?.id ?? line!.id;
           resultIds.push(resultId);
@@ -337,7 +331,7 @@ export class StockService {
             entry.position !== undefined ? [{ ...found.get(ids[index]!)!, field: `body.data[${index}].position` }] : [],
           ),
         );
-        await repository.recordMutations(tx, tenantId, this.mutationContext(principal, 'CORRECTION'), changes);
+        await ledger.recordMutations(tx, tenantId, this.mutationContext(principal, 'CORRECTION'), changes);
         return this.linesInOrder(tx, tenantId, resultIds);
       }),
     );
@@ -345,7 +339,7 @@ export class StockService {
 
   /** The tenant's lines with these ids; 404 naming the ids that do not exist. */
   private async existingLines(tx: Tx, tenantId: string, ids: string[], forUpdate = false) {
-    const lines = await repository.findLines(tx, tenantId, ids.filter(isUuid), { forUpdate });
+    const lines = await lineRepository.findLines(tx, tenantId, ids.filter(isUuid), { forUpdate });
     const byId = new Map(lines.map((line) => [line.id, line]));
     const missing = ids.filter((id) => !byId.has(id));
     if (missing.length > 0) {
@@ -403,8 +397,8 @@ export class StockService {
     const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
     await writeTransaction(this.db, async (tx) => {
       const found = await this.existingLines(tx, tenantId, unique);
-      await repository.lockStockLevels(tx, tenantId, [...found.values()]);
-      const removed = await repository.deleteLines(tx, tenantId, unique);
+      await lockStockLevels(tx, tenantId, [...found.values()]);
+      const removed = await lineRepository.deleteLines(tx, tenantId, unique);
       if (removed.length !== unique.length) await this.existingLines(tx, tenantId, unique);
       const byId = new Map(removed.map((line) => [line.id, line]));
       const changes = unique.map((id): LineChangeRecord => {
@@ -418,7 +412,7 @@ export class StockService {
           delta: -line.quantity,
         };
       });
-      await repository.recordMutations(tx, tenantId, this.mutationContext(principal, 'CORRECTION'), changes);
+      await ledger.recordMutations(tx, tenantId, this.mutationContext(principal, 'CORRECTION'), changes);
     });
   }
 
@@ -455,15 +449,11 @@ export class StockService {
       ids: listArgument('filters.ids', filters.ids, true),
       quantity: filters.quantity ?? undefined,
     };
-    return paginate<InventoryGroup, GroupKey>(
+    return paginate(
       this.cursors,
       `inventory:${tenantId}`,
       page,
-      {
-        fetch: (query) => repository.listGroups(this.db, tenantId, filter, query),
-        exists: (direction, key) => repository.groupExistsBeside(this.db, tenantId, filter, direction, key),
-        keyOf: repository.groupKeyOf,
-      },
+      sqlKeysetSource(this.db, groupList(tenantId, filter)),
       connectionParameters,
     );
   }
@@ -511,15 +501,11 @@ export class StockService {
   }
 
   private pageOfLines(tenantId: string, filter: LineFilter, page: PageArguments) {
-    return paginate<InventoryLine, string>(
+    return paginate(
       this.cursors,
       `inventory-items:${tenantId}`,
       page,
-      {
-        fetch: (query) => repository.listLines(this.db, tenantId, filter, query),
-        exists: (direction, id) => repository.lineExistsBeside(this.db, tenantId, filter, direction, id),
-        keyOf: (line) => line.id,
-      },
+      sqlKeysetSource(this.db, lineList(tenantId, filter)),
       connectionParameters,
     );
   }
@@ -529,15 +515,11 @@ export class StockService {
     requireScope(principal, 'inventory:read');
     const { tenantId } = principal;
     const { filter, sort } = parseMutationQuery(query);
-    return paginate<LedgerEntry, LedgerKey>(
+    return paginate(
       this.cursors,
       `stock-mutations:${tenantId}:${sort.descending ? '-' : ''}${sort.field}`,
       page,
-      {
-        fetch: (keyset) => repository.listLedger(this.db, tenantId, filter, sort, keyset),
-        exists: (direction, key) => repository.ledgerExistsBeside(this.db, tenantId, filter, sort, direction, key),
-        keyOf: (entry) => repository.ledgerKeyOf(entry, sort.field),
-      },
+      sqlKeysetSource(this.db, ledger.ledgerList(tenantId, filter, sort)),
       connectionParameters,
     );
   }

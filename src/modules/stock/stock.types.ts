@@ -99,12 +99,3 @@ export interface LedgerEntry {
   /** Order of writing; with `createdAt` the ledger's sort key. */
   sequence: number;
 }
-
-/** A change of one line's on-hand quantity, in the order the changes were applied. */
-export interface LineChange {
-  lineId: string;
-  productId: string;
-  warehouseId: string;
-  positionId: string | null;
-  delta: number;
-}

@@ -1,7 +1,7 @@
 import type { Resolvers } from '../../__generated__/graphql';
 import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
-import { idempotencyOf } from '../allocations/graphql-idempotency';
+import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import { businessLoader, positionLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
 import type { SupplyRecord } from './supply.repository';
 

@@ -1,11 +1,13 @@
+import * as ledger from '../stock/repository/ledger';
+import * as locks from '../stock/repository/locks';
+import * as lines from '../stock/repository/lines';
 import { writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { invalidState, notFound, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
-import * as stock from '../stock/stock.repository';
-import type { LineChangeRecord } from '../stock/stock.repository';
+import type { LineChangeRecord } from '../stock/repository/ledger';
 import type { StockReference } from '../stock/stock.types';
 import {
   checkNewId,
@@ -15,8 +17,8 @@ import {
   MAX_ITEMS,
   rejected,
   type ItemInput,
-} from '../allocations/allocation-input';
-import * as allocationRepository from '../allocations/allocations.repository';
+} from '../stock/allocation-input';
+import * as allocationRepository from '../stock/repository/allocations';
 import { checkSinglePosition } from '../preferences/preferences.service';
 import * as repository from './supply.repository';
 import type { AnnouncementRecord, SupplyProcessing, SupplyRecord } from './supply.repository';
@@ -188,7 +190,7 @@ export class SupplyService {
     const supply = await this.supply(principal, supplyId);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await stock.lockStockLevels(
+        await locks.lockStockLevels(
           tx,
           tenantId,
           supply.items.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })),
@@ -220,7 +222,7 @@ export class SupplyService {
     const resolved = await this.resolveItems(tenantId, items, false);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await stock.lockStockLevels(
+        await locks.lockStockLevels(
           tx,
           tenantId,
           resolved.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })),
@@ -270,7 +272,7 @@ export class SupplyService {
       references: StockReference[],
     ) => {
       const identity = line(productId, state);
-      const [lineId] = await stock.addToLines(tx, tenantId, [{ ...identity, id: uuidv7(), quantity, attributes: {} }]);
+      const [lineId] = await lines.addToLines(tx, tenantId, [{ ...identity, id: uuidv7(), quantity, attributes: {} }]);
       const change: LineChangeRecord = {
         id: uuidv7(),
         lineId: lineId!,
@@ -279,7 +281,7 @@ export class SupplyService {
         positionId: supply.positionId,
         delta: quantity,
       };
-      await stock.recordMutations(tx, tenantId, { source: 'REGISTER', actor, references }, [change]);
+      await ledger.recordMutations(tx, tenantId, { source: 'REGISTER', actor, references }, [change]);
       return identity;
     };
     for (const [productId, total] of totals) {

@@ -7,14 +7,17 @@
 import { AppError, conflict } from '../../kernel/errors';
 import type { Tx } from '../../kernel/db';
 import { uuidv7 } from '../../kernel/ids';
-import * as stock from '../stock/stock.repository';
-import type { LineChangeRecord, LineIdentity } from '../stock/stock.repository';
-import type { InventoryItemState, StockActor } from '../stock/stock.types';
-import * as repository from './allocations.repository';
-import { HotKeyGate } from './hot-key-gate';
-import type { Allocation } from './allocations.repository';
+import { HotKeyGate } from '../../kernel/hot-key-gate';
+import * as repository from './repository/allocations';
+import type { Allocation } from './repository/allocations';
+import * as ledger from './repository/ledger';
+import type { LineChangeRecord } from './repository/ledger';
+import * as lineRepository from './repository/lines';
+import type { LineIdentity } from './repository/lines';
+import * as locks from './repository/locks';
+import type { InventoryItemState, StockActor } from './stock.types';
 
-export type { Allocation } from './allocations.repository';
+export type { Allocation } from './repository/allocations';
 
 /** Who releases a reservation whose time ran out. */
 export const EXPIRY_ACTOR: StockActor = { type: 'system', id: 'reservation-expiry' };
@@ -52,7 +55,7 @@ export const withBoundedContention = <T>(tenantId: string, pairs: Pair[], work: 
 export async function lockForAllocation(tx: Tx, tenantId: string, pairs: Pair[]) {
   const expired = await repository.expiredReservationsTouching(tx, tenantId, pairs);
   const extra = expired.length > 0 ? await repository.pairsOf(tx, tenantId, { reservationIds: expired }) : [];
-  await stock.lockStockLevels(tx, tenantId, [...pairs, ...extra]);
+  await locks.lockStockLevels(tx, tenantId, [...pairs, ...extra]);
   if (expired.length > 0) await releaseReservations(tx, tenantId, expired, 'EXPIRED', EXPIRY_ACTOR);
 }
 
@@ -82,7 +85,7 @@ export async function releaseReservations(
         await moveAllocation(tx, tenantId, allocation, { state: 'AVAILABLE', positionId: allocation.positionId }),
       );
     }
-    await stock.recordMutations(
+    await ledger.recordMutations(
       tx,
       tenantId,
       { source: 'ALLOCATION', actor, references: [{ type: 'Reservation', id }] },
@@ -139,7 +142,7 @@ export async function allocate(
   mayBackorder: (request: AllocationRequest) => boolean = () => false,
 ) {
   const backordered = new Set<AllocationRequest>();
-  const byPair = new Map<string, { requests: AllocationRequest[]; lines: repository.AvailableLine[] }>();
+  const byPair = new Map<string, { requests: AllocationRequest[]; lines: lineRepository.AvailableLine[] }>();
   for (const request of requests) {
     const key = pairKey(request);
     const group = byPair.get(key) ?? { requests: [], lines: [] };
@@ -148,7 +151,7 @@ export async function allocate(
   }
   for (const group of byPair.values()) {
     const first = group.requests[0]!;
-    group.lines = await repository.lockAvailableLines(tx, tenantId, first.productId, first.warehouseId);
+    group.lines = await lineRepository.lockAvailableLines(tx, tenantId, first.productId, first.warehouseId);
     const available = group.lines.reduce((sum, line) => sum + line.quantity, 0);
     const requested = group.requests.reduce((sum, request) => sum + request.quantity, 0);
     if (requested <= available) continue;
@@ -174,9 +177,9 @@ export async function allocate(
       line.quantity -= take;
       missing -= take;
       const target: LineIdentity = { ...line, state, reason: 'NONE' };
-      const lineId = await repository.takeFromLine(tx, tenantId, line, take);
+      const lineId = await lineRepository.takeFromLine(tx, tenantId, line, take);
       if (lineId === null) throw new Error(`inventory line ${line.id} changed while locked`);
-      const [targetId] = await stock.addToLines(tx, tenantId, [
+      const [targetId] = await lineRepository.addToLines(tx, tenantId, [
         { ...target, id: uuidv7(), quantity: take, attributes: line.attributes },
       ]);
       allocations.push({
@@ -226,8 +229,8 @@ export async function moveAllocation(
   options: { keep?: boolean } = {},
 ): Promise<LineChangeRecord> {
   const from = lineOf(allocation);
-  const attributes = target ? await repository.lineAttributes(tx, tenantId, from) : {};
-  const lineId = await repository.takeFromLine(tx, tenantId, from, allocation.quantity);
+  const attributes = target ? await lineRepository.lineAttributes(tx, tenantId, from) : {};
+  const lineId = await lineRepository.takeFromLine(tx, tenantId, from, allocation.quantity);
   if (lineId === null) {
     throw conflict(
       `the inventory line holding ${allocation.quantity} allocated unit(s) was changed by another write; correct it first`,
@@ -238,7 +241,7 @@ export async function moveAllocation(
   else await repository.deleteAllocation(tx, allocation.id);
   if (!target) return { ...base, lineId, positionId: allocation.positionId, delta: -allocation.quantity };
   const to: LineIdentity = { ...from, state: target.state, positionId: target.positionId };
-  const [targetId] = await stock.addToLines(tx, tenantId, [
+  const [targetId] = await lineRepository.addToLines(tx, tenantId, [
     { ...to, id: uuidv7(), quantity: allocation.quantity, attributes },
   ]);
   return { ...base, lineId: targetId!, positionId: target.positionId, delta: 0 };

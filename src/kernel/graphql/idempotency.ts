@@ -1,5 +1,5 @@
-import { requestFingerprint, type Idempotency } from '../../kernel/idempotency';
-import { invalid } from './allocation-input';
+import { requestFingerprint, type Idempotency } from '../idempotency';
+import { invalidInput } from '../validation';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -10,6 +10,7 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 export function idempotencyOf(mutation: string, input: { idempotency_key?: string | null }): Idempotency | undefined {
   const { idempotency_key: key, ...rest } = input;
   if (key == null) return undefined;
-  if (!KEY_PATTERN.test(key)) throw invalid('input.idempotency_key', 'must be 1 to 255 visible ASCII characters');
+  if (!KEY_PATTERN.test(key))
+    throw invalidInput([{ field: 'input.idempotency_key', message: 'must be 1 to 255 visible ASCII characters' }]);
   return { key, fingerprint: requestFingerprint(`graphql ${mutation}`, rest) };
 }

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import type { DbOrTx, Tx } from '../../../kernel/db';
+import { int8, parseRows, timestamp, uuid, type RowModel } from '../../../kernel/rows';
+import { INVENTORY_ITEM_STATES, type InventoryItemState } from '../stock.types';
+
+/** Units of one inventory line held by an order item or a reservation. */
+export interface Allocation {
+  id: string;
+  reservationId: string | null;
+  orderItemId: string | null;
+  productId: string;
+  warehouseId: string;
+  positionId: string | null;
+  batchNumber: string | null;
+  serialNumber: string | null;
+  expiresAt: Date | null;
+  state: InventoryItemState;
+  quantity: number;
+}
+
+const ALLOCATION_COLUMNS = `id, reservation_id AS "reservationId", order_item_id AS "orderItemId", product_id AS "productId",
+  warehouse_id AS "warehouseId", position_id AS "positionId", batch_number AS "batchNumber", serial_number AS "serialNumber",
+  expires_at AS "expiresAt", state::text AS state, quantity`;
+
+const AllocationRow: RowModel<Allocation> = z.object({
+  id: uuid,
+  reservationId: uuid.nullable(),
+  orderItemId: uuid.nullable(),
+  productId: uuid,
+  warehouseId: uuid,
+  positionId: uuid.nullable(),
+  batchNumber: z.string().nullable(),
+  serialNumber: z.string().nullable(),
+  expiresAt: timestamp.nullable(),
+  state: z.enum(INVENTORY_ITEM_STATES),
+  quantity: int8,
+});
+const Pair = z.object({ productId: uuid, warehouseId: uuid });
+
+export async function insertAllocations(tx: Tx, tenantId: string, allocations: Allocation[]) {
+  if (allocations.length === 0) return;
+  const column = <T>(pick: (a: Allocation) => T) => allocations.map(pick);
+  await tx.$executeRaw`
+    INSERT INTO stock_allocations (id, tenant_id, reservation_id, order_item_id, product_id, warehouse_id, position_id,
+                                   batch_number, serial_number, expires_at, state, quantity)
+    SELECT v.id, ${tenantId}::uuid, v.reservation_id, v.order_item_id, v.product_id, v.warehouse_id, v.position_id,
+           v.batch_number, v.serial_number, v.expires_at, v.state::inventory_item_state, v.quantity
+      FROM unnest(${column((a) => a.id)}::uuid[], ${column((a) => a.reservationId)}::uuid[],
+        ${column((a) => a.orderItemId)}::uuid[],
+                  ${column((a) => a.productId)}::uuid[], ${column((a) => a.warehouseId)}::uuid[],
+                    ${column((a) => a.positionId)}::uuid[],
+                  ${column((a) => a.batchNumber)}::text[], ${column((a) => a.serialNumber)}::text[],
+                  ${column((a) => a.expiresAt?.toISOString() ?? null)}::timestamptz[],
+                    ${column((a) => a.state)}::text[],
+                  ${column((a) => String(a.quantity))}::bigint[])
+           AS v(id, reservation_id, order_item_id, product_id, warehouse_id, position_id, batch_number, serial_number,
+             expires_at, state, quantity)`;
+}
+
+/** The allocations of some reservations or order items. */
+export async function allocationsOf(
+  tx: Tx,
+  tenantId: string,
+  holder: { reservationIds?: string[]; orderItemIds?: string[] },
+) {
+  const rows = await tx.$queryRawUnsafe<unknown[]>(
+    `SELECT ${ALLOCATION_COLUMNS} FROM stock_allocations
+      WHERE tenant_id = $1::uuid AND (reservation_id = ANY($2::uuid[]) OR order_item_id = ANY($3::uuid[])) ORDER BY id`,
+    tenantId,
+    holder.reservationIds ?? [],
+    holder.orderItemIds ?? [],
+  );
+  return parseRows(AllocationRow, rows);
+}
+
+export async function deleteAllocation(tx: Tx, id: string) {
+  await tx.$executeRaw`DELETE FROM stock_allocations WHERE id = ${id}::uuid`;
+}
+
+export async function updateAllocation(tx: Tx, id: string, state: InventoryItemState, positionId: string | null) {
+  await tx.$executeRaw`UPDATE stock_allocations SET state = ${state}::inventory_item_state, position_id = ${positionId}::uuid WHERE id = ${id}::uuid`;
+}
+
+/** The (product, warehouse) pairs the allocations of these reservations and order items touch. */
+export async function pairsOf(
+  tx: Tx,
+  tenantId: string,
+  holder: { reservationIds?: string[]; orderItemIds?: string[] },
+) {
+  const rows = await tx.$queryRaw<unknown[]>`
+    SELECT DISTINCT product_id AS "productId", warehouse_id AS "warehouseId" FROM stock_allocations
+     WHERE tenant_id = ${tenantId}::uuid
+       AND (reservation_id = ANY(${holder.reservationIds ?? []}::uuid[]) OR order_item_id = ANY(${holder.orderItemIds ?? []}::uuid[]))`;
+  return parseRows(Pair, rows);
+}
+
+/**
+ * Active reservations past their `expires_at` (transaction time) holding stock of any of these
+ * products at these warehouses: what a write must release before it counts what is available.
+ */
+export async function expiredReservationsTouching(
+  tx: Tx,
+  tenantId: string,
+  pairs: { productId: string; warehouseId: string }[],
+) {
+  const rows = await tx.$queryRaw<unknown[]>`
+    SELECT DISTINCT h.reservation_id AS id
+      FROM expired_reservation_holdings(${tenantId}::uuid, ${pairs.map((p) => p.productId)}::uuid[], ${pairs.map((p) => p.warehouseId)}::uuid[]) AS h`;
+  return parseRows(z.object({ id: uuid }), rows).map((row) => row.id);
+}
+
+/**
+ * Units sellable now per (product, warehouse): AVAILABLE lines plus what expired reservations
+ * still hold. One statement, so one consistent snapshot; read without locks.
+ */
+export async function sellableNow(db: DbOrTx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+  const [products, warehouses] = [pairs.map((p) => p.productId), pairs.map((p) => p.warehouseId)];
+  const rows = await db.$queryRaw<unknown[]>`
+    WITH pair AS (SELECT DISTINCT * FROM unnest(${products}::uuid[], ${warehouses}::uuid[]) AS t(product_id, warehouse_id)),
+         held AS MATERIALIZED (SELECT * FROM expired_reservation_holdings(${tenantId}::uuid, ${products}::uuid[], ${warehouses}::uuid[]))
+    SELECT pair.product_id AS "productId", pair.warehouse_id AS "warehouseId",
+           (coalesce((SELECT sum(i.quantity) FROM inventory_items i
+                       WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = pair.product_id AND i.warehouse_id = pair.warehouse_id
+                         AND i.state = 'AVAILABLE'), 0)
+          + coalesce((SELECT sum(h.quantity) FROM held h WHERE h.product_id = pair.product_id AND h.warehouse_id = pair.warehouse_id), 0))::bigint AS quantity
+      FROM pair`;
+  const sellable = parseRows(Pair.extend({ quantity: int8 }), rows);
+  return new Map(sellable.map((row) => [`${row.productId}:${row.warehouseId}`, row.quantity]));
+}

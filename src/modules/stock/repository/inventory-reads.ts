@@ -1,0 +1,115 @@
+/**
+ * Inventory reads: pages of lines and of groups (the lines of a SKU at a warehouse position,
+ * summed), each described once as a keyset list.
+ */
+import { z } from 'zod';
+import type { SqlKeysetList } from '../../../kernel/keyset';
+import { int8, int8OrNull, uuid, type RowModel } from '../../../kernel/rows';
+import { Prisma } from '../../../__generated__/prisma/client';
+import type { InventoryGroup, InventoryLine } from '../stock.types';
+import { and, inequality, stockConditions, type LineFilter } from './filters';
+import { LINE_SELECT, LineRow } from './lines';
+
+type Sql = Prisma.Sql;
+
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** The lines matching `filter`, in id (creation) order. */
+export function lineList(tenantId: string, filter: LineFilter): SqlKeysetList<InventoryLine, string> {
+  const where = stockConditions('i', tenantId, filter);
+  if (filter.ids) where.push(Prisma.sql`i.id = ANY(${filter.ids}::uuid[])`);
+  if (filter.states) where.push(Prisma.sql`i.state::text = ANY(${filter.states}::text[])`);
+  if (filter.batchNumbers) where.push(Prisma.sql`i.batch_number = ANY(${filter.batchNumbers}::text[])`);
+  if (filter.serialNumbers) where.push(Prisma.sql`i.serial_number = ANY(${filter.serialNumbers}::text[])`);
+  where.push(...inequality(Prisma.sql`i.quantity`, filter.quantity));
+  return {
+    select: LINE_SELECT,
+    where,
+    key: [Prisma.sql`i.id`],
+    values: (id) => [Prisma.sql`${id}::uuid`],
+    row: LineRow,
+    keyOf: (line) => line.id,
+  };
+}
+
+/** Sort key of a group: SKU, warehouse id, position id (the nil UUID for no position). */
+export type GroupKey = [string, string, string];
+
+/**
+ * The groups (product, warehouse, position) of lines and announced stock, with every quantity. A
+ * group with only announced stock has quantity 0 and no ids.
+ */
+function groupSelect(tenantId: string, filter: LineFilter) {
+  return Prisma.sql`
+    WITH lines AS (
+      SELECT i.product_id, i.warehouse_id, i.position_id, i.id, i.quantity, i.state, i.cost_amount, i.cost_currency,
+             0::bigint AS expected
+        FROM inventory_items i WHERE ${and(stockConditions('i', tenantId, filter))}
+      UNION ALL
+      SELECT s.product_id, s.warehouse_id, s.position_id, NULL, 0, NULL, NULL, NULL, s.quantity
+        FROM incoming_stock s WHERE ${and(stockConditions('s', tenantId, filter))}
+      UNION ALL
+      -- A reservation stops holding stock at its expires_at, before the sweeper releases it: its
+      -- units count as available (the total is unchanged).
+      SELECT a.product_id, a.warehouse_id, a.position_id, NULL, x.sign * a.quantity, x.state, NULL, NULL, 0
+        FROM stock_allocations a
+        JOIN reservations r ON r.id = a.reservation_id AND r.status = 'ACTIVE' AND r.expires_at <= now()
+        CROSS JOIN (VALUES (-1, 'RESERVED'::inventory_item_state), (1, 'AVAILABLE'::inventory_item_state)) AS x(sign,
+          state)
+       WHERE ${and(stockConditions('a', tenantId, filter))}
+    ), g AS (
+      SELECT product_id, warehouse_id, position_id,
+             coalesce(array_agg(id ORDER BY id) FILTER (WHERE id IS NOT NULL), '{}') AS ids,
+             sum(quantity)::bigint AS quantity,
+             coalesce(sum(quantity) FILTER (WHERE state = 'AVAILABLE'), 0)::bigint AS "quantityAvailable",
+             coalesce(sum(quantity) FILTER (WHERE state = 'COMMITTED'), 0)::bigint AS "quantityCommitted",
+             coalesce(sum(quantity) FILTER (WHERE state = 'RESERVED'), 0)::bigint AS "quantityReserved",
+             coalesce(sum(quantity) FILTER (WHERE state = 'UNAVAILABLE'), 0)::bigint AS "quantityUnavailable",
+             sum(expected)::bigint AS "quantityExpected",
+             CASE WHEN count(DISTINCT cost_currency) = 1 THEN
+               coalesce(round(sum(cost_amount * quantity) FILTER (WHERE cost_amount IS NOT NULL)
+                              / nullif(sum(quantity) FILTER (WHERE cost_amount IS NOT NULL), 0)),
+                        round(avg(cost_amount)))::bigint
+             END AS "costAmount",
+             CASE WHEN count(DISTINCT cost_currency) = 1 THEN min(cost_currency) END AS "costCurrency"
+        FROM lines GROUP BY product_id, warehouse_id, position_id
+    )
+    SELECT g.product_id AS "productId", p.sku, g.warehouse_id AS "warehouseId", g.position_id AS "positionId", g.ids,
+           g.quantity, g."quantityAvailable", g."quantityCommitted", g."quantityReserved", g."quantityUnavailable",
+           g."quantityExpected", g."costAmount", g."costCurrency"
+      FROM g JOIN products p ON p.id = g.product_id`;
+}
+
+const GroupRow: RowModel<InventoryGroup> = z.object({
+  productId: uuid,
+  sku: z.string(),
+  warehouseId: uuid,
+  positionId: uuid.nullable(),
+  ids: z.array(uuid),
+  quantity: int8,
+  quantityAvailable: int8,
+  quantityCommitted: int8,
+  quantityReserved: int8,
+  quantityUnavailable: int8,
+  quantityExpected: int8,
+  costAmount: int8OrNull,
+  costCurrency: z.string().nullable(),
+});
+
+/** The groups matching `filter`, ordered by SKU, warehouse id and position id. */
+export function groupList(tenantId: string, filter: LineFilter): SqlKeysetList<InventoryGroup, GroupKey> {
+  const where: Sql[] = inequality(Prisma.sql`g.quantity`, filter.quantity);
+  if (filter.ids) where.push(Prisma.sql`g.ids && ${filter.ids}::uuid[]`);
+  return {
+    select: groupSelect(tenantId, filter),
+    where,
+    key: [Prisma.sql`p.sku`, Prisma.sql`g.warehouse_id`, Prisma.sql`coalesce(g.position_id, ${NIL_UUID}::uuid)`],
+    values: ([sku, warehouseId, positionId]) => [
+      Prisma.sql`${sku}::text`,
+      Prisma.sql`${warehouseId}::uuid`,
+      Prisma.sql`${positionId}::uuid`,
+    ],
+    row: GroupRow,
+    keyOf: (group) => [group.sku, group.warehouseId, group.positionId ?? NIL_UUID],
+  };
+}
