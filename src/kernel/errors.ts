@@ -113,6 +113,8 @@ export class AppError extends Error {
   readonly key: ErrorKey;
   readonly status: number;
   readonly details: FieldProblem[] | null;
+  /** What the request did wrong, after the code's message. */
+  readonly reason: string | undefined;
   /** Extra response headers, for example `Allow` on a 405. */
   readonly headers: Record<string, string>;
 
@@ -126,6 +128,7 @@ export class AppError extends Error {
     this.key = key;
     this.status = entry.status;
     this.details = options.details ?? null;
+    this.reason = reason;
     this.headers = { ...DEFAULT_HEADERS[key], ...options.headers };
   }
 

@@ -6,6 +6,8 @@ import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import { businessLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
 import type { StockReference } from '../stock/stock.types';
 import type { OrderRecord } from './orders.repository';
+import { CreateOrderInput, OrderIdInput, OrderItemsInput, OrderItemsToLocationInput } from './orders.schemas';
+import { withInput } from '../../kernel/validation';
 
 /** What an Order field receives: a loaded order, or the `{type, id}` reference a stock mutation holds. */
 export type OrderParent = OrderRecord | StockReference;
@@ -33,63 +35,72 @@ export const orderResolvers: Resolvers = {
       toConnection(await services.orders.orders(principal, args.status, connectionArguments(args))),
   },
   Mutation: {
-    createOrder: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.createOrder(principal, input, idempotencyOf('createOrder', input)),
-    }),
-    shipOrder: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.shipOrder(principal, input.id, idempotencyOf('shipOrder', input)),
-    }),
-    cancelOrder: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.cancelOrder(principal, input.id, idempotencyOf('cancelOrder', input)),
-    }),
-    returnOrderItems: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.returnOrderItems(
-        principal,
-        input.order_id,
-        input.items,
-        idempotencyOf('returnOrderItems', input),
-      ),
-    }),
-    deallocateOrderItems: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.deallocateOrderItems(
-        principal,
-        input.order_id,
-        input.items,
-        idempotencyOf('deallocateOrderItems', input),
-      ),
-    }),
-    restockOrderItems: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.restockOrderItems(
-        principal,
-        input.order_id,
-        input.items,
-        idempotencyOf('restockOrderItems', input),
-      ),
-    }),
-    markItemsAsMissing: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.markItemsAsMissing(
-        principal,
-        input.order_id,
-        input.items,
-        idempotencyOf('markItemsAsMissing', input),
-      ),
-    }),
-    markItemsAsUnavailable: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.markItemsAsUnavailable(
-        principal,
-        input.order_id,
-        input.items,
-        idempotencyOf('markItemsAsUnavailable', input),
-      ),
-    }),
-    markItemsAsAvailable: async (_parent, { input }, { principal, services }) => ({
-      order: await services.orders.markItemsAsAvailable(
-        principal,
-        input.order_id,
-        input.items,
-        idempotencyOf('markItemsAsAvailable', input),
-      ),
-    }),
+    createOrder: (_parent, { input }, { principal, services }) =>
+      withInput(CreateOrderInput, input, async (valid) => ({
+        order: await services.orders.createOrder(principal, valid, idempotencyOf('createOrder', valid)),
+      })),
+    shipOrder: (_parent, { input }, { principal, services }) =>
+      withInput(OrderIdInput, input, async (valid) => ({
+        order: await services.orders.shipOrder(principal, valid.id, idempotencyOf('shipOrder', valid)),
+      })),
+    cancelOrder: (_parent, { input }, { principal, services }) =>
+      withInput(OrderIdInput, input, async (valid) => ({
+        order: await services.orders.cancelOrder(principal, valid.id, idempotencyOf('cancelOrder', valid)),
+      })),
+    returnOrderItems: (_parent, { input }, { principal, services }) =>
+      withInput(OrderItemsInput, input, async (valid) => ({
+        order: await services.orders.returnOrderItems(
+          principal,
+          valid.order_id,
+          valid.items,
+          idempotencyOf('returnOrderItems', valid),
+        ),
+      })),
+    deallocateOrderItems: (_parent, { input }, { principal, services }) =>
+      withInput(OrderItemsInput, input, async (valid) => ({
+        order: await services.orders.deallocateOrderItems(
+          principal,
+          valid.order_id,
+          valid.items,
+          idempotencyOf('deallocateOrderItems', valid),
+        ),
+      })),
+    restockOrderItems: (_parent, { input }, { principal, services }) =>
+      withInput(OrderItemsToLocationInput, input, async (valid) => ({
+        order: await services.orders.restockOrderItems(
+          principal,
+          valid.order_id,
+          valid.items,
+          idempotencyOf('restockOrderItems', valid),
+        ),
+      })),
+    markItemsAsMissing: (_parent, { input }, { principal, services }) =>
+      withInput(OrderItemsInput, input, async (valid) => ({
+        order: await services.orders.markItemsAsMissing(
+          principal,
+          valid.order_id,
+          valid.items,
+          idempotencyOf('markItemsAsMissing', valid),
+        ),
+      })),
+    markItemsAsUnavailable: (_parent, { input }, { principal, services }) =>
+      withInput(OrderItemsInput, input, async (valid) => ({
+        order: await services.orders.markItemsAsUnavailable(
+          principal,
+          valid.order_id,
+          valid.items,
+          idempotencyOf('markItemsAsUnavailable', valid),
+        ),
+      })),
+    markItemsAsAvailable: (_parent, { input }, { principal, services }) =>
+      withInput(OrderItemsToLocationInput, input, async (valid) => ({
+        order: await services.orders.markItemsAsAvailable(
+          principal,
+          valid.order_id,
+          valid.items,
+          idempotencyOf('markItemsAsAvailable', valid),
+        ),
+      })),
   },
   Order: {
     id: (parent) => parent.id,

@@ -12,33 +12,15 @@ import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
 import type { LineChangeRecord } from '../stock/repository/ledger';
 import type { StockMutationSource } from '../stock/stock.types';
-import {
-  checkNewId,
-  clientIdTaken,
-  rejected,
-  resolveAllocationTarget,
-  type ItemInput,
-} from '../stock/allocation-input';
+import { clientIdTaken, resolveAllocationTarget } from '../stock/allocation-target';
+import { invalidInput } from '../../kernel/validation';
 import * as allocations from '../stock/allocation';
 import * as allocationRepository from '../stock/repository/allocations';
 import * as preferenceRepository from '../preferences/preferences.repository';
 import { allowsBackorder, checkSinglePosition } from '../preferences/preferences.service';
 import * as repository from './orders.repository';
 import type { OrderItemRecord, OrderItemState, OrderRecord, OrderStatus } from './orders.repository';
-
-export interface CreateOrderInput {
-  business_id: string;
-  warehouse_id: string;
-  channel_id: string;
-  items: ItemInput[];
-  id?: string | null;
-}
-
-/** An order item named by an operation, with where its units go when the operation places them. */
-export interface OrderItemReference {
-  item_id: string;
-  location_id?: string | null;
-}
+import type { CreateOrderInput, OrderItemReference } from './orders.schemas';
 
 /** What one order-item operation does to each item it names. */
 interface ItemOperation {
@@ -86,7 +68,7 @@ export class OrderService {
   async createOrder(principal: Principal, input: CreateOrderInput, idempotency?: Idempotency): Promise<OrderRecord> {
     requireScope(principal, 'orders:write');
     const { tenantId } = principal;
-    const chosenId = checkNewId('input.id', input.id);
+    const chosenId = input.id ?? undefined;
     const orderId = chosenId ?? uuidv7();
     const target = await resolveAllocationTarget(this.db, tenantId, input);
     const itemIds = target.items.map(() => uuidv7()).sort();
@@ -238,10 +220,7 @@ export class OrderService {
       needsLocation: true,
       apply: async (tx, tenantId, item, _held, location) => {
         if (item.shippedAt === null) {
-          throw invalidState(
-            `item "${item.id}" was cancelled before it shipped: its units never left stock`,
-            'input.items',
-          );
+          throw invalidState(`item "${item.id}" was cancelled before it shipped: its units never left stock`, 'items');
         }
         const identity = {
           productId: item.productId,
@@ -351,22 +330,19 @@ export class OrderService {
     const order = await this.load(tenantId, orderId);
     const itemById = new Map(order.items.map((item) => [item.id, item]));
     const problems: FieldProblem[] = [];
-    if (references.length === 0) problems.push({ field: 'input.items', message: 'must name at least one item' });
     const seen = new Set<string>();
     references.forEach((reference, index) => {
       const itemId = reference.item_id.toLowerCase();
       if (!itemById.has(itemId))
         problems.push({
-          field: `input.items[${index}].item_id`,
+          field: `items[${index}].item_id`,
           message: `"${reference.item_id}" is not an item of order "${order.id}"`,
         });
       else if (seen.has(itemId))
-        problems.push({ field: `input.items[${index}].item_id`, message: 'names an item named before' });
+        problems.push({ field: `items[${index}].item_id`, message: 'names an item named before' });
       seen.add(itemId);
-      if (operation.needsLocation && reference.location_id == null)
-        problems.push({ field: `input.items[${index}].location_id`, message: 'is required' });
     });
-    if (problems.length > 0) throw rejected(problems);
+    if (problems.length > 0) throw invalidInput(problems);
     const locations = operation.needsLocation
       ? await this.resolveLocations(tenantId, order, references, operation.name === 'markItemsAsAvailable')
       : [];
@@ -395,7 +371,7 @@ export class OrderService {
             'INVALID_STATE',
             `${operation.name} needs an order that is ${operation.orderStatuses.join(' or ')}; order "${order.id}" is ${current!.status}${rule}`,
             {
-              details: [{ field: 'input.order_id', message: `order is ${current!.status}` }],
+              details: [{ field: 'order_id', message: `order is ${current!.status}` }],
             },
           );
         }
@@ -405,7 +381,7 @@ export class OrderService {
           if (!operation.from.includes(item.state)) {
             throw invalidState(
               `is ${item.state}; ${operation.name} needs an item that is ${operation.from.join(' or ')}`,
-              `input.items[${index}].item_id`,
+              `items[${index}].item_id`,
             );
           }
           return item;
@@ -432,7 +408,7 @@ export class OrderService {
             items.map((item, index) => ({
               productId: item.productId,
               warehouseId: locations[index]!.warehouseId,
-              field: `input.items[${index}].location_id`,
+              field: `items[${index}].location_id`,
             })),
           );
         }
@@ -481,7 +457,7 @@ export class OrderService {
       const warehouse = warehouses.find((w) => w.id === id);
       const position = positions.find((p) => p.id === id);
       const owner = warehouse ?? positionWarehouses.find((w) => w.id === position?.warehouseId);
-      const field = `input.items[${index}].location_id`;
+      const field = `items[${index}].location_id`;
       if (!owner)
         problems.push({
           field,
@@ -493,7 +469,7 @@ export class OrderService {
         problems.push({ field, message: `must be in a warehouse of business "${order.businessId}"` });
       return { warehouseId: owner?.id ?? '', positionId: position?.id ?? null };
     });
-    if (problems.length > 0) throw rejected(problems);
+    if (problems.length > 0) throw invalidInput(problems);
     return result;
   }
 
@@ -521,7 +497,7 @@ export class OrderService {
             'INVALID_STATE',
             `order "${order.id}" is ${current!.status}; this needs an order that is ${statuses.join(' or ')}`,
             {
-              details: [{ field: 'input.id', message: `order is ${current!.status}` }],
+              details: [{ field: 'id', message: `order is ${current!.status}` }],
             },
           );
         }

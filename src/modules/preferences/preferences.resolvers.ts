@@ -1,35 +1,51 @@
 import type { Resolvers } from '../../__generated__/graphql';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
+import { parseValue, withInput } from '../../kernel/validation';
 import { businessLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import {
+  CreateItemPreferencesInput,
+  RemoveItemPreferencesInput,
+  StockPreferencesArguments,
+  UpdateItemPreferencesInput,
+} from './preferences.schemas';
 
 export const preferenceResolvers: Resolvers = {
   Query: {
     stockPreferences: async (_parent, args, { principal, services }) =>
-      toConnection(await services.preferences.stockPreferences(principal, args, connectionArguments(args))),
+      toConnection(
+        await services.preferences.stockPreferences(
+          principal,
+          parseValue(StockPreferencesArguments, args),
+          connectionArguments(args),
+        ),
+      ),
   },
   Mutation: {
-    createItemPreferences: async (_parent, { input }, { principal, services }) => ({
-      preferences: await services.preferences.createItemPreferences(
-        principal,
-        input.preferences,
-        idempotencyOf('createItemPreferences', input),
-      ),
-    }),
-    updateItemPreferences: async (_parent, { input }, { principal, services }) => ({
-      preferences: await services.preferences.updateItemPreferences(
-        principal,
-        input.preferences,
-        idempotencyOf('updateItemPreferences', input),
-      ),
-    }),
-    removeItemPreferences: async (_parent, { input }, { principal, services }) => ({
-      ids: await services.preferences.removeItemPreferences(
-        principal,
-        input.ids,
-        idempotencyOf('removeItemPreferences', input),
-      ),
-    }),
+    createItemPreferences: (_parent, { input }, { principal, services }) =>
+      withInput(CreateItemPreferencesInput, input, async (valid) => ({
+        preferences: await services.preferences.createItemPreferences(
+          principal,
+          valid.preferences,
+          idempotencyOf('createItemPreferences', valid),
+        ),
+      })),
+    updateItemPreferences: (_parent, { input }, { principal, services }) =>
+      withInput(UpdateItemPreferencesInput, input, async (valid) => ({
+        preferences: await services.preferences.updateItemPreferences(
+          principal,
+          valid.preferences,
+          idempotencyOf('updateItemPreferences', valid),
+        ),
+      })),
+    removeItemPreferences: (_parent, { input }, { principal, services }) =>
+      withInput(RemoveItemPreferencesInput, input, async (valid) => ({
+        ids: await services.preferences.removeItemPreferences(
+          principal,
+          valid.ids,
+          idempotencyOf('removeItemPreferences', valid),
+        ),
+      })),
   },
   ItemPreference: {
     product: async (preference, _args, context) => (await productLoader(context).load(preference.productId))!,

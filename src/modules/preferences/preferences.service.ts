@@ -7,35 +7,10 @@ import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
-import { rejected } from '../stock/allocation-input';
+import { invalidInput } from '../../kernel/validation';
 import * as repository from './preferences.repository';
 import type { ItemPreferenceRecord } from './preferences.repository';
-
-/** Most preferences one write may hold. */
-export const MAX_PREFERENCES = 100;
-const MAX_LEVEL = 1_000_000_000;
-
-interface Levels {
-  minimum_quantity: number;
-  optimal_quantity: number;
-  maximum_quantity: number;
-  reorder_point: number;
-  is_backorder_allowed: boolean;
-  is_restricted_to_single_position: boolean;
-  preorder_deadline_at?: number | null;
-}
-
-export interface CreateItemPreferenceInput extends Levels {
-  id?: string | null;
-  sku: string;
-  warehouse_id: string;
-  business_id: string;
-}
-
-export interface UpdateItemPreferenceInput extends Levels {
-  id: string;
-  warehouse_id: string;
-}
+import type { NewPreference, ReplacedPreference } from './preferences.schemas';
 
 /**
  * Whether a preference lets orders exceed what is available now: backorders allowed, and the preorder deadline (if any)
@@ -79,28 +54,7 @@ export async function checkSinglePosition(
   }
 }
 
-function checkLevels(prefix: string, input: Levels, problems: FieldProblem[], requireDeadlineKey: boolean) {
-  const at = (field: string, message: string) => problems.push({ field: `${prefix}.${field}`, message });
-  for (const field of ['minimum_quantity', 'optimal_quantity', 'maximum_quantity', 'reorder_point'] as const) {
-    if (!Number.isInteger(input[field]) || input[field] < 0 || input[field] > MAX_LEVEL)
-      at(field, `must be a whole number from 0 to ${MAX_LEVEL}`);
-  }
-  if (input.optimal_quantity < input.minimum_quantity) at('optimal_quantity', 'must be at least minimum_quantity');
-  if (input.maximum_quantity < input.optimal_quantity) at('maximum_quantity', 'must be at least optimal_quantity');
-  if (input.reorder_point < input.minimum_quantity || input.reorder_point > input.maximum_quantity) {
-    at('reorder_point', 'must lie between minimum_quantity and maximum_quantity');
-  }
-  if (requireDeadlineKey && input.preorder_deadline_at === undefined)
-    at('preorder_deadline_at', 'must be sent (null clears it): an update replaces the whole preference');
-  if (
-    input.preorder_deadline_at != null &&
-    (!Number.isSafeInteger(input.preorder_deadline_at) || input.preorder_deadline_at < 0)
-  ) {
-    at('preorder_deadline_at', 'must be a time in Unix milliseconds');
-  }
-}
-
-const values = (input: Levels) => ({
+const values = (input: NewPreference | ReplacedPreference) => ({
   minimumQuantity: input.minimum_quantity,
   optimalQuantity: input.optimal_quantity,
   maximumQuantity: input.maximum_quantity,
@@ -120,14 +74,12 @@ export class PreferenceService {
   /** Creates preferences, all or none; CONFLICT naming the entry when its SKU and warehouse already have one. */
   async createItemPreferences(
     principal: Principal,
-    entries: CreateItemPreferenceInput[],
+    entries: NewPreference[],
     idempotency?: Idempotency,
   ): Promise<ItemPreferenceRecord[]> {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
     const problems: FieldProblem[] = [];
-    if (entries.length === 0 || entries.length > MAX_PREFERENCES)
-      problems.push({ field: 'input.preferences', message: `must hold 1 to ${MAX_PREFERENCES} preferences` });
     const ids = (values: string[]) => [...new Set(values.filter(isUuid).map((v) => v.toLowerCase()))];
     const [products, warehouses, businesses] = await Promise.all([
       catalog.productsBySkus(this.db, tenantId, [...new Set(entries.map((e) => e.sku))]),
@@ -136,9 +88,8 @@ export class PreferenceService {
     ]);
     const seen = new Set<string>();
     const rows = entries.map((entry, index) => {
-      const prefix = `input.preferences[${index}]`;
+      const prefix = `preferences[${index}]`;
       const at = (field: string, message: string) => problems.push({ field: `${prefix}.${field}`, message });
-      if (entry.id != null && !isUuid(entry.id)) at('id', 'is not a valid id');
       const product = products.find((p) => p.sku === entry.sku);
       const warehouse = warehouses.find((w) => w.id === entry.warehouse_id.toLowerCase());
       const business = businesses.find((b) => b.id === entry.business_id.toLowerCase());
@@ -150,23 +101,22 @@ export class PreferenceService {
       const key = `${product?.id}:${warehouse?.id}`;
       if (product && warehouse && seen.has(key)) at('sku', 'appears twice for the same warehouse');
       seen.add(key);
-      checkLevels(prefix, entry, problems, false);
       return {
-        id: entry.id?.toLowerCase() ?? uuidv7(),
+        id: entry.id ?? uuidv7(),
         productId: product?.id ?? '',
         warehouseId: warehouse?.id ?? '',
         businessId: business?.id ?? '',
         ...values(entry),
       };
     });
-    if (problems.length > 0) throw rejected(problems);
+    if (problems.length > 0) throw invalidInput(problems);
     const created = await this.write(principal, idempotency, async (tx) => {
       const existing = await repository.preferencesOfPairs(tx, tenantId, rows);
       const taken = rows.flatMap((row, index) =>
         existing.some((e) => e.productId === row.productId && e.warehouseId === row.warehouseId)
           ? [
               {
-                field: `input.preferences[${index}].sku`,
+                field: `preferences[${index}].sku`,
                 message: `already has a preference at warehouse "${row.warehouseId}"; update it instead`,
               },
             ]
@@ -186,14 +136,12 @@ export class PreferenceService {
    */
   async updateItemPreferences(
     principal: Principal,
-    entries: UpdateItemPreferenceInput[],
+    entries: ReplacedPreference[],
     idempotency?: Idempotency,
   ): Promise<ItemPreferenceRecord[]> {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
     const problems: FieldProblem[] = [];
-    if (entries.length === 0 || entries.length > MAX_PREFERENCES)
-      problems.push({ field: 'input.preferences', message: `must hold 1 to ${MAX_PREFERENCES} preferences` });
     const found = await repository.findPreferences(
       this.db,
       tenantId,
@@ -212,7 +160,7 @@ export class PreferenceService {
     );
     const seen = new Set<string>();
     const rows = entries.map((entry, index) => {
-      const prefix = `input.preferences[${index}]`;
+      const prefix = `preferences[${index}]`;
       const at = (field: string, message: string) => problems.push({ field: `${prefix}.${field}`, message });
       const preference = found.find((p) => p.id === entry.id.toLowerCase());
       const warehouse = warehouses.find((w) => w.id === entry.warehouse_id.toLowerCase());
@@ -222,7 +170,6 @@ export class PreferenceService {
       if (!warehouse) at('warehouse_id', `"${entry.warehouse_id}" is not a warehouse of the tenant`);
       else if (preference && warehouse.businessId !== preference.businessId)
         at('warehouse_id', `belongs to business "${warehouse.businessId}", not "${preference.businessId}"`);
-      checkLevels(prefix, entry, problems, true);
       return {
         id: preference?.id ?? '',
         productId: preference?.productId ?? '',
@@ -230,7 +177,7 @@ export class PreferenceService {
         ...values(entry),
       };
     });
-    if (problems.length > 0) throw rejected(problems);
+    if (problems.length > 0) throw invalidInput(problems);
     const updated = await this.write(principal, idempotency, async (tx) => {
       await repository.replacePreferences(tx, tenantId, rows);
       return rows.map((row) => row.id);
@@ -242,8 +189,6 @@ export class PreferenceService {
   async removeItemPreferences(principal: Principal, ids: string[], idempotency?: Idempotency): Promise<string[]> {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
-    if (ids.length === 0 || ids.length > MAX_PREFERENCES)
-      throw rejected([{ field: 'input.ids', message: `must hold 1 to ${MAX_PREFERENCES} ids` }]);
     const found = new Set(
       (
         await repository.findPreferences(
@@ -256,9 +201,9 @@ export class PreferenceService {
     const problems = ids.flatMap((id, index) =>
       found.has(id.toLowerCase())
         ? []
-        : [{ field: `input.ids[${index}]`, message: `"${id}" is not an item preference of the tenant` }],
+        : [{ field: `ids[${index}]`, message: `"${id}" is not an item preference of the tenant` }],
     );
-    if (problems.length > 0) throw rejected(problems);
+    if (problems.length > 0) throw invalidInput(problems);
     return this.write(principal, idempotency, (tx) => repository.deletePreferences(tx, tenantId, [...found]));
   }
 
@@ -269,13 +214,10 @@ export class PreferenceService {
   ) {
     requireScope(principal, 'inventory:read');
     const { tenantId } = principal;
-    for (const field of ['warehouse_id', 'business_id'] as const) {
-      if (args[field] != null && !isUuid(args[field]!)) throw rejected([{ field, message: 'is not a valid id' }]);
-    }
     const filter: repository.PreferenceFilter = {
       skus: args.sku != null ? [args.sku] : undefined,
-      warehouseIds: args.warehouse_id != null ? [args.warehouse_id.toLowerCase()] : undefined,
-      businessIds: args.business_id != null ? [args.business_id.toLowerCase()] : undefined,
+      warehouseIds: args.warehouse_id != null ? [args.warehouse_id] : undefined,
+      businessIds: args.business_id != null ? [args.business_id] : undefined,
     };
     return paginate<ItemPreferenceRecord, string>(
       this.cursors,

@@ -5,6 +5,8 @@ import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import { businessLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
 import type { ReservationRecord } from './reservations.repository';
+import { CreateReservationInput, RemoveReservationInput } from './reservations.schemas';
+import { withInput } from '../../kernel/validation';
 
 const reservationLoader = (context: GraphQLContext) =>
   requestLoader(context, 'reservation', () =>
@@ -29,20 +31,22 @@ export const reservationResolvers: Resolvers = {
       toConnection(await services.reservations.reservations(principal, args.status, connectionArguments(args))),
   },
   Mutation: {
-    createReservation: async (_parent, { input }, { principal, services }) => ({
-      reservation: await services.reservations.createReservation(
-        principal,
-        input,
-        idempotencyOf('createReservation', input),
-      ),
-    }),
-    removeReservation: async (_parent, { input }, { principal, services }) => ({
-      reservation: await services.reservations.removeReservation(
-        principal,
-        input.id,
-        idempotencyOf('removeReservation', input),
-      ),
-    }),
+    createReservation: (_parent, { input }, { principal, services }) =>
+      withInput(CreateReservationInput, input, async (valid) => ({
+        reservation: await services.reservations.createReservation(
+          principal,
+          valid,
+          idempotencyOf('createReservation', valid),
+        ),
+      })),
+    removeReservation: (_parent, { input }, { principal, services }) =>
+      withInput(RemoveReservationInput, input, async (valid) => ({
+        reservation: await services.reservations.removeReservation(
+          principal,
+          valid.id,
+          idempotencyOf('removeReservation', valid),
+        ),
+      })),
   },
   Reservation: {
     id: (parent) => parent.id,

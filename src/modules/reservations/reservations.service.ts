@@ -9,34 +9,13 @@ import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
-import {
-  checkAllocationInput,
-  checkNewId,
-  clientIdTaken,
-  invalid,
-  rejected,
-  resolveAllocationTarget,
-  type ItemInput,
-} from '../stock/allocation-input';
+import { clientIdTaken, resolveAllocationTarget } from '../stock/allocation-target';
 import { HotKeyBatcher, type BatchOutcome } from '../../kernel/hot-key-batcher';
 import * as allocations from '../stock/allocation';
 import * as allocationRepository from '../stock/repository/allocations';
 import * as repository from './reservations.repository';
-import type { ReservationContact, ReservationRecord, ReservationStatus } from './reservations.repository';
-
-/** How far ahead a reservation may expire. */
-export const MAX_RESERVATION_MS = 30 * 24 * 60 * 60 * 1000;
-
-export interface CreateReservationInput {
-  business_id: string;
-  warehouse_id: string;
-  channel_id: string;
-  customer: ReservationContact;
-  items: ItemInput[];
-  expires_at: number;
-  notes?: string | null;
-  id?: string | null;
-}
+import type { ReservationRecord, ReservationStatus } from './reservations.repository';
+import type { CreateReservationInput } from './reservations.schemas';
 
 /** A reservation as clients see it: ACTIVE past its expiry is EXPIRED, whether or not it was swept yet. */
 function effective(record: ReservationRecord, now = Date.now()): ReservationRecord {
@@ -46,18 +25,6 @@ function effective(record: ReservationRecord, now = Date.now()): ReservationReco
     status: expired ? 'EXPIRED' : record.status,
     items: record.items.map((item) => ({ ...item, quantity: Number(item.quantity) })),
   };
-}
-
-function checkContact(customer: ReservationContact) {
-  const problems = [];
-  if (customer.name.trim() === '' || customer.name.length > 255)
-    problems.push({ field: 'input.customer.name', message: 'must be 1 to 255 characters, not only spaces' });
-  if (customer.email != null && (customer.email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(customer.email))) {
-    problems.push({ field: 'input.customer.email', message: 'must be an e-mail address' });
-  }
-  if (customer.phone != null && !/^[+0-9 ()-]{3,32}$/.test(customer.phone))
-    problems.push({ field: 'input.customer.phone', message: 'must be a phone number' });
-  if (problems.length > 0) throw rejected(problems);
 }
 
 /** Reservations: stock held for a customer until an order exists, `expires_at` passes or it is removed. */
@@ -84,24 +51,15 @@ export class ReservationService {
     idempotency?: Idempotency,
   ): Promise<ReservationRecord> {
     requireScope(principal, 'inventory:write');
-    const clientId = checkNewId('input.id', input.id);
-    const now = Date.now();
-    if (
-      !Number.isSafeInteger(input.expires_at) ||
-      input.expires_at <= now ||
-      input.expires_at > now + MAX_RESERVATION_MS
-    ) {
-      throw invalid('input.expires_at', 'must be a time (Unix milliseconds) in the future, at most 30 days ahead');
-    }
-    if (input.notes != null && input.notes.length > 2000)
-      throw invalid('input.notes', 'must be at most 2000 characters');
-    checkContact(input.customer);
+    const clientId = input.id ?? undefined;
     const id = clientId ?? uuidv7();
     const context = this.context(principal, id);
     // UUIDv7s of one millisecond are not ordered among themselves: sorted, items keep input order.
     const itemIds = input.items.map(() => uuidv7()).sort();
     const reservation: repository.BatchedReservation = {
-      ...checkAllocationInput(input),
+      businessId: input.business_id,
+      warehouseId: input.warehouse_id,
+      channelId: input.channel_id,
       id,
       checkId: clientId !== undefined,
       customer: { name: input.customer.name, email: input.customer.email ?? null, phone: input.customer.phone ?? null },
@@ -181,7 +139,7 @@ export class ReservationService {
           {
             sku: input.items[done.itemIndex]!.sku,
             warehouseId: reservation.warehouseId,
-            field: `input.items[${done.itemIndex}].quantity`,
+            field: `items[${done.itemIndex}].quantity`,
           },
           done.requested,
           done.available,

@@ -4,6 +4,14 @@ import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import { businessLoader, positionLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
 import type { SupplyRecord } from './supply.repository';
+import { withInput } from '../../kernel/validation';
+import {
+  AddAnnouncementItemsInput,
+  AddOverageInput,
+  CreateAnnouncementInput,
+  CreateSupplyInput,
+  ReceiveSupplyInput,
+} from './supply.schemas';
 
 const supplyLoader = (context: GraphQLContext) =>
   requestLoader(context, 'supply', () =>
@@ -22,35 +30,40 @@ export const supplyResolvers: Resolvers = {
     supply: (_parent, args, { principal, services }) => services.supply.supply(principal, args.id),
   },
   Mutation: {
-    createAnnouncement: async (_parent, { input }, { principal, services }) => ({
-      announcement: await services.supply.createAnnouncement(
-        principal,
-        input,
-        idempotencyOf('createAnnouncement', input),
-      ),
-    }),
-    addAnnouncementItems: async (_parent, { input }, { principal, services }) => ({
-      announcement: await services.supply.addAnnouncementItems(
-        principal,
-        input.announcement_id,
-        input.items,
-        idempotencyOf('addAnnouncementItems', input),
-      ),
-    }),
-    createSupply: async (_parent, { input }, { principal, services }) => ({
-      supply: await services.supply.createSupply(principal, input, idempotencyOf('createSupply', input)),
-    }),
-    receiveSupply: async (_parent, { input }, { principal, services }) => ({
-      supply: await services.supply.receiveSupply(principal, input.supply_id, idempotencyOf('receiveSupply', input)),
-    }),
-    addOverage: async (_parent, { input }, { principal, services }) => ({
-      supply: await services.supply.addOverage(
-        principal,
-        input.supply_id,
-        input.items,
-        idempotencyOf('addOverage', input),
-      ),
-    }),
+    createAnnouncement: (_parent, { input }, { principal, services }) =>
+      withInput(CreateAnnouncementInput, input, async (valid) => ({
+        announcement: await services.supply.createAnnouncement(
+          principal,
+          valid,
+          idempotencyOf('createAnnouncement', valid),
+        ),
+      })),
+    addAnnouncementItems: (_parent, { input }, { principal, services }) =>
+      withInput(AddAnnouncementItemsInput, input, async (valid) => ({
+        announcement: await services.supply.addAnnouncementItems(
+          principal,
+          valid.announcement_id,
+          valid.items,
+          idempotencyOf('addAnnouncementItems', valid),
+        ),
+      })),
+    createSupply: (_parent, { input }, { principal, services }) =>
+      withInput(CreateSupplyInput, input, async (valid) => ({
+        supply: await services.supply.createSupply(principal, valid, idempotencyOf('createSupply', valid)),
+      })),
+    receiveSupply: (_parent, { input }, { principal, services }) =>
+      withInput(ReceiveSupplyInput, input, async (valid) => ({
+        supply: await services.supply.receiveSupply(principal, valid.supply_id, idempotencyOf('receiveSupply', valid)),
+      })),
+    addOverage: (_parent, { input }, { principal, services }) =>
+      withInput(AddOverageInput, input, async (valid) => ({
+        supply: await services.supply.addOverage(
+          principal,
+          valid.supply_id,
+          valid.items,
+          idempotencyOf('addOverage', valid),
+        ),
+      })),
   },
   Announcement: {
     business: async (announcement, _args, context) => (await businessLoader(context).load(announcement.businessId))!,

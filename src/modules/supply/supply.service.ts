@@ -9,35 +9,14 @@ import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
 import type { LineChangeRecord } from '../stock/repository/ledger';
 import type { StockReference } from '../stock/stock.types';
-import {
-  checkNewId,
-  clientIdTaken,
-  invalid,
-  MAX_ITEM_QUANTITY,
-  MAX_ITEMS,
-  rejected,
-  type ItemInput,
-} from '../stock/allocation-input';
+import { clientIdTaken } from '../stock/allocation-target';
+import type { ItemInput } from '../stock/allocation.schemas';
+import { invalidField, invalidInput } from '../../kernel/validation';
 import * as allocationRepository from '../stock/repository/allocations';
 import { checkSinglePosition } from '../preferences/preferences.service';
 import * as repository from './supply.repository';
-import type { AnnouncementRecord, SupplyProcessing, SupplyRecord } from './supply.repository';
-
-export interface CreateAnnouncementInput {
-  business_id: string;
-  warehouse_id: string;
-  reference?: string | null;
-  items?: ItemInput[] | null;
-  id?: string | null;
-}
-
-export interface CreateSupplyInput {
-  announcement_ids: string[];
-  settings: { processing: SupplyProcessing };
-  location_id?: string | null;
-  due_at?: number | null;
-  id?: string | null;
-}
+import type { AnnouncementRecord, SupplyRecord } from './supply.repository';
+import type { CreateAnnouncementInput, CreateSupplyInput } from './supply.schemas';
 
 /** Incoming goods: announcements grouped into supplies, expected until received. */
 export class SupplyService {
@@ -51,25 +30,23 @@ export class SupplyService {
   ): Promise<AnnouncementRecord> {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
-    const id = checkNewId('input.id', input.id) ?? uuidv7();
+    const id = input.id ?? uuidv7();
     const problems: FieldProblem[] = [];
     const [business, warehouse] = await Promise.all([
       isUuid(input.business_id) ? catalog.findBusiness(this.db, tenantId, input.business_id.toLowerCase()) : null,
       isUuid(input.warehouse_id) ? catalog.findWarehouse(this.db, tenantId, input.warehouse_id.toLowerCase()) : null,
     ]);
     if (!business)
-      problems.push({ field: 'input.business_id', message: `"${input.business_id}" is not a business of the tenant` });
+      problems.push({ field: 'business_id', message: `"${input.business_id}" is not a business of the tenant` });
     if (!warehouse)
       problems.push({
-        field: 'input.warehouse_id',
+        field: 'warehouse_id',
         message: `"${input.warehouse_id}" is not a warehouse of the tenant`,
       });
     else if (business && warehouse.businessId !== business.id)
-      problems.push({ field: 'input.warehouse_id', message: `belongs to business "${warehouse.businessId}"` });
-    if (input.reference != null && (input.reference.length === 0 || input.reference.length > 255))
-      problems.push({ field: 'input.reference', message: 'must be 1 to 255 characters' });
-    if (problems.length > 0) throw rejected(problems);
-    const items = input.items ? await this.resolveItems(tenantId, input.items, true) : [];
+      problems.push({ field: 'warehouse_id', message: `belongs to business "${warehouse.businessId}"` });
+    if (problems.length > 0) throw invalidInput(problems);
+    const items = input.items ? await this.resolveItems(tenantId, input.items) : [];
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         if (await repository.isIdUsed(tx, 'announcements', id)) throw clientIdTaken('announcement', id);
@@ -96,14 +73,14 @@ export class SupplyService {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
     const announcement = await this.announcement(principal, announcementId);
-    const resolved = await this.resolveItems(tenantId, items, false);
+    const resolved = await this.resolveItems(tenantId, items);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         const [current] = await repository.findAnnouncements(tx, tenantId, [announcement.id], { forUpdate: true });
         if (current!.status !== 'OPEN')
           throw invalidState(
             `announcement "${announcement.id}" is already part of supply "${current!.supplyId}"`,
-            'input.announcement_id',
+            'announcement_id',
           );
         await repository.insertAnnouncementItems(tx, tenantId, announcement.id, resolved);
         return announcement.id;
@@ -119,17 +96,13 @@ export class SupplyService {
   async createSupply(principal: Principal, input: CreateSupplyInput, idempotency?: Idempotency): Promise<SupplyRecord> {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
-    const id = checkNewId('input.id', input.id) ?? uuidv7();
+    const id = input.id ?? uuidv7();
     const problems: FieldProblem[] = [];
-    if (input.announcement_ids.length === 0 || input.announcement_ids.length > MAX_ITEMS)
-      problems.push({ field: 'input.announcement_ids', message: `must hold 1 to ${MAX_ITEMS} ids` });
-    if (input.due_at != null && (!Number.isSafeInteger(input.due_at) || input.due_at < 0))
-      problems.push({ field: 'input.due_at', message: 'must be a time in Unix milliseconds' });
     const ids = input.announcement_ids.map((a) => a.toLowerCase());
     const found = await repository.findAnnouncements(this.db, tenantId, ids.filter(isUuid));
     ids.forEach((announcementId, index) => {
       const announcement = found.find((a) => a.id === announcementId);
-      const field = `input.announcement_ids[${index}]`;
+      const field = `announcement_ids[${index}]`;
       if (!announcement)
         problems.push({ field, message: `"${input.announcement_ids[index]}" is not an announcement of the tenant` });
       else if (ids.indexOf(announcementId) !== index) problems.push({ field, message: 'appears twice' });
@@ -137,7 +110,7 @@ export class SupplyService {
       else if (announcement.warehouseId !== found[0]!.warehouseId)
         problems.push({ field, message: 'is for another warehouse than the first announcement' });
     });
-    if (problems.length > 0) throw rejected(problems);
+    if (problems.length > 0) throw invalidInput(problems);
     const warehouseId = found[0]!.warehouseId;
     const positionId = await this.resolveLocation(tenantId, warehouseId, input.location_id);
     const dueAt = input.due_at == null ? null : new Date(input.due_at);
@@ -149,7 +122,7 @@ export class SupplyService {
         if (supplied)
           throw invalidState(
             `is already part of supply "${supplied.supplyId}"`,
-            `input.announcement_ids[${ids.indexOf(supplied.id)}]`,
+            `announcement_ids[${ids.indexOf(supplied.id)}]`,
           );
         await repository.insertSupply(tx, tenantId, {
           id,
@@ -197,7 +170,7 @@ export class SupplyService {
         );
         const [current] = await repository.findSupplies(tx, tenantId, [supply.id], { forUpdate: true });
         if (current!.status !== 'EXPECTED')
-          throw invalidState(`supply "${supply.id}" was already received`, 'input.supply_id');
+          throw invalidState(`supply "${supply.id}" was already received`, 'supply_id');
         const received = await repository.markReceived(tx, supply.id);
         await this.register(tx, principal, current!, received);
         return supply.id;
@@ -219,7 +192,7 @@ export class SupplyService {
     requireScope(principal, 'inventory:write');
     const { tenantId } = principal;
     const supply = await this.supply(principal, supplyId);
-    const resolved = await this.resolveItems(tenantId, items, false);
+    const resolved = await this.resolveItems(tenantId, items);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         await locks.lockStockLevels(
@@ -305,29 +278,21 @@ export class SupplyService {
     await checkSinglePosition(
       tx,
       tenantId,
-      [...totals.keys()].map((productId) => ({ productId, warehouseId: supply.warehouseId, field: 'input.supply_id' })),
+      [...totals.keys()].map((productId) => ({ productId, warehouseId: supply.warehouseId, field: 'supply_id' })),
     );
   }
 
-  private async resolveItems(tenantId: string, items: ItemInput[], allowEmpty: boolean) {
+  private async resolveItems(tenantId: string, items: ItemInput[]) {
     const problems: FieldProblem[] = [];
-    if ((!allowEmpty && items.length === 0) || items.length > MAX_ITEMS)
-      problems.push({ field: 'input.items', message: `must hold 1 to ${MAX_ITEMS} items` });
     const products = await catalog.productsBySkus(this.db, tenantId, [...new Set(items.map((i) => i.sku))]);
     const itemIds = items.map(() => uuidv7()).sort();
     const resolved = items.map((item, index) => {
       const product = products.find((p) => p.sku === item.sku);
       if (!product)
-        problems.push({ field: `input.items[${index}].sku`, message: `"${item.sku}" is not a product of the tenant` });
-      if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > MAX_ITEM_QUANTITY) {
-        problems.push({
-          field: `input.items[${index}].quantity`,
-          message: `must be a whole number from 1 to ${MAX_ITEM_QUANTITY}`,
-        });
-      }
+        problems.push({ field: `items[${index}].sku`, message: `"${item.sku}" is not a product of the tenant` });
       return { id: itemIds[index]!, productId: product?.id ?? '', quantity: item.quantity };
     });
-    if (problems.length > 0) throw rejected(problems);
+    if (problems.length > 0) throw invalidInput(problems);
     return resolved;
   }
 
@@ -338,7 +303,7 @@ export class SupplyService {
       ? await catalog.findPosition(this.db, tenantId, locationId.toLowerCase())
       : null;
     if (!position || position.warehouseId !== warehouseId)
-      throw invalid('input.location_id', `must be warehouse "${warehouseId}" or one of its positions`);
+      throw invalidField('location_id', `must be warehouse "${warehouseId}" or one of its positions`);
     return position.id;
   }
 

@@ -1,0 +1,40 @@
+/** The reservations' GraphQL inputs, parsed at the edge: the service receives them valid and typed. */
+import { z } from 'zod';
+import { IdempotencyKey } from '../../kernel/graphql/idempotency';
+import { id } from '../../kernel/validation';
+import { AllocationTargetInput } from '../stock/allocation.schemas';
+
+/** How far ahead a reservation may expire. */
+export const MAX_RESERVATION_MS = 30 * 24 * 60 * 60 * 1000;
+
+const Contact = z.object({
+  name: z.string().refine((name) => name.trim() !== '' && name.length <= 255, {
+    message: 'must be 1 to 255 characters, not only spaces',
+  }),
+  email: z
+    .string()
+    .refine((email) => email.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(email), { message: 'must be an e-mail address' })
+    .nullish(),
+  phone: z
+    .string()
+    .regex(/^[+0-9 ()-]{3,32}$/, 'must be a phone number')
+    .nullish(),
+});
+
+export const CreateReservationInput = z.object({
+  id: id().nullish(),
+  ...AllocationTargetInput.shape,
+  customer: Contact,
+  expires_at: z.number().refine(
+    (at) => {
+      const now = Date.now();
+      return Number.isSafeInteger(at) && at > now && at <= now + MAX_RESERVATION_MS;
+    },
+    { message: 'must be a time (Unix milliseconds) in the future, at most 30 days ahead' },
+  ),
+  notes: z.string().max(2000, 'must be at most 2000 characters').nullish(),
+  idempotency_key: IdempotencyKey,
+});
+export type CreateReservationInput = z.output<typeof CreateReservationInput>;
+
+export const RemoveReservationInput = z.object({ id: z.string(), idempotency_key: IdempotencyKey });

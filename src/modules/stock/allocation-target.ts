@@ -1,0 +1,81 @@
+/**
+ * The catalog check of an order or reservation: its business, warehouse, sales channel and SKUs
+ * must be the tenant's. Fields are named relative to the input (`items[2].sku`).
+ */
+import { z } from 'zod';
+import { idTaken, type FieldProblem } from '../../kernel/errors';
+import type { Db, Tx } from '../../kernel/db';
+import { parseFirstRow, uuid } from '../../kernel/rows';
+import { invalidInput } from '../../kernel/validation';
+import type { AllocationTargetInput } from './allocation.schemas';
+
+export interface ResolvedItem {
+  productId: string;
+  sku: string;
+  quantity: number;
+  /** The input field an out-of-stock error names. */
+  field: string;
+}
+
+export interface AllocationTarget {
+  businessId: string;
+  warehouseId: string;
+  channelId: string;
+  items: ResolvedItem[];
+}
+
+const Found = z.object({
+  business: z.boolean().nullable(),
+  warehouseBusinessId: uuid.nullable(),
+  channel: z.boolean().nullable(),
+  products: z.array(z.object({ id: uuid, sku: z.string() })),
+});
+
+/**
+ * Checks the business, warehouse, sales channel and items an order or reservation names against
+ * the tenant's catalog: every problem is reported at once, as a VALIDATION_ERROR per field.
+ */
+export async function resolveAllocationTarget(
+  tx: Tx | Db,
+  tenantId: string,
+  input: AllocationTargetInput,
+): Promise<AllocationTarget> {
+  const { business_id: businessId, warehouse_id: warehouseId, channel_id: channelId } = input;
+  const problems: FieldProblem[] = [];
+  const at = (field: string, message: string) => problems.push({ field, message });
+
+  // One statement for the whole check: the business, the warehouse, the channel and the products.
+  const rows = await tx.$queryRaw<unknown[]>`
+    SELECT (SELECT true FROM businesses WHERE tenant_id = ${tenantId}::uuid AND id = ${businessId}::uuid) AS business,
+           (SELECT business_id FROM warehouses WHERE tenant_id = ${tenantId}::uuid AND id = ${warehouseId}::uuid) AS "warehouseBusinessId",
+           (SELECT true FROM sales_channels WHERE tenant_id = ${tenantId}::uuid AND id = ${channelId}::uuid) AS channel,
+           coalesce((SELECT json_agg(json_build_object('id', p.id, 'sku', p.sku))
+                       FROM products p
+                      WHERE p.tenant_id = ${tenantId}::uuid AND p.sku = ANY(${[...new Set(input.items.map((item) => item.sku))]}::text[])), '[]') AS products`;
+  const found = parseFirstRow(Found, rows);
+  const business = found?.business ?? null;
+  const warehouse = found?.warehouseBusinessId ? { businessId: found.warehouseBusinessId } : null;
+  const channel = found?.channel ?? null;
+  const products = found?.products ?? [];
+  if (!business) at('business_id', `"${input.business_id}" is not a business of the tenant`);
+  if (!warehouse) at('warehouse_id', `"${input.warehouse_id}" is not a warehouse of the tenant`);
+  else if (business && warehouse.businessId !== businessId)
+    at('warehouse_id', `belongs to business "${warehouse.businessId}", not "${businessId}"`);
+  if (!channel) at('channel_id', `"${input.channel_id}" is not a sales channel of the tenant`);
+  const productBySku = new Map(products.map((product) => [product.sku, product]));
+  const items = input.items.map((item, index) => {
+    const product = productBySku.get(item.sku);
+    if (!product) at(`items[${index}].sku`, `"${item.sku}" is not a product of the tenant`);
+    return {
+      productId: product?.id ?? '',
+      sku: item.sku,
+      quantity: item.quantity,
+      field: `items[${index}].quantity`,
+    };
+  });
+  if (problems.length > 0) throw invalidInput(problems);
+  return { businessId, warehouseId, channelId, items };
+}
+
+/** The ID_TAKEN of a client-chosen id. */
+export const clientIdTaken = (kind: string, id: string) => idTaken(`a ${kind} with id "${id}" already exists`);
