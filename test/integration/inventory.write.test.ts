@@ -4,6 +4,7 @@
  * Rejected input lives in inventory.errors.test.ts, concurrency and the ledger invariant in
  * stock.ledger.test.ts.
  */
+import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startTestApp, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
@@ -250,6 +251,40 @@ describe('DELETE /api/inventory/items', () => {
     ]);
     expect(left.map((row) => row.id)).toEqual([lines[1].id]);
     await expectLedgerExplainsStock(t, tenant.id);
+  });
+
+  it('names in its 404 only the lines another write removed meanwhile, not those it deleted itself, and keeps them', async () => {
+    const [kept, taken] = (await post([item('SKU-3', { batchNumber: 'D5' }), item('SKU-3', { batchNumber: 'D6' })]))
+      .body.data;
+    // Hold the SKU's stock lock: the DELETE reads both lines, then waits for the lock.
+    const blocker = new pg.Client({ connectionString: t.databaseUrl });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT stock_lock($1, ARRAY[$2]::uuid[], ARRAY[$3]::uuid[])', [
+        tenant.id,
+        catalog.productIds.get('SKU-3'),
+        catalog.warehouseIds[0],
+      ]);
+      const pending = rest.delete(`${ITEMS}?filter[id][in]=${kept.id},${taken.id}`, { token: tenant.key });
+      for (let attempt = 0; attempt < 200; attempt += 1) {
+        const waiting = await sql(t.databaseUrl, `SELECT 1 FROM pg_stat_activity WHERE wait_event = 'advisory'`);
+        if (waiting.length > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      // Another writer removes one of the two lines, then lets the DELETE go on.
+      await blocker.query('DELETE FROM inventory_items WHERE id = $1', [taken.id]);
+      await blocker.query('COMMIT');
+      const response = await pending;
+      expect(response.status, response.rawBody).toBe(404);
+      expect(response.body.error.message).toContain(`"${taken.id}"`);
+      expect(response.body.error.message).not.toContain(`"${kept.id}"`);
+    } finally {
+      await blocker.end();
+    }
+    // Rejected: the line it had deleted is back, with no ledger row for it.
+    expect(await sql(t.databaseUrl, 'SELECT id FROM inventory_items WHERE id = $1', [kept.id])).toHaveLength(1);
+    expect((await mutationsOf(kept.id)).map((m) => m.source)).toEqual(['REGISTER']);
   });
 });
 

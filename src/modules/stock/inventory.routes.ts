@@ -1,5 +1,6 @@
 import { requestFingerprint, parseIdempotencyKey } from '../../kernel/idempotency';
 import { badRequest } from '../../kernel/errors';
+import { underField } from '../../kernel/validation';
 import { defineOperation } from '../context';
 import { z } from '../../kernel/rest/schemas';
 import {
@@ -56,7 +57,7 @@ export const addInventoryItems = defineOperation({
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'CONFLICT', 'UNPROCESSABLE_ENTITY', 'WRITE_INTERRUPTED'],
   async handler({ body, principal, services, request }) {
     const idempotency = idempotencyOf(request.headers, `POST ${path}`, body);
-    const lines = await services.stock.addItems(principal, body.data, idempotency);
+    const lines = await underField('body.data', () => services.stock.addItems(principal, body.data, idempotency));
     return { status: 201, body: { data: lines, page: null, meta: null } };
   },
 });
@@ -83,7 +84,7 @@ export const correctInventoryItems = defineOperation({
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'UNPROCESSABLE_ENTITY', 'WRITE_INTERRUPTED'],
   async handler({ body, principal, services, request }) {
     const idempotency = idempotencyOf(request.headers, `PATCH ${path}`, body);
-    const lines = await services.stock.updateItems(principal, body.data, idempotency);
+    const lines = await underField('body.data', () => services.stock.updateItems(principal, body.data, idempotency));
     return { status: 200, body: { data: lines, page: null, meta: null } };
   },
 });

@@ -2,6 +2,8 @@ import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import type { Resolvers } from '../../__generated__/graphql';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
 import { positionLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import { parseValue } from '../../kernel/validation';
+import { InventoryArguments, InventoryItemsArguments } from './stock.schemas';
 import type { InventoryGroup, InventoryLine, StockReference } from './stock.types';
 
 const notAString = () =>
@@ -40,9 +42,17 @@ export const stockResolvers: Resolvers = {
   QueryFilter,
   Query: {
     inventory: async (_parent, args, { principal, services }) =>
-      toConnection(await services.stock.inventory(principal, args, connectionArguments(args))),
+      toConnection(
+        await services.stock.inventory(principal, parseValue(InventoryArguments, args), connectionArguments(args)),
+      ),
     inventoryItems: async (_parent, args, { principal, services }) =>
-      toConnection(await services.stock.inventoryItems(principal, args.filters, connectionArguments(args))),
+      toConnection(
+        await services.stock.inventoryItems(
+          principal,
+          parseValue(InventoryItemsArguments, args).filters,
+          connectionArguments(args),
+        ),
+      ),
     inventoryAtLocation: async (_parent, args, { principal, services }) =>
       toConnection(
         await services.stock.inventoryAtLocation(

@@ -1,6 +1,6 @@
 import type { CursorCodec } from '../../kernel/cursor';
 import { writeTransaction, type Db, type Tx } from '../../kernel/db';
-import { AppError, badRequest, notFound, type FieldProblem } from '../../kernel/errors';
+import { notFound, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
@@ -8,25 +8,20 @@ import { requireScope, type Principal } from '../auth/scopes';
 import { checkSinglePosition } from '../preferences/preferences.service';
 import * as catalog from '../catalog/catalog.repository';
 import type { InventoryItemCreateInput, InventoryItemRecord, InventoryItemUpdateInput } from './inventory.schemas';
+import type { InventoryArguments, StockFilterArguments } from './stock.schemas';
+import { invalidInput } from '../../kernel/validation';
 import { parseMutationQuery } from './mutation-query';
 import { sqlKeysetSource } from '../../kernel/keyset';
-import type { Inequality, LineFilter } from './repository/filters';
+import type { LineFilter } from './repository/filters';
 import { groupList, lineList } from './repository/inventory-reads';
 import * as ledger from './repository/ledger';
 import type { LineChangeRecord, MutationContext } from './repository/ledger';
 import * as lineRepository from './repository/lines';
 import type { LineAddition, LineAttributes, LineIdentity } from './repository/lines';
 import { lockStockLevels } from './repository/locks';
-import type { InventoryItemState, InventoryLine, StockMutationSource } from './stock.types';
+import type { InventoryLine, StockMutationSource } from './stock.types';
 
 const connectionParameters = { after: 'after', before: 'before' };
-
-/** One 400 naming every problem; the message lists the first few. */
-function rejected(problems: FieldProblem[]): AppError {
-  const shown = problems.slice(0, 5).map((p) => `${p.field} ${p.message}`);
-  if (problems.length > 5) shown.push(`and ${problems.length - 5} more (see details)`);
-  return badRequest(shown.join(', '), problems);
-}
 
 export function toRecord(line: InventoryLine): InventoryItemRecord {
   return {
@@ -70,32 +65,14 @@ function attributesOf(
   };
 }
 
-/** Filter arguments of the stock queries, as GraphQL hands them over. */
-export interface StockFilterArguments {
-  ids?: string[] | null;
-  sku?: string[] | null;
-  warehouse_id?: string[] | null;
-  business_id?: string[] | null;
-  location_id?: string[] | null;
-  status?: InventoryItemState[] | null;
-  batch_number?: string[] | null;
-  serial_number?: string[] | null;
-  quantity?: Inequality | null;
-}
-
-/** A list filter argument: absent, or a non-empty list (of ids, when `ids`). */
-function listArgument(field: string, values: string[] | null | undefined, ids: boolean): string[] | undefined {
-  if (values == null) return undefined;
-  const invalid = (message: string) => badRequest(`${field} ${message}`, [{ field, message }]);
-  if (values.length === 0) throw invalid('must not be an empty list');
-  if (values.length > 100) throw invalid('may hold at most 100 values');
-  if (ids) {
-    const bad = values.find((value) => !isUuid(value));
-    if (bad !== undefined) throw invalid(`holds "${bad}", which is not a valid id`);
-    return values.map((value) => value.toLowerCase());
-  }
-  return values;
-}
+/** The 404 of lines that do not exist (the first ten named). */
+const noSuchLines = (ids: string[]) =>
+  notFound(
+    `no inventory line with id ${ids
+      .slice(0, 10)
+      .map((id) => `"${id}"`)
+      .join(', ')}${ids.length > 10 ? ', ...' : ''}`,
+  );
 
 /** Both a single-value argument and a list filter of the same key: values satisfying both. */
 function both(single: string | null | undefined, list: string[] | undefined): string[] | undefined {
@@ -147,7 +124,7 @@ export class StockService {
         await checkSinglePosition(
           tx,
           tenantId,
-          additions.map((a, index) => ({ ...a, field: `body.data[${index}].position` })),
+          additions.map((a, index) => ({ ...a, field: `[${index}].position` })),
         );
         const changes = additions.map((addition, index): LineChangeRecord => ({
           id: uuidv7(),
@@ -192,7 +169,7 @@ export class StockService {
     const problems: FieldProblem[] = [];
     const merged = new Map<string, LineAddition>();
     entries.forEach((entry, index) => {
-      const at = (field: string, message: string) => problems.push({ field: `body.data[${index}].${field}`, message });
+      const at = (field: string, message: string) => problems.push({ field: `[${index}].${field}`, message });
       const product = productBySku.get(entry.sku);
       const warehouse = warehouseById.get(entry.warehouseId.toLowerCase());
       const businessId = entry.businessId.toLowerCase();
@@ -237,7 +214,7 @@ export class StockService {
         merged.set(key, { ...identity, id: '', quantity, attributes });
       }
     });
-    if (problems.length > 0) throw rejected(problems);
+    if (problems.length > 0) throw invalidInput(problems);
     // UUIDv7s of one millisecond are not ordered among themselves: sorted, new lines keep entry order.
     const additions = [...merged.values()];
     const lineIds = additions.map(() => uuidv7()).sort();
@@ -260,13 +237,12 @@ export class StockService {
     const seen = new Set<string>();
     entries.forEach((entry, index) => {
       const id = entry.id.toLowerCase();
-      if (seen.has(id))
-        problems.push({ field: `body.data[${index}].id`, message: `"${entry.id}" appears more than once` });
+      if (seen.has(id)) problems.push({ field: `[${index}].id`, message: `"${entry.id}" appears more than once` });
       seen.add(id);
       if (Object.keys(entry).length === 1)
-        problems.push({ field: `body.data[${index}]`, message: 'changes nothing: give at least one field besides id' });
+        problems.push({ field: `[${index}]`, message: 'changes nothing: give at least one field besides id' });
     });
-    if (problems.length > 0) throw rejected(problems);
+    if (problems.length > 0) throw invalidInput(problems);
 
     return writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
@@ -328,7 +304,7 @@ export class StockService {
           tx,
           tenantId,
           entries.flatMap((entry, index) =>
-            entry.position !== undefined ? [{ ...found.get(ids[index]!)!, field: `body.data[${index}].position` }] : [],
+            entry.position !== undefined ? [{ ...found.get(ids[index]!)!, field: `[${index}].position` }] : [],
           ),
         );
         await ledger.recordMutations(tx, tenantId, this.mutationContext(principal, 'CORRECTION'), changes);
@@ -342,14 +318,7 @@ export class StockService {
     const lines = await lineRepository.findLines(tx, tenantId, ids.filter(isUuid), { forUpdate });
     const byId = new Map(lines.map((line) => [line.id, line]));
     const missing = ids.filter((id) => !byId.has(id));
-    if (missing.length > 0) {
-      throw notFound(
-        `no inventory line with id ${missing
-          .slice(0, 10)
-          .map((id) => `"${id}"`)
-          .join(', ')}${missing.length > 10 ? ', ...' : ''}`,
-      );
-    }
+    if (missing.length > 0) throw noSuchLines(missing);
     return byId;
   }
 
@@ -373,7 +342,7 @@ export class StockService {
         const id = byCode.get(`${line.warehouseId}:${entry.position}`);
         if (id === undefined) {
           problems.push({
-            field: `body.data[${index}].position`,
+            field: `[${index}].position`,
             message: `warehouse "${line.warehouseId}" has no position "${entry.position}"`,
           });
         }
@@ -381,12 +350,12 @@ export class StockService {
       }
       if (entry.reason === 'BROKEN' && (entry.state ?? line.state) !== 'UNAVAILABLE') {
         problems.push({
-          field: `body.data[${index}].reason`,
+          field: `[${index}].reason`,
           message: 'BROKEN is only allowed with state UNAVAILABLE',
         });
       }
     });
-    if (problems.length > 0) throw rejected(problems);
+    if (problems.length > 0) throw invalidInput(problems);
     return result;
   }
 
@@ -399,8 +368,10 @@ export class StockService {
       const found = await this.existingLines(tx, tenantId, unique);
       await lockStockLevels(tx, tenantId, [...found.values()]);
       const removed = await lineRepository.deleteLines(tx, tenantId, unique);
-      if (removed.length !== unique.length) await this.existingLines(tx, tenantId, unique);
       const byId = new Map(removed.map((line) => [line.id, line]));
+      // Removed by another write since they were read: the 404 names those, not the ones just deleted.
+      const gone = unique.filter((id) => !byId.has(id));
+      if (gone.length > 0) throw noSuchLines(gone);
       const changes = unique.map((id): LineChangeRecord => {
         const line = byId.get(id)!;
         return {
@@ -420,33 +391,16 @@ export class StockService {
   // Queries
 
   /** Stock grouped per SKU, warehouse and position. */
-  async inventory(
-    principal: Principal,
-    args: {
-      sku?: string | null;
-      warehouse_id?: string | null;
-      business_id?: string | null;
-      filters?: StockFilterArguments | null;
-    },
-    page: PageArguments,
-  ) {
+  async inventory(principal: Principal, args: InventoryArguments, page: PageArguments) {
     requireScope(principal, 'inventory:read');
     const { tenantId } = principal;
     const filters = args.filters ?? {};
-    const singleId = (field: string, value: string | null | undefined) =>
-      value == null ? value : listArgument(field, [value], true)![0];
     const filter: LineFilter = {
-      skus: both(args.sku, listArgument('filters.sku', filters.sku, false)),
-      warehouseIds: both(
-        singleId('warehouse_id', args.warehouse_id),
-        listArgument('filters.warehouse_id', filters.warehouse_id, true),
-      ),
-      businessIds: both(
-        singleId('business_id', args.business_id),
-        listArgument('filters.business_id', filters.business_id, true),
-      ),
-      locationIds: listArgument('filters.location_id', filters.location_id, true),
-      ids: listArgument('filters.ids', filters.ids, true),
+      skus: both(args.sku, filters.sku ?? undefined),
+      warehouseIds: both(args.warehouse_id, filters.warehouse_id ?? undefined),
+      businessIds: both(args.business_id, filters.business_id ?? undefined),
+      locationIds: filters.location_id ?? undefined,
+      ids: filters.ids ?? undefined,
       quantity: filters.quantity ?? undefined,
     };
     return paginate(
@@ -462,21 +416,16 @@ export class StockService {
   async inventoryItems(principal: Principal, filters: StockFilterArguments, page: PageArguments) {
     requireScope(principal, 'inventory:read');
     const filter: LineFilter = {
-      ids: listArgument('filters.ids', filters.ids, true),
-      skus: listArgument('filters.sku', filters.sku, false),
-      warehouseIds: listArgument('filters.warehouse_id', filters.warehouse_id, true),
-      businessIds: listArgument('filters.business_id', filters.business_id, true),
-      locationIds: listArgument('filters.location_id', filters.location_id, true),
-      states: listArgument('filters.status', filters.status, false) as InventoryItemState[] | undefined,
-      batchNumbers: listArgument('filters.batch_number', filters.batch_number, false),
-      serialNumbers: listArgument('filters.serial_number', filters.serial_number, false),
+      ids: filters.ids ?? undefined,
+      skus: filters.sku ?? undefined,
+      warehouseIds: filters.warehouse_id ?? undefined,
+      businessIds: filters.business_id ?? undefined,
+      locationIds: filters.location_id ?? undefined,
+      states: filters.status ?? undefined,
+      batchNumbers: filters.batch_number ?? undefined,
+      serialNumbers: filters.serial_number ?? undefined,
       quantity: filters.quantity ?? undefined,
     };
-    if (Object.values(filter).every((value) => value === undefined)) {
-      throw badRequest('filters needs at least one filter', [
-        { field: 'filters', message: 'needs at least one filter' },
-      ]);
-    }
     return this.pageOfLines(principal.tenantId, filter, page);
   }
 
