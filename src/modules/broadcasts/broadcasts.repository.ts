@@ -30,12 +30,15 @@ export async function claimDue(db: Db, limit: number, claimMs: number) {
        ORDER BY next_attempt_at LIMIT ${limit}
          FOR UPDATE SKIP LOCKED),
     claimed AS (
-      UPDATE stock_broadcasts b SET claimed_until = now() + make_interval(secs => ${claimMs / 1000}), attempts = attempts + 1
+      UPDATE stock_broadcasts b SET claimed_until = now() + make_interval(secs => ${claimMs / 1000}), attempts =
+        attempts + 1
         FROM due WHERE b.id = due.id
       RETURNING b.id, b.tenant_id, b.mutation_id, b.channel_id, b.attempts)
     SELECT c.id, c.tenant_id AS "tenantId", c.mutation_id AS "mutationId", c.channel_id AS "channelId", c.attempts,
-           w.url, w.secret, p.sku, m.product_id AS "productId", m.warehouse_id AS "warehouseId", m.position_id AS "positionId",
-           m.source::text AS source, m.delta::text AS delta, m.new_quantity::text AS "newQuantity", m.created_at AS "createdAt"
+           w.url, w.secret, p.sku, m.product_id AS "productId", m.warehouse_id AS "warehouseId", m.position_id AS
+             "positionId",
+           m.source::text AS source, m.delta::text AS delta, m.new_quantity::text AS "newQuantity", m.created_at AS
+             "createdAt"
       FROM claimed c
       JOIN stock_mutations m ON m.id = c.mutation_id
       JOIN products p ON p.id = m.product_id
@@ -100,10 +103,11 @@ export async function setWebhook(db: DbOrTx, tenantId: string, channelId: string
 /** Removes a webhook and the deliveries to it that never landed (they cannot be delivered any more). */
 export async function removeWebhook(tx: Tx, tenantId: string, channelId: string) {
   const removed =
-    (await tx.$executeRaw`DELETE FROM channel_webhooks WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid`) >
-    0;
+    (await tx.$executeRaw`DELETE FROM channel_webhooks WHERE tenant_id = ${tenantId}::uuid AND channel_id =
+        ${channelId}::uuid`) > 0;
   const dropped = await tx.$queryRaw<{ mutationId: string }[]>`
-    DELETE FROM stock_broadcasts WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid AND status <> 'PROCESSED'
+    DELETE FROM stock_broadcasts WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid AND status <>
+      'PROCESSED'
     RETURNING mutation_id AS "mutationId"`;
   for (const mutationId of new Set(dropped.map((row) => row.mutationId))) await refreshMutation(tx, mutationId);
   return removed;

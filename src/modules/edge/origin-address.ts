@@ -74,7 +74,8 @@ export async function resolveOrigin(hostname: string, allowPrivate: boolean): Pr
     const refused = addresses.find(({ address }) => !isPublicAddress(address));
     if (refused) {
       throw new OriginAddressError(
-        `the origin host "${host}" resolves to ${refused.address}, a loopback, private, link-local or otherwise non-public address`,
+        `the origin host "${host}" resolves to ${refused.address}, a loopback, private, link-local or otherwise ` +
+          `non-public address`,
       );
     }
   }

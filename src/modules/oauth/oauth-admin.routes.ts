@@ -11,7 +11,8 @@ export const createOAuthClient = defineOperation({
   path: '/api/admin/tenants/{tenant_id}/oauth-clients',
   summary: 'Register an OAuth client for a tenant',
   description:
-    'A confidential client gets a secret, shown only in this response and stored as a hash. A public client (browser or native app) gets none and must use PKCE.',
+    'A confidential client gets a secret, shown only in this response and stored as a hash. A public client ' +
+    '(browser or native app) gets none and must use PKCE.',
   tag: 'Admin',
   security: 'master',
   params: TenantIdParams,

@@ -23,8 +23,10 @@ const noStoreHeaders = {
 const formNote =
   'The body is either the envelope `{"data": {...}}` as JSON, or the members of `data` as ' +
   '`application/x-www-form-urlencoded` with the RFC 6749 names (what standard OAuth client libraries send). ' +
-  'The client authenticates with HTTP Basic (`client_id:client_secret`) or with `client_id`/`client_secret` in the body, not both; ' +
-  'credentials in the query string are refused (400). Errors use the envelope; their message carries the RFC 6749 error code, ' +
+  'The client authenticates with HTTP Basic (`client_id:client_secret`) or with `client_id`/`client_secret` in the ' +
+  'body, not both; ' +
+  'credentials in the query string are refused (400). Errors use the envelope; their message carries the RFC 6749 ' +
+  'error code, ' +
   'e.g. `Bad request: ...; invalid_grant: the authorization code has expired`.';
 
 export const obtainToken = defineOperation({
@@ -33,11 +35,14 @@ export const obtainToken = defineOperation({
   path: '/api/oauth/authorize',
   summary: 'Obtain a token',
   description:
-    `${formNote}\n\nGrants: \`client_credentials\` (confidential clients; no refresh token), \`authorization_code\` with PKCE ` +
-    '(S256, required for public clients; a code works once, within 60 seconds, for its client and redirect URI; presenting it again revokes what it issued), ' +
+    `${formNote}\n\nGrants: \`client_credentials\` (confidential clients; no refresh token), ` +
+    `\`authorization_code\` with PKCE ` +
+    '(S256, required for public clients; a code works once, within 60 seconds, for its client and redirect URI; ' +
+    'presenting it again revokes what it issued), ' +
     'and `refresh_token` (each refresh token works once; presenting a used one revokes every token of its grant).\n\n' +
     'A JSON request is answered 201 with the envelope; a form request 200 with the plain RFC 6749 token response. ' +
-    'invalid_client is a 401 with `WWW-Authenticate: Basic`; after 10 failed authentications of a client within 5 minutes, ' +
+    'invalid_client is a 401 with `WWW-Authenticate: Basic`; after 10 failed authentications of a client within 5 ' +
+    'minutes, ' +
     'requests for that client answer 429 until the 5 minutes have passed.',
   tag,
   security: 'none',
@@ -70,7 +75,8 @@ export const revokeToken = defineOperation({
   summary: 'Revoke a token (RFC 7009)',
   description:
     `${formNote}\n\nRevokes an access or refresh token of the calling client and every token of the same grant ` +
-    "(the authorization and its refresh family). Answers 200 also for a token that is unknown, expired or another client's, as RFC 7009 asks. " +
+    '(the authorization and its refresh family). Answers 200 also for a token that is unknown, expired or another ' +
+    "client's, as RFC 7009 asks. " +
     'Other service processes stop accepting a revoked access token within 5 seconds.',
   tag,
   security: 'none',
@@ -93,8 +99,10 @@ export const introspectToken = defineOperation({
   path: '/api/oauth/introspect',
   summary: 'Introspect a token (RFC 7662)',
   description:
-    `${formNote}\n\nAny client of the tenant may ask. A token is \`active\` when it is a valid, unexpired, unrevoked access or refresh token ` +
-    'of the caller\'s tenant; otherwise the answer is `{"active": false}` and nothing else. A form request gets the plain RFC 7662 object, a JSON request the envelope.',
+    `${formNote}\n\nAny client of the tenant may ask. A token is \`active\` when it is a valid, unexpired, ` +
+    `unrevoked access or refresh token ` +
+    'of the caller\'s tenant; otherwise the answer is `{"active": false}` and nothing else. A form request gets ' +
+    'the plain RFC 7662 object, a JSON request the envelope.',
   tag,
   security: 'none',
   acceptsForm: true,
@@ -121,13 +129,19 @@ export const getAuthorization = defineOperation({
   path: '/api/oauth/session/authorize',
   summary: 'Start an authorization (authorization code flow)',
   description:
-    'Validates the authorization request. Any invalid parameter is a **400** and never a redirect: an unknown `client_id`, a `redirect_uri` that is not ' +
-    'exactly one registered for the client, a `response_type` other than `code`, an unknown or excessive scope, a missing PKCE challenge for a public client.\n\n' +
-    "With `silent=true` the answer is always a **302** to `redirect_uri`: with `code` (and `state`, `iss`) when the browser's login cookie names a user of the " +
-    'tenant who has already approved these scopes for this client; with `error=login_required` when no user is signed in; with `error=consent_required` ' +
+    'Validates the authorization request. Any invalid parameter is a **400** and never a redirect: an unknown ' +
+    '`client_id`, a `redirect_uri` that is not ' +
+    'exactly one registered for the client, a `response_type` other than `code`, an unknown or excessive scope, a ' +
+    'missing PKCE challenge for a public client.\n\n' +
+    'With `silent=true` the answer is always a **302** to `redirect_uri`: with `code` (and `state`, `iss`) when ' +
+    "the browser's login cookie names a user of the " +
+    'tenant who has already approved these scopes for this client; with `error=login_required` when no user is ' +
+    'signed in; with `error=consent_required` ' +
     'when the user has not approved them.\n\n' +
-    "Otherwise the answer is **200** with a session: send the user's browser to its `forward_uri`, the login and consent page of this service, which " +
-    'ends in a redirect to `redirect_uri` with `code` and `state` (or `error=access_denied`). Exchange the code at `POST /api/oauth/authorize`.',
+    "Otherwise the answer is **200** with a session: send the user's browser to its `forward_uri`, the login and " +
+    'consent page of this service, which ' +
+    'ends in a redirect to `redirect_uri` with `code` and `state` (or `error=access_denied`). Exchange the code at ' +
+    '`POST /api/oauth/authorize`.',
   tag,
   security: 'none',
   validationErrorCode: 'invalid_request',

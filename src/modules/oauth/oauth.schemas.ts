@@ -6,7 +6,8 @@ const text = (max: number, description: string) => z.string().max(max).optional(
 const clientAuthFields = {
   client_id: text(
     256,
-    'The client id. Confidential clients may send it with `client_secret` here instead of using HTTP Basic; public clients always send it.',
+    'The client id. Confidential clients may send it with `client_secret` here instead of using HTTP Basic; public ' +
+      'clients always send it.',
   ),
   client_secret: text(256, 'The client secret, when not sent with HTTP Basic. Never in the query string.'),
 };
@@ -38,10 +39,14 @@ export const TokenResponse = z
     token_type: z.literal('Bearer'),
     expires_in: z.int().openapi({ description: 'Seconds until the access token expires (3600).' }),
     access_token: z.string().openapi({ description: 'A signed JWT; send it as `Authorization: Bearer <token>`.' }),
-    refresh_token: z.string().optional().openapi({
-      description:
-        'Exchanges once for new tokens within 30 days. Absent for client_credentials, which asks again with its secret.',
-    }),
+    refresh_token: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          'Exchanges once for new tokens within 30 days. Absent for client_credentials, which asks again with its ' +
+          'secret.',
+      }),
     scope: z.string().openapi({ description: 'Space-separated scopes granted.' }),
     id_token: z
       .string()

@@ -42,4 +42,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /** A hash no password matches: verified against when the e-mail is unknown, so both cases take as long. */
-export const UNKNOWN_USER_HASH = `scrypt$${COST_LOG2}$${BLOCK_SIZE}$${PARALLELISM}$${Buffer.alloc(16).toString('base64url')}$${Buffer.alloc(KEY_LENGTH).toString('base64url')}`;
+export const UNKNOWN_USER_HASH = [
+  'scrypt',
+  COST_LOG2,
+  BLOCK_SIZE,
+  PARALLELISM,
+  Buffer.alloc(16).toString('base64url'),
+  Buffer.alloc(KEY_LENGTH).toString('base64url'),
+].join('$');

@@ -369,7 +369,8 @@ export class OrderService {
               : '';
           throw new AppError(
             'INVALID_STATE',
-            `${operation.name} needs an order that is ${operation.orderStatuses.join(' or ')}; order "${order.id}" is ${current!.status}${rule}`,
+            `${operation.name} needs an order that is ${operation.orderStatuses.join(' or ')}; order "${order.id}" ` +
+              `is ${current!.status}${rule}`,
             {
               details: [{ field: 'order_id', message: `order is ${current!.status}` }],
             },

@@ -45,7 +45,9 @@ export async function checkSinglePosition(
     if (held.length > 1) {
       problems.push({
         field: placement.field,
-        message: `would place SKU "${preference.sku}", which is restricted to a single position, at a second position of warehouse "${placement.warehouseId}"`,
+        message:
+          `would place SKU "${preference.sku}", which is restricted to a single position, at a second ` +
+          `position of warehouse "${placement.warehouseId}"`,
       });
     }
   }

@@ -67,7 +67,8 @@ export const updateProxy = defineOperation({
   path: '/api/storage/edge/proxies/{key}',
   summary: 'Replace a proxy',
   description:
-    'Replaces the whole proxy: fields left out return to their defaults (null, `is_active` true, `is_suspended` false). The key cannot change.',
+    'Replaces the whole proxy: fields left out return to their defaults (null, `is_active` true, `is_suspended` ' +
+    'false). The key cannot change.',
   tag,
   security: 'bearer',
   scopes: ['proxies:write'],

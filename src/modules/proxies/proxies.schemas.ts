@@ -14,7 +14,8 @@ export const ProxyKey = z
   .regex(PROXY_KEY_PATTERN, 'must be 1-63 lowercase letters, digits or hyphens, not starting or ending with a hyphen')
   .openapi({
     description:
-      'Unique URL identifier of the proxy (globally unique): 1-63 of `a-z`, `0-9` and `-`, not starting or ending with `-`.',
+      'Unique URL identifier of the proxy (globally unique): 1-63 of `a-z`, `0-9` and `-`, not starting or ending ' +
+      'with `-`.',
     example: 'my-shop',
   });
 
@@ -105,7 +106,9 @@ const Routes = z
     if (duplicate) ctx.addIssue({ code: 'custom', message: `route path "${duplicate}" appears twice` });
   })
   .openapi({
-    description: `One route object, or an array of 1 to ${MAX_ROUTES} routes with distinct paths. Responses return the form that was sent.`,
+    description:
+      `One route object, or an array of 1 to ${MAX_ROUTES} routes with distinct paths. Responses return ` +
+      `the form that was sent.`,
   });
 
 const ProxyAuth = z

@@ -104,7 +104,8 @@ function settingsOf(input: IndexInputData): { settings: IndexSettings; problems:
       problems.push({
         field: `body.data.fields[${i}].to`,
         message:
-          'must be a field name (letters, digits, hyphens, underscores; not a reserved name); set `to` when `from` is not one',
+          'must be a field name (letters, digits, hyphens, underscores; not a reserved name); set `to` when `from` ' +
+          'is not one',
       });
     } else if (settings.fields.findIndex((other) => other.to === field.to) !== i) {
       problems.push({ field: `body.data.fields[${i}].to`, message: `${field.to} is mapped twice` });
@@ -324,7 +325,8 @@ export class IndexService {
         if (problems.length > 0) {
           const shown = problems.slice(0, 20);
           throw badRequest(
-            `documents do not fit the index: ${shown.map((p) => `${p.field} ${p.message}`).join(', ')}${problems.length > 20 ? ', ...' : ''}`,
+            `documents do not fit the index: ` +
+              `${shown.map((p) => `${p.field} ${p.message}`).join(', ')}${problems.length > 20 ? ', ...' : ''}`,
             shown,
           );
         }

@@ -43,7 +43,10 @@ function searchResponse(request: FastifyRequest, baseUrl: string, entries: Searc
 
 const searchResponses = {
   201: {
-    description: `One entry per context. With \`Accept: ${INSTANT_SEARCH_MEDIA_TYPE}\` the entries come bare (an array, as the Afosto instant-search client expects); otherwise in the envelope, where \`page\` only names the request (each context pages with \`limit\`/\`offset\`).`,
+    description:
+      `One entry per context. With \`Accept: ${INSTANT_SEARCH_MEDIA_TYPE}\` the entries come bare (an array, as ` +
+      `the Afosto instant-search client expects); otherwise in the envelope, where \`page\` only names the request ` +
+      `(each context pages with \`limit\`/\`offset\`).`,
     schema: SearchResponseEnvelope,
     otherMediaTypes: { [INSTANT_SEARCH_MEDIA_TYPE]: SearchResponseArray },
   },
@@ -117,7 +120,8 @@ export const updateIndex = defineOperation({
   path: '/api/instant/indexes/{alias}',
   summary: 'Replace an index definition',
   description:
-    'Replaces the whole definition: settings left out return to their defaults. The alias cannot change. The documents stay; the engine re-indexes them after the response, and `has_pending_updates` is true until it has.',
+    'Replaces the whole definition: settings left out return to their defaults. The alias cannot change. The ' +
+    'documents stay; the engine re-indexes them after the response, and `has_pending_updates` is true until it has.',
   tag: indexTag,
   security: 'bearer',
   scopes: ['indexes:write'],
@@ -155,10 +159,13 @@ export const upsertDocuments = defineOperation({
   path: '/api/instant/indexes/{alias}/documents',
   summary: 'Upsert documents',
   description:
-    `Inserts or replaces documents by their \`id\` (a string of 1-512 characters or an integer), 1 to ${MAX_DOCUMENTS_PER_REQUEST} per request, all or none: ` +
-    "a document that does not fit the index's fields (a value of the wrong type, an object where a value belongs, a missing or repeated id) rejects the request. " +
+    `Inserts or replaces documents by their \`id\` (a string of 1-512 characters or an integer), 1 to ` +
+    `${MAX_DOCUMENTS_PER_REQUEST} per request, all or none: ` +
+    "a document that does not fit the index's fields (a value of the wrong type, an object where a value belongs, " +
+    'a missing or repeated id) rejects the request. ' +
     '`metadata` (any JSON) is stored and returned with hits but never searched. ' +
-    'Indexes whose `source.type` is `CSV_INTEGRATION` also take a `text/csv` body: the first line names the columns, which `fields[].from` map.',
+    'Indexes whose `source.type` is `CSV_INTEGRATION` also take a `text/csv` body: the first line names the ' +
+    'columns, which `fields[].from` map.',
   tag: indexTag,
   security: 'bearer',
   scopes: ['indexes:write'],
@@ -203,7 +210,8 @@ export const getIndexAnalytics = defineOperation({
   path: '/api/instant/indexes/{alias}/analytics',
   summary: 'Search analytics of an index',
   description:
-    'Over `[from, to)`: searches, clicks, top queries, queries without results, and click-through rates per query and per position.',
+    'Over `[from, to)`: searches, clicks, top queries, queries without results, and click-through rates per query ' +
+    'and per position.',
   tag: indexTag,
   security: 'bearer',
   scopes: ['indexes:read'],
@@ -244,7 +252,8 @@ export const searchProxy = defineOperation({
   path: '/api/instant/search/{key}',
   summary: 'Search via a proxy key',
   description:
-    "Searches the indexes named in the proxy's search settings. Public unless a route of the proxy has `settings.auth.is_required`: then a bearer token of the proxy's tenant with scope `search` is needed. " +
+    "Searches the indexes named in the proxy's search settings. Public unless a route of the proxy has " +
+    "`settings.auth.is_required`: then a bearer token of the proxy's tenant with scope `search` is needed. " +
     'Callable from browsers (CORS); a JSON body sent as `text/plain` (as `fetch` does for a string) is read as JSON.',
   tag: searchTag,
   security: 'bearer-optional',
@@ -270,7 +279,8 @@ export const getSearchSettings = defineOperation({
   path: '/api/instant/search/{key}/settings',
   summary: 'Get search settings',
   description:
-    'The search settings of a proxy key, with the same access rule as searching through it. Callable from browsers (CORS).',
+    'The search settings of a proxy key, with the same access rule as searching through it. Callable from browsers ' +
+    '(CORS).',
   tag: searchTag,
   security: 'bearer-optional',
   scopes: ['search'],
@@ -289,7 +299,8 @@ export const putSearchSettings = defineOperation({
   path: '/api/instant/search/{key}/settings',
   summary: 'Set search settings',
   description:
-    "Creates or replaces the search settings of one of the tenant's proxies. Every alias must be an index of the tenant, every filter key a filterable field of it.",
+    "Creates or replaces the search settings of one of the tenant's proxies. Every alias must be an index of the " +
+    'tenant, every filter key a filterable field of it.',
   tag: searchTag,
   security: 'bearer',
   scopes: ['indexes:write'],
@@ -308,7 +319,9 @@ export const measureClick = defineOperation({
   path: '/api/instant/search/{alias}/click/{code}',
   summary: 'Measure a click',
   description:
-    "The `click_url` of a hit: records the click (for click-through rates) and redirects to the document's URL. Needs no token (a browser follows it); the code is signed (HMAC-SHA256) and bound to the index, so an edited code or one of another index is a 400.",
+    "The `click_url` of a hit: records the click (for click-through rates) and redirects to the document's URL. " +
+    'Needs no token (a browser follows it); the code is signed (HMAC-SHA256) and bound to the index, so an edited ' +
+    'code or one of another index is a 400.',
   tag: searchTag,
   security: 'bearer-optional',
   cors: true,

@@ -66,7 +66,8 @@ const SynonymInput = z
   )
   .openapi('Synonym', {
     description:
-      'Single words. Without `root`, each word finds the others (multi-way); with `root`, only the root finds the synonyms (one-way).',
+      'Single words. Without `root`, each word finds the others (multi-way); with `root`, only the root finds the ' +
+      'synonyms (one-way).',
   });
 
 const RankingRule = z
@@ -279,7 +280,9 @@ export const SearchContext = z
       .nullable()
       .optional()
       .openapi({
-        description: `When fewer documents than this match every query word, the last words are dropped one by one until enough do (0: never). Default ${DEFAULT_THRESHOLD}.`,
+        description:
+          `When fewer documents than this match every query word, the last words are dropped one by one ` +
+          `until enough do (0: never). Default ${DEFAULT_THRESHOLD}.`,
       }),
     session_id: z.string().max(200).nullable().optional(),
     user_id: z.string().max(200).nullable().optional(),

@@ -47,11 +47,13 @@ export async function resolveAllocationTarget(
   // One statement for the whole check: the business, the warehouse, the channel and the products.
   const rows = await tx.$queryRaw<unknown[]>`
     SELECT (SELECT true FROM businesses WHERE tenant_id = ${tenantId}::uuid AND id = ${businessId}::uuid) AS business,
-           (SELECT business_id FROM warehouses WHERE tenant_id = ${tenantId}::uuid AND id = ${warehouseId}::uuid) AS "warehouseBusinessId",
+           (SELECT business_id FROM warehouses WHERE tenant_id = ${tenantId}::uuid AND id = ${warehouseId}::uuid) AS
+             "warehouseBusinessId",
            (SELECT true FROM sales_channels WHERE tenant_id = ${tenantId}::uuid AND id = ${channelId}::uuid) AS channel,
            coalesce((SELECT json_agg(json_build_object('id', p.id, 'sku', p.sku))
                        FROM products p
-                      WHERE p.tenant_id = ${tenantId}::uuid AND p.sku = ANY(${[...new Set(input.items.map((item) => item.sku))]}::text[])), '[]') AS products`;
+                      WHERE p.tenant_id = ${tenantId}::uuid AND p.sku =
+                        ANY(${[...new Set(input.items.map((item) => item.sku))]}::text[])), '[]') AS products`;
   const found = parseFirstRow(Found, rows);
   const business = found?.business ?? null;
   const warehouse = found?.warehouseBusinessId ? { businessId: found.warehouseBusinessId } : null;

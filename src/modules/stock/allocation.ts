@@ -101,7 +101,9 @@ export function outOfStock(
   requested: number,
   available: number,
 ) {
-  const reason = `out of stock: SKU "${request.sku}" has ${available} available at warehouse "${request.warehouseId}", ${requested} requested`;
+  const reason =
+    `out of stock: SKU "${request.sku}" has ${available} available at warehouse ` +
+    `"${request.warehouseId}", ${requested} requested`;
   return new AppError('OUT_OF_STOCK', reason, { details: [{ field: request.field, message: 'out of stock' }] });
 }
 
@@ -233,7 +235,8 @@ export async function moveAllocation(
   const lineId = await lineRepository.takeFromLine(tx, tenantId, from, allocation.quantity);
   if (lineId === null) {
     throw conflict(
-      `the inventory line holding ${allocation.quantity} allocated unit(s) was changed by another write; correct it first`,
+      `the inventory line holding ${allocation.quantity} allocated unit(s) was changed by another write; correct it ` +
+        `first`,
     );
   }
   const base = { id: uuidv7(), productId: allocation.productId, warehouseId: allocation.warehouseId };

@@ -24,7 +24,8 @@ const IdempotencyHeaders = z.object({
     .openapi({
       description:
         'Makes the write safe to retry: for 24 hours, a request with the same key and the same body gets the first ' +
-        'successful response again without applying twice; the same key with another body is a 422. Keys are per tenant.',
+        'successful response again without applying twice; the same key with another body is a 422. Keys are per ' +
+        'tenant.',
     }),
 });
 
@@ -46,7 +47,8 @@ export const addInventoryItems = defineOperation({
     'position code of the warehouse, BROKEN only with UNAVAILABLE); then all entries are added, or none. Entries ' +
     'with the same SKU, warehouse, position, batch number, serial number, expiry, state and reason add to one line, ' +
     'as does an existing line with those values; the other fields of such a line take the values last given. Each ' +
-    `changed line gets one REGISTER stock mutation. Returns the resulting lines, each once, in the order of the entries. ` +
+    `changed line gets one REGISTER stock mutation. Returns the resulting lines, each once, in the order of the ` +
+    `entries. ` +
     `A 409 when a SKU whose item preference restricts it to a single position would get a second one. ${limitNote}`,
   tag,
   security: 'bearer',
@@ -73,7 +75,8 @@ export const correctInventoryItems = defineOperation({
     'position), `state` AVAILABLE clears the reason, null clears an optional field. A line whose values then equal ' +
     "another line's is merged into that line (quantities added, the moved line's id disappears). Each entry writes " +
     'one CORRECTION stock mutation. Succeeds with **200** and the resulting lines, each once, in the order of the ' +
-    `entries. An unknown id is a 404 and nothing is applied. A move giving a SKU restricted to a single position (item ` +
+    `entries. An unknown id is a 404 and nothing is applied. A move giving a SKU restricted to a single position ` +
+    `(item ` +
     `preference) a second one is a 409. ${limitNote}`,
   tag,
   security: 'bearer',
@@ -96,7 +99,8 @@ export const removeInventoryItems = defineOperation({
   summary: 'Remove lines',
   description:
     'Removes whole lines that should not exist (to set a quantity to zero, PATCH it). Give exactly one of ' +
-    '`filter[id][eq]` and `filter[id][in]`. All named lines are removed, or none: an unknown id is a 404. Each removed ' +
+    '`filter[id][eq]` and `filter[id][in]`. All named lines are removed, or none: an unknown id is a 404. Each ' +
+    'removed ' +
     'line writes one CORRECTION stock mutation with its quantity taken off. Succeeds with **204** and no body.',
   tag,
   security: 'bearer',

@@ -322,7 +322,10 @@ export class StockService {
     return byId;
   }
 
-  /** The position id each entry moves its line to (entry index → id or null); 400 for unknown codes and bad reasons. */
+  /**
+   * The position id each entry moves its line to (entry index → id or null); 400 for unknown codes and bad
+   * reasons.
+   */
   private async resolvePatchPositions(
     tx: Tx,
     tenantId: string,

@@ -87,7 +87,8 @@ export async function findAnnouncements(
   options: { forUpdate?: boolean } = {},
 ) {
   const rows = await db.$queryRaw<AnnouncementRecord[]>`${ANNOUNCEMENT_SELECT}
-    WHERE a.tenant_id = ${tenantId}::uuid AND a.id = ANY(${[...ids]}::uuid[]) ${options.forUpdate ? Prisma.sql`FOR UPDATE OF a` : Prisma.empty}`;
+    WHERE a.tenant_id = ${tenantId}::uuid AND a.id = ANY(${[...ids]}::uuid[])
+      ${options.forUpdate ? Prisma.sql`FOR UPDATE OF a` : Prisma.empty}`;
   return rows.map((row) => ({
     ...row,
     items: row.items.map((item) => ({ ...item, quantity: Number(item.quantity) })),
@@ -111,7 +112,8 @@ export async function insertSupply(
     VALUES (${row.id}::uuid, ${tenantId}::uuid, ${row.warehouseId}::uuid, ${row.positionId}::uuid,
       ${row.processing}::supply_processing,
             ${row.dueAt?.toISOString() ?? null}::timestamptz)`;
-  await tx.$executeRaw`UPDATE announcements SET status = 'SUPPLIED', supply_id = ${row.id}::uuid WHERE id = ANY(${row.announcementIds}::uuid[])`;
+  await tx.$executeRaw`UPDATE announcements SET status = 'SUPPLIED', supply_id = ${row.id}::uuid WHERE id =
+      ANY(${row.announcementIds}::uuid[])`;
 }
 
 /** Adds items to a supply; each also becomes expected stock at the supply's location unless already received. */
@@ -163,7 +165,8 @@ export async function findSupplies(
   options: { forUpdate?: boolean } = {},
 ) {
   const rows = await db.$queryRaw<SupplyRecord[]>`${SUPPLY_SELECT}
-    WHERE s.tenant_id = ${tenantId}::uuid AND s.id = ANY(${[...ids]}::uuid[]) ${options.forUpdate ? Prisma.sql`FOR UPDATE OF s` : Prisma.empty}`;
+    WHERE s.tenant_id = ${tenantId}::uuid AND s.id = ANY(${[...ids]}::uuid[])
+      ${options.forUpdate ? Prisma.sql`FOR UPDATE OF s` : Prisma.empty}`;
   return rows.map((row) => ({
     ...row,
     items: row.items.map((item) => ({
@@ -177,7 +180,8 @@ export async function findSupplies(
 /** Marks a supply and its pending items received, and removes their expected stock. Returns the items received. */
 export async function markReceived(tx: Tx, supplyId: string) {
   await tx.$executeRaw`UPDATE supplies SET status = 'RECEIVED', received_at = now() WHERE id = ${supplyId}::uuid`;
-  await tx.$executeRaw`DELETE FROM incoming_stock WHERE id IN (SELECT id FROM supply_items WHERE supply_id = ${supplyId}::uuid AND received_at IS NULL)`;
+  await tx.$executeRaw`DELETE FROM incoming_stock WHERE id IN (SELECT id FROM supply_items WHERE supply_id =
+      ${supplyId}::uuid AND received_at IS NULL)`;
   const rows = await tx.$queryRaw<{ productId: string; quantity: bigint }[]>`
     UPDATE supply_items SET received_at = now() WHERE supply_id = ${supplyId}::uuid AND received_at IS NULL
     RETURNING product_id AS "productId", quantity`;
@@ -188,7 +192,8 @@ export async function markReceived(tx: Tx, supplyId: string) {
 export async function backorderedItems(tx: Tx, tenantId: string, productId: string, warehouseId: string) {
   const rows = await tx.$queryRaw<{ id: string; orderId: string; quantity: bigint }[]>`
     SELECT i.id, i.order_id AS "orderId", i.quantity FROM order_items i JOIN orders o ON o.id = i.order_id
-     WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = ${productId}::uuid AND o.warehouse_id = ${warehouseId}::uuid
+     WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = ${productId}::uuid AND o.warehouse_id =
+       ${warehouseId}::uuid
        AND o.status = 'OPEN' AND i.state = 'BACKORDERED'
      ORDER BY i.created_at, i.id
        FOR UPDATE OF i`;

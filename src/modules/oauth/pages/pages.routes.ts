@@ -24,7 +24,13 @@ function sendPage(reply: FastifyReply, status: number, html: string, redirectUri
     .headers({
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',
-      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
+      'Content-Security-Policy': [
+        "default-src 'none'",
+        "style-src 'unsafe-inline'",
+        `form-action ${formTargets}`,
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+      ].join('; '),
       'X-Frame-Options': 'DENY',
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',

@@ -5,11 +5,14 @@ const escapeHtml = (value: string) =>
 
 const style = `
   body { font-family: system-ui, sans-serif; background: #f4f5f7; color: #1f2328; margin: 0; }
-  main { max-width: 26rem; margin: 4rem auto; background: #fff; border-radius: 8px; padding: 2rem; box-shadow: 0 1px 4px rgba(0,0,0,.12); }
+  main { max-width: 26rem; margin: 4rem auto; background: #fff; border-radius: 8px; padding: 2rem; box-shadow: 0 1px
+    4px rgba(0,0,0,.12); }
   h1 { font-size: 1.3rem; margin-top: 0; }
   label { display: block; margin: 1rem 0 .3rem; font-weight: 600; }
-  input[type=email], input[type=password] { width: 100%; box-sizing: border-box; padding: .55rem; border: 1px solid #bbb; border-radius: 4px; font-size: 1rem; }
-  button { margin-top: 1.4rem; padding: .6rem 1.2rem; font-size: 1rem; border-radius: 4px; border: 1px solid #1f6feb; background: #1f6feb; color: #fff; cursor: pointer; }
+  input[type=email], input[type=password] { width: 100%; box-sizing: border-box; padding: .55rem; border: 1px solid
+    #bbb; border-radius: 4px; font-size: 1rem; }
+  button { margin-top: 1.4rem; padding: .6rem 1.2rem; font-size: 1rem; border-radius: 4px; border: 1px solid #1f6feb;
+    background: #1f6feb; color: #fff; cursor: pointer; }
   button.secondary { background: #fff; color: #1f2328; border-color: #bbb; margin-left: .5rem; }
   .error { color: #b3261e; background: #fdecea; padding: .6rem; border-radius: 4px; }
   ul { padding-left: 1.2rem; }
@@ -83,6 +86,7 @@ ${items}
 export function errorPage(title: string, message: string): string {
   return page(
     title,
-    `<h1>${escapeHtml(title)}</h1>\n<p class="error">${escapeHtml(message)}</p>\n<p>Return to the application and start again.</p>`,
+    `<h1>${escapeHtml(title)}</h1>\n<p class="error">${escapeHtml(message)}</p>\n<p>Return to the application and ` +
+      `start again.</p>`,
   );
 }

@@ -18,9 +18,9 @@ export interface Allocation {
   quantity: number;
 }
 
-const ALLOCATION_COLUMNS = `id, reservation_id AS "reservationId", order_item_id AS "orderItemId", product_id AS "productId",
-  warehouse_id AS "warehouseId", position_id AS "positionId", batch_number AS "batchNumber", serial_number AS "serialNumber",
-  expires_at AS "expiresAt", state::text AS state, quantity`;
+const ALLOCATION_COLUMNS = `id, reservation_id AS "reservationId", order_item_id AS "orderItemId",
+  product_id AS "productId", warehouse_id AS "warehouseId", position_id AS "positionId", batch_number AS "batchNumber",
+  serial_number AS "serialNumber", expires_at AS "expiresAt", state::text AS state, quantity`;
 
 const AllocationRow: RowModel<Allocation> = z.object({
   id: uuid,
@@ -78,7 +78,8 @@ export async function deleteAllocation(tx: Tx, id: string) {
 }
 
 export async function updateAllocation(tx: Tx, id: string, state: InventoryItemState, positionId: string | null) {
-  await tx.$executeRaw`UPDATE stock_allocations SET state = ${state}::inventory_item_state, position_id = ${positionId}::uuid WHERE id = ${id}::uuid`;
+  await tx.$executeRaw`UPDATE stock_allocations SET state = ${state}::inventory_item_state, position_id =
+      ${positionId}::uuid WHERE id = ${id}::uuid`;
 }
 
 /** The (product, warehouse) pairs the allocations of these reservations and order items touch. */
@@ -90,7 +91,8 @@ export async function pairsOf(
   const rows = await tx.$queryRaw<unknown[]>`
     SELECT DISTINCT product_id AS "productId", warehouse_id AS "warehouseId" FROM stock_allocations
      WHERE tenant_id = ${tenantId}::uuid
-       AND (reservation_id = ANY(${holder.reservationIds ?? []}::uuid[]) OR order_item_id = ANY(${holder.orderItemIds ?? []}::uuid[]))`;
+       AND (reservation_id = ANY(${holder.reservationIds ?? []}::uuid[]) OR order_item_id =
+         ANY(${holder.orderItemIds ?? []}::uuid[]))`;
   return parseRows(Pair, rows);
 }
 
@@ -105,7 +107,8 @@ export async function expiredReservationsTouching(
 ) {
   const rows = await tx.$queryRaw<unknown[]>`
     SELECT DISTINCT h.reservation_id AS id
-      FROM expired_reservation_holdings(${tenantId}::uuid, ${pairs.map((p) => p.productId)}::uuid[], ${pairs.map((p) => p.warehouseId)}::uuid[]) AS h`;
+      FROM expired_reservation_holdings(${tenantId}::uuid, ${pairs.map((p) => p.productId)}::uuid[],
+        ${pairs.map((p) => p.warehouseId)}::uuid[]) AS h`;
   return parseRows(z.object({ id: uuid }), rows).map((row) => row.id);
 }
 
@@ -116,13 +119,17 @@ export async function expiredReservationsTouching(
 export async function sellableNow(db: DbOrTx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
   const [products, warehouses] = [pairs.map((p) => p.productId), pairs.map((p) => p.warehouseId)];
   const rows = await db.$queryRaw<unknown[]>`
-    WITH pair AS (SELECT DISTINCT * FROM unnest(${products}::uuid[], ${warehouses}::uuid[]) AS t(product_id, warehouse_id)),
-         held AS MATERIALIZED (SELECT * FROM expired_reservation_holdings(${tenantId}::uuid, ${products}::uuid[], ${warehouses}::uuid[]))
+    WITH pair AS (SELECT DISTINCT * FROM unnest(${products}::uuid[], ${warehouses}::uuid[]) AS t(product_id,
+      warehouse_id)),
+         held AS MATERIALIZED (SELECT * FROM expired_reservation_holdings(${tenantId}::uuid, ${products}::uuid[],
+           ${warehouses}::uuid[]))
     SELECT pair.product_id AS "productId", pair.warehouse_id AS "warehouseId",
            (coalesce((SELECT sum(i.quantity) FROM inventory_items i
-                       WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = pair.product_id AND i.warehouse_id = pair.warehouse_id
+                       WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = pair.product_id AND i.warehouse_id =
+                         pair.warehouse_id
                          AND i.state = 'AVAILABLE'), 0)
-          + coalesce((SELECT sum(h.quantity) FROM held h WHERE h.product_id = pair.product_id AND h.warehouse_id = pair.warehouse_id), 0))::bigint AS quantity
+          + coalesce((SELECT sum(h.quantity) FROM held h WHERE h.product_id = pair.product_id AND h.warehouse_id =
+            pair.warehouse_id), 0))::bigint AS quantity
       FROM pair`;
   const sellable = parseRows(Pair.extend({ quantity: int8 }), rows);
   return new Map(sellable.map((row) => [`${row.productId}:${row.warehouseId}`, row.quantity]));

@@ -52,18 +52,21 @@ export function stockConditions(alias: string, tenantId: string, filter: LineFil
   if (filter.productIds) conditions.push(Prisma.sql`${a('product_id')} = ANY(${filter.productIds}::uuid[])`);
   if (filter.skus) {
     conditions.push(
-      Prisma.sql`${a('product_id')} IN (SELECT id FROM products WHERE tenant_id = ${tenantId}::uuid AND sku = ANY(${filter.skus}::text[]))`,
+      Prisma.sql`${a('product_id')} IN (SELECT id FROM products WHERE tenant_id = ${tenantId}::uuid AND sku =
+          ANY(${filter.skus}::text[]))`,
     );
   }
   if (filter.warehouseIds) conditions.push(Prisma.sql`${a('warehouse_id')} = ANY(${filter.warehouseIds}::uuid[])`);
   if (filter.businessIds) {
     conditions.push(
-      Prisma.sql`${a('warehouse_id')} IN (SELECT id FROM warehouses WHERE tenant_id = ${tenantId}::uuid AND business_id = ANY(${filter.businessIds}::uuid[]))`,
+      Prisma.sql`${a('warehouse_id')} IN (SELECT id FROM warehouses WHERE tenant_id = ${tenantId}::uuid AND
+          business_id = ANY(${filter.businessIds}::uuid[]))`,
     );
   }
   if (filter.locationIds) {
     conditions.push(
-      Prisma.sql`(${a('warehouse_id')} = ANY(${filter.locationIds}::uuid[]) OR ${a('position_id')} = ANY(${filter.locationIds}::uuid[]))`,
+      Prisma.sql`(${a('warehouse_id')} = ANY(${filter.locationIds}::uuid[]) OR ${a('position_id')} =
+          ANY(${filter.locationIds}::uuid[]))`,
     );
   }
   if (filter.positionId !== undefined)

@@ -127,13 +127,16 @@ export async function addToLines(tx: Tx, tenantId: string, additions: LineAdditi
                   ${column((a) => a.expiresAt?.toISOString() ?? null)}::timestamptz[],
                   ${column((a) => a.state)}::text[], ${column((a) => a.reason)}::text[],
                   ${column((a) => String(a.quantity))}::bigint[],
-                  ${column((a) => (a.attributes.costAmount == null ? null : String(a.attributes.costAmount)))}::bigint[],
+                  ${column((a) =>
+                    a.attributes.costAmount == null ? null : String(a.attributes.costAmount),
+                  )}::bigint[],
                   ${column((a) => a.attributes.costCurrency ?? null)}::text[],
                   ${column((a) => (a.attributes.gtin == null ? null : JSON.stringify(a.attributes.gtin)))}::text[],
                   ${column((a) => a.attributes.rfid ?? null)}::text[],
                   ${column((a) => a.attributes.weightAmount ?? null)}::float8[],
                   ${column((a) => a.attributes.weightUnit ?? null)}::text[]) WITH ORDINALITY
-           AS v(id, product_id, warehouse_id, position_id, batch_number, serial_number, expires_at, state, reason, quantity,
+           AS v(id, product_id, warehouse_id, position_id, batch_number, serial_number, expires_at, state, reason,
+             quantity,
                 cost_amount, cost_currency, gtin, rfid, weight_amount, weight_unit, n)
      ORDER BY v.n`;
   return rows.map((row) => row.id);
@@ -175,11 +178,23 @@ export async function updateLine(
              ${identity.expiresAt?.toISOString() ?? null}::timestamptz,
            state = ${identity.state}::inventory_item_state, reason = ${identity.reason}::inventory_item_reason,
            quantity = ${String(quantity)}::bigint, updated_at = now()
-           ${attributes.costAmount !== undefined ? set('cost_amount', attributes.costAmount === null ? null : String(attributes.costAmount), '::bigint') : Prisma.empty}
-           ${attributes.costCurrency !== undefined ? set('cost_currency', attributes.costCurrency, '::text') : Prisma.empty}
+           ${
+             attributes.costAmount !== undefined
+               ? set('cost_amount', attributes.costAmount === null ? null : String(attributes.costAmount), '::bigint')
+               : Prisma.empty
+           }
+           ${
+             attributes.costCurrency !== undefined
+               ? set('cost_currency', attributes.costCurrency, '::text')
+               : Prisma.empty
+           }
            ${attributes.gtin !== undefined ? set('gtin', attributes.gtin, '::text[]') : Prisma.empty}
            ${attributes.rfid !== undefined ? set('rfid', attributes.rfid, '::text') : Prisma.empty}
-           ${attributes.weightAmount !== undefined ? set('weight_amount', attributes.weightAmount, '::float8') : Prisma.empty}
+           ${
+             attributes.weightAmount !== undefined
+               ? set('weight_amount', attributes.weightAmount, '::float8')
+               : Prisma.empty
+           }
            ${attributes.weightUnit !== undefined ? set('weight_unit', attributes.weightUnit, '::text') : Prisma.empty}
      WHERE id = ${id}::uuid`;
 }

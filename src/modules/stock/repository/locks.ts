@@ -11,5 +11,6 @@ import type { Tx } from '../../../kernel/db';
 export async function lockStockLevels(tx: Tx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
   if (pairs.length === 0) return;
   await tx.$executeRaw`
-    SELECT stock_lock(${tenantId}::uuid, ${pairs.map((p) => p.productId)}::uuid[], ${pairs.map((p) => p.warehouseId)}::uuid[])`;
+    SELECT stock_lock(${tenantId}::uuid, ${pairs.map((p) => p.productId)}::uuid[],
+      ${pairs.map((p) => p.warehouseId)}::uuid[])`;
 }
