@@ -91,6 +91,9 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     rewriteUrl: (request) => rewriteUrl(request),
+    // A path parameter may be as long as a URL can be (signed click codes carry a whole URL); the
+    // default of 100 characters answers longer ones with 414.
+    routerOptions: { maxParamLength: 16_384 },
   });
   const services = createServices({ ...deps, log: app.log });
   rewriteUrl = rewriteUrlOf(services);

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Tx } from './db';
 import { z } from 'zod';
-import { AppError, badRequest } from './errors';
+import { AppError } from './errors';
 import { parseFirstRow } from './rows';
 
 const StoredKey = z.object({ request_hash: z.string(), response: z.unknown() });
 
 /** How long a key is remembered; a key older than this is treated as new. */
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** JSON with object keys sorted, so that two equal bodies hash alike whatever their key order. */
 function canonicalJson(value: unknown): string {
@@ -27,17 +26,6 @@ export function requestFingerprint(operation: string, body: unknown): string {
   return createHash('sha256')
     .update(`${operation}\n${canonicalJson(body)}`)
     .digest('hex');
-}
-
-/** Reads an `Idempotency-Key` header value: undefined when absent, 400 when malformed. */
-export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
-    throw badRequest('the Idempotency-Key header must be 1 to 255 visible ASCII characters', [
-      { field: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
-    ]);
-  }
-  return header;
 }
 
 export interface Idempotency {

@@ -38,15 +38,114 @@ export const code = (max: number) =>
       },
     );
 
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  bigint: 'an integer',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+  null: 'null',
+};
+
+const FORMAT_NAMES: Record<string, string> = {
+  email: 'an e-mail address',
+  uuid: 'a UUID',
+  url: 'a URL',
+  datetime: 'an ISO 8601 date and time',
+  date: 'an ISO 8601 date',
+};
+
+const plural = (count: number | bigint, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+function boundMessage(issue: { origin: string; inclusive?: boolean }, bound: number | bigint, side: 'least' | 'most') {
+  if (issue.origin === 'string') return `must have at ${side} ${plural(bound, 'character')}`;
+  if (issue.origin === 'array' || issue.origin === 'set') return `must have at ${side} ${plural(bound, 'item')}`;
+  if (issue.inclusive === false) return `must be ${side === 'least' ? 'greater' : 'less'} than ${bound}`;
+  return `must be at ${side} ${bound}`;
+}
+
+/**
+ * How a failed rule reads in a 400 (REST `details[].message`, GraphQL `extensions.field`'s
+ * message): the field's name comes first, so each message is the predicate, e.g. `must be an
+ * integer`. Messages a schema sets itself (`refine`) take precedence.
+ */
+export const issueMessage: z.core.$ZodErrorMap = (issue) => {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined) return 'is required';
+      return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
+    case 'too_small':
+      return boundMessage(issue, issue.minimum, 'least');
+    case 'too_big':
+      return boundMessage(issue, issue.maximum, 'most');
+    case 'invalid_format':
+      if (issue.format === 'regex') return `must match the pattern ${issue.pattern}`;
+      return `must be ${FORMAT_NAMES[issue.format] ?? `a valid ${issue.format}`}`;
+    case 'invalid_value':
+      return issue.values.length === 1
+        ? `must be ${JSON.stringify(issue.values[0])}`
+        : `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    case 'not_multiple_of':
+      return `must be a multiple of ${issue.divisor}`;
+    case 'unrecognized_keys':
+      return 'is not a known field';
+    case 'invalid_union':
+      return 'matches none of the allowed forms';
+    default:
+      return undefined;
+  }
+};
+
+/** Parses with the messages of `issueMessage`; every input of the API is parsed through here. */
+export const safeParseInput = <S extends z.ZodType>(schema: S, value: unknown) =>
+  schema.safeParse(value, { error: issueMessage });
+
+const pathOf = (path: readonly PropertyKey[], prefix: string) =>
+  path.reduce<string>(
+    (field, part) =>
+      typeof part === 'number' ? `${field}[${part}]` : field ? `${field}.${String(part)}` : String(part),
+    prefix,
+  );
+
+/** A branch of a union the value is not even of the type of (an object given where a list is one form). */
+const isOtherType = (branch: z.core.$ZodIssue[]) =>
+  branch.length === 1 && branch[0]!.code === 'invalid_type' && branch[0]!.path.length === 0;
+
+/**
+ * The problems one issue stands for, with paths from the parsed value: an unknown member is named
+ * itself (`body.data.colour is not a known field`); a value matching no form of a union is
+ * described by the forms of its type (one object form given an object names the object's fields),
+ * or by the types it may have.
+ */
+function problemsOf(issue: z.core.$ZodIssue, at: readonly PropertyKey[]): { path: PropertyKey[]; message: string }[] {
+  const path = [...at, ...issue.path];
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((key) => ({ path: [...path, key], message: issue.message }));
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    const sameType = issue.errors.filter((branch) => !isOtherType(branch));
+    if (sameType.length > 0) return sameType.flat().flatMap((branchIssue) => problemsOf(branchIssue, path));
+    const types = issue.errors
+      .map((branch) => branch[0]!)
+      .map((typeIssue) =>
+        typeIssue.code === 'invalid_type' ? (TYPE_NAMES[typeIssue.expected] ?? typeIssue.expected) : '',
+      );
+    return [{ path, message: `must be ${[...new Set(types)].join(' or ')}` }];
+  }
+  return [{ path, message: issue.message }];
+}
+
 /** `items[2].quantity`-style paths of a zod failure, relative to the value parsed, or under `prefix`. */
 export function fieldProblems(error: ZodError, prefix = ''): FieldProblem[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.reduce<string>(
-      (path, part) => (typeof part === 'number' ? `${path}[${part}]` : path ? `${path}.${String(part)}` : String(part)),
-      prefix,
-    ),
-    message: issue.message,
-  }));
+  const problems = error.issues.flatMap((issue) => problemsOf(issue, []));
+  const seen = new Set<string>();
+  return problems
+    .map(({ path, message }) => ({ field: pathOf(path, prefix), message }))
+    .filter((problem) => {
+      const key = `${problem.field}\0${problem.message}`;
+      return !seen.has(key) && Boolean(seen.add(key));
+    });
 }
 
 /** The first five problems, then how many more: the reason of a validation 400. */
@@ -99,7 +198,7 @@ export async function underField<T>(prefix: string, work: () => Promise<T>): Pro
 
 /** Parses a value with its zod schema: the typed, valid value, or a 400 naming fields relative to it. */
 export function parseValue<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const result = schema.safeParse(value);
+  const result = safeParseInput(schema, value);
   if (!result.success) throw invalidInput(fieldProblems(result.error));
   return result.data;
 }
@@ -122,7 +221,7 @@ export function withInput<S extends z.ZodType, T>(
  * value, or a 400 naming every problem, e.g. `input.items[2].quantity`.
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefix = 'input'): z.output<S> {
-  const result = schema.safeParse(value);
+  const result = safeParseInput(schema, value);
   if (!result.success) throw invalidInput(fieldProblems(result.error, prefix));
   return result.data;
 }

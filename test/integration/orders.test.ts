@@ -375,7 +375,27 @@ describe('order queries', () => {
     expect(found.order).toEqual({ id: order.id, items: [{ state: 'ALLOCATED' }] });
     const other = await createStockWorld(t, 'Other orders tenant', 1);
     await graphqlError(t, other.tenant.key, 'NOT_FOUND', `query($id: ID!) { order(id: $id) { id } }`, { id: order.id });
-    await graphqlError(t, other.tenant.key, 'NOT_FOUND', SHIP, { input: { id: order.id } });
+    // Another tenant can neither read nor change the order: every write is a 404 that changes nothing.
+    const before = await operationsSnapshot(t, world.tenant.id);
+    const items = [{ item_id: order.items[0]!.id }];
+    for (const [query, input] of [
+      [SHIP, { id: order.id }],
+      [CANCEL, { id: order.id }],
+      [DEALLOCATE, { order_id: order.id, items }],
+      [MISSING, { order_id: order.id, items }],
+    ] as const) {
+      await graphqlError(t, other.tenant.key, 'NOT_FOUND', query, { input });
+    }
+    expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
+    const unchanged = await graphqlData(
+      t,
+      world.tenant.key,
+      `query($id: ID!) { order(id: $id) { status items { state } } }`,
+      {
+        id: order.id,
+      },
+    );
+    expect(unchanged.order).toEqual({ status: 'OPEN', items: [{ state: 'ALLOCATED' }] });
     await run(CANCEL, { id: order.id }, 'cancelOrder');
   });
 });

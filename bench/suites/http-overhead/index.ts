@@ -14,7 +14,7 @@ const PRODUCTS_QUERY = `{
 }`;
 
 /**
- * What the HTTP stack costs: the full application (Fastify + openapi-backend for REST, Fastify +
+ * What the HTTP stack costs: the full application (Fastify routes from the contract for REST, Fastify +
  * graphql-yoga for GraphQL, with authentication) against a bare node:http handler doing the same
  * database work, and yoga's own node:http adapter against the Fastify mounting.
  */
@@ -50,7 +50,7 @@ export const httpOverheadSuite: Suite = {
       { id: 'proxy.bare', label: 'GET proxy: bare node:http, no auth', request: { url: `${bare.origin}${proxyPath}` } },
       {
         id: 'proxy.full',
-        label: 'GET proxy: full stack (Fastify + openapi-backend)',
+        label: 'GET proxy: full stack (Fastify routes from the contract, zod)',
         request: { url: `${full.origin}${proxyPath}`, headers: auth },
         baselines: ['proxy.bare'],
       },

@@ -37,10 +37,12 @@ export interface BodyMediaType {
   description: string;
 }
 
-export interface OperationInput<TServices, P, Q, B> {
+export interface OperationInput<TServices, P, Q, B, H = undefined> {
   params: P;
   query: Q;
   body: B;
+  /** The request headers `headers` declares, by their documented names (e.g. `Idempotency-Key`). */
+  headers: H;
   /** Present for `bearer` operations. */
   principal: Principal;
   /** For `bearer-optional` operations: the caller's principal, or null without an Authorization header. */
@@ -62,6 +64,7 @@ export interface RestOperation<
   P extends z.ZodType | undefined = z.ZodType | undefined,
   Q extends z.ZodType | undefined = z.ZodType | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
+  H extends z.ZodObject | undefined = z.ZodObject | undefined,
 > {
   operationId: string;
   method: HttpMethod;
@@ -74,8 +77,8 @@ export interface RestOperation<
   scopes?: readonly string[];
   params?: P;
   query?: Q;
-  /** Request headers the operation reads (documented as header parameters); the handler reads them from `request`. */
-  headers?: z.ZodObject;
+  /** Request headers the operation reads, documented as header parameters and parsed into `headers`. */
+  headers?: H;
   body?: B;
   bodyMediaTypes?: Record<string, BodyMediaType>;
   /**
@@ -91,7 +94,7 @@ export interface RestOperation<
   validationErrorCode?: string;
   responses: Record<number, ResponseSpec>;
   errors: ErrorKey[];
-  handler(input: OperationInput<TServices, Out<P>, Out<Q>, Out<B>>): Promise<HttpResult>;
+  handler(input: OperationInput<TServices, Out<P>, Out<Q>, Out<B>, Out<H>>): Promise<HttpResult>;
 }
 
 /**
@@ -103,7 +106,8 @@ export function operationDefiner<TServices, TScope extends string = string>() {
     P extends z.ZodType | undefined = undefined,
     Q extends z.ZodType | undefined = undefined,
     B extends z.ZodType | undefined = undefined,
+    H extends z.ZodObject | undefined = undefined,
   >(
-    operation: RestOperation<TServices, P, Q, B> & { scopes?: readonly TScope[] },
+    operation: RestOperation<TServices, P, Q, B, H> & { scopes?: readonly TScope[] },
   ): RestOperation<TServices> => operation as unknown as RestOperation<TServices>;
 }

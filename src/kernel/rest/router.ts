@@ -1,22 +1,50 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import addFormats from 'ajv-formats';
-import { OpenAPIBackend, type Context } from 'openapi-backend';
-import { precompileRouting } from './operation-matcher';
-import type { ZodType } from 'zod';
+import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
+import fastifyFormbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify';
+import { OpenAPIBackend } from 'openapi-backend';
+import { z, type ZodType } from 'zod';
+import { AppError, badRequest, type FieldProblem } from '../errors';
 import type { Principal } from '../principal';
-import { AppError, badRequest } from '../errors';
-import { isFormRequest, parseFormBody } from './form-body';
+import { fieldProblems, invalidInput, safeParseInput } from '../validation';
+import { isFormRequest, parseFormFields } from './form-body';
 import { buildOpenApiDocument } from './openapi';
-import type { HttpMethod, HttpResult, RestOperation } from './operation';
-import { requestValidationError, zodValidationError } from './validation-errors';
+import type { RestOperation, Security } from './operation';
 
-const METHODS: HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The REST operation a route serves, for the body parsers (they run before the handler). */
+    restOperation?: RestOperation<unknown>;
+    /** Per-route options of `@fastify/cors` (its types do not declare this member). */
+    cors?: FastifyCorsOptions;
+  }
+}
 
-const CORS_PREFLIGHT_HEADERS = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept',
-  'Access-Control-Max-Age': '600',
+export interface RestSecurity {
+  /** Verifies a tenant credential: the caller, or an UNAUTHORIZED AppError. */
+  authenticate(authorization: string | undefined): Promise<Principal>;
+  isMasterKey(authorization: string | undefined): boolean;
+}
+
+type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+/** The methods a path answers 405 to when it lacks them (HEAD follows GET: Fastify adds it to every GET route). */
+const METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Media types whose bodies arrive as strings, for operations that declare them (`bodyMediaTypes`). */
+const TEXT_MEDIA_TYPES = ['text/plain', 'text/csv'];
+
+/**
+ * `@fastify/cors` for the whole API: off unless a route turns it on (browser-callable operations
+ * do, with their path's methods), the preflight answered for any OPTIONS request of such a path.
+ */
+const CORS_DEFAULTS: FastifyCorsOptions = {
+  origin: false,
+  allowedHeaders: 'Authorization, Content-Type, Accept',
+  maxAge: 600,
+  strictPreflight: false,
 };
+
+const NO_QUERY = z.object({}).strict();
 
 const mediaTypeOf = (request: FastifyRequest) =>
   String(request.headers['content-type'] ?? '')
@@ -24,208 +52,203 @@ const mediaTypeOf = (request: FastifyRequest) =>
     .trim()
     .toLowerCase();
 
-/** Media types whose bodies arrive as strings, for operations that declare them (`bodyMediaTypes`). */
-const TEXT_MEDIA_TYPES = ['text/plain', 'text/csv'];
-const isTextRequest = (request: FastifyRequest) => TEXT_MEDIA_TYPES.includes(mediaTypeOf(request));
-
-/** A bearer-optional operation's caller: the principal, null without a credential, a 401 for a bad one. */
-function optionalPrincipal(c: Context, request: FastifyRequest) {
-  const result = c.security?.bearerAuth as { error?: unknown } | undefined;
-  if (result && typeof result === 'object' && 'error' in result) {
-    if (request.headers.authorization !== undefined)
-      throw result.error instanceof AppError ? result.error : new AppError('UNAUTHORIZED');
-    return null;
-  }
-  return result ?? null;
-}
-
-function parseWith(schema: ZodType | undefined, value: unknown, section: string, code?: string) {
-  if (!schema) return undefined;
-  const result = schema.safeParse(value ?? {});
-  if (!result.success) throw zodValidationError(result.error, section, code);
-  return result.data;
-}
+/** With HEAD after GET, as HTTP requires wherever GET works. */
+const withHead = (methods: Method[]) => (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
 
 /**
- * Mounts every REST operation under /api: openapi-backend routes by `operationId`, authenticates
- * and validates against the generated OpenAPI document, then the zod schemas parse the request
- * into the handler's typed input.
+ * Mounts every REST operation of the contract: one Fastify route per operation (Fastify's router
+ * matches in constant time per path segment), each authenticating its caller, then parsing path,
+ * query, headers and body with the operation's zod schemas (the schemas `openapi.yaml` is
+ * generated from) into the handler's typed input. Every other method of a documented path is a
+ * 405 naming the allowed ones; an undocumented path is a 404.
  */
-export interface RestSecurity {
-  /** Verifies a tenant credential: the caller, or an UNAUTHORIZED AppError. */
-  authenticate(authorization: string | undefined): Promise<Principal>;
-  isMasterKey(authorization: string | undefined): boolean;
-}
-
 export async function mountRestApi<TServices>(
   app: FastifyInstance,
   operations: RestOperation<TServices>[],
   services: TServices,
   security: RestSecurity,
 ) {
+  const routes = await contractRoutes(operations);
+  const byPath = new Map<string, typeof routes>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  const mounted: MountedRoute[] = [];
+  const add = (route: RouteOptions, { cors = false, form = false } = {}) => {
+    // As openapi-backend routes, a trailing slash names the same path.
+    for (const url of [route.url, `${route.url}/`]) mounted.push({ route: { ...route, url }, cors, form });
+  };
+  for (const [path, pathRoutes] of byPath) {
+    const url = path.replace(/\{([^}]+)\}/g, ':$1');
+    const methods = pathRoutes.map((route) => route.method);
+    const corsMethods = pathRoutes.filter((route) => route.operation.cors).map((route) => route.method);
+    const notAllowed: RouteHandlerMethod = async () => {
+      throw new AppError('METHOD_NOT_ALLOWED', undefined, { headers: { Allow: withHead(methods) } });
+    };
+    for (const { operation, method } of pathRoutes) {
+      const cors = operation.cors ? { origin: '*' } : undefined;
+      const config = { restOperation: operation as RestOperation<unknown>, ...(cors ? { cors } : {}) };
+      add(
+        { method, url, config, handler: serve(operation, services, security) },
+        { cors: operation.cors, form: operation.acceptsForm },
+      );
+    }
+    for (const method of METHODS.filter((method) => !methods.includes(method)))
+      add({ method, url, handler: notAllowed });
+    // A browser-callable path answers the preflight (`@fastify/cors` replies before the handler).
+    if (corsMethods.length > 0)
+      add(
+        {
+          method: 'OPTIONS',
+          url,
+          config: { cors: { origin: '*', methods: withHead(corsMethods) } },
+          handler: notAllowed,
+        },
+        { cors: true },
+      );
+    else add({ method: 'OPTIONS', url, handler: notAllowed });
+  }
+
+  await app.register(async (rest) => {
+    // Text bodies are accepted only where an operation declares their media type.
+    rest.addContentTypeParser(TEXT_MEDIA_TYPES, { parseAs: 'string' }, (request, body, done) => {
+      if (!request.routeOptions.config.restOperation?.bodyMediaTypes?.[mediaTypeOf(request)])
+        return done(new AppError('UNSUPPORTED_MEDIA_TYPE'), undefined);
+      done(null, body);
+    });
+    await mountAll(
+      rest,
+      mounted.filter((route) => !route.cors),
+    );
+    const corsRoutes = mounted.filter((route) => route.cors);
+    if (corsRoutes.length > 0)
+      await rest.register(async (scope) => {
+        await scope.register(fastifyCors, CORS_DEFAULTS);
+        await mountAll(scope, corsRoutes);
+      });
+  });
+}
+
+interface MountedRoute {
+  route: RouteOptions;
+  cors: boolean;
+  form: boolean;
+}
+
+/** Adds the routes to `scope`; those that also take form bodies in a child scope that parses them. */
+async function mountAll(scope: FastifyInstance, routes: MountedRoute[]) {
+  for (const { route } of routes.filter((route) => !route.form)) scope.route(route);
+  const formRoutes = routes.filter((route) => route.form);
+  if (formRoutes.length === 0) return;
+  // Every other route keeps answering form bodies with 415.
+  await scope.register(async (forms) => {
+    await forms.register(fastifyFormbody, { parser: parseFormFields });
+    for (const { route } of formRoutes) forms.route(route);
+  });
+}
+
+/**
+ * The operations of the contract as openapi-backend reads them from the generated document
+ * (method, path, operationId), each joined with the operation that serves it: what is routed is
+ * exactly what `openapi.yaml` documents.
+ */
+async function contractRoutes<TServices>(operations: RestOperation<TServices>[]) {
   const api = new OpenAPIBackend({
     definition: buildOpenApiDocument(operations) as never,
-    strict: true,
-    validate: true,
-    ajvOpts: { strict: false },
     // quick: the document is 3.1, which openapi-backend's own definition check (3.0 only) rejects;
-    // test/contract validates it against the 3.1 schema instead. Validators compile on first use.
+    // test/contract validates it against the 3.1 schema instead.
     quick: true,
-    customizeAjv: (ajv) => {
-      addFormats(ajv as never);
-      return ajv;
-    },
+    validate: false,
   });
-
-  const allowedMethods = (path: string) => {
-    const methods = METHODS.filter((method) => api.matchOperation({ method, path, headers: {} })).map((m) =>
-      m.toUpperCase(),
-    );
-    return (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
-  };
-
-  api.register({
-    notFound: () => {
-      throw new AppError('NOT_FOUND', 'no such path');
-    },
-    methodNotAllowed: (c: Context) => {
-      throw new AppError('METHOD_NOT_ALLOWED', undefined, { headers: { Allow: allowedMethods(c.request.path) } });
-    },
-    unauthorizedHandler: (c: Context) => {
-      const failure = Object.values(c.security ?? {}).find(
-        (result): result is { error: unknown } => typeof result === 'object' && result !== null && 'error' in result,
-      );
-      throw failure?.error instanceof AppError ? failure.error : new AppError('UNAUTHORIZED');
-    },
-    validationFail: (c: Context) => {
-      const code = operations.find(
-        (operation) => operation.operationId === c.operation?.operationId,
-      )?.validationErrorCode;
-      throw requestValidationError(c.validation.errors as never, code);
-    },
-  });
-  api.registerSecurityHandler('bearerAuth', (_c: Context, request: FastifyRequest) =>
-    security.authenticate(request.headers.authorization),
-  );
-  api.registerSecurityHandler('masterKey', (_c: Context, request: FastifyRequest) => {
-    if (!security.isMasterKey(request.headers.authorization)) {
-      throw new AppError('UNAUTHORIZED', 'the admin API needs the master key');
-    }
-    return true;
-  });
-  for (const operation of operations) {
-    api.register(operation.operationId, (c: Context, request: FastifyRequest) => {
-      const text =
-        typeof c.request.requestBody === 'string' && isTextRequest(request)
-          ? { mediaType: mediaTypeOf(request), text: c.request.requestBody }
-          : undefined;
-      return operation.handler({
-        params: parseWith(operation.params, c.request.params, 'path', operation.validationErrorCode),
-        query: parseWith(operation.query, c.request.query, 'query', operation.validationErrorCode),
-        body: text
-          ? undefined
-          : parseWith(operation.body, c.request.requestBody, 'body', operation.validationErrorCode),
-        textBody: text,
-        principal: c.security?.bearerAuth,
-        optionalPrincipal: operation.security === 'bearer-optional' ? optionalPrincipal(c, request) : null,
-        request,
-        services,
-      } as never);
-    });
-  }
   await api.init();
-  precompileRouting(api);
-
   const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
-  const operationOf = (method: string, path: string) => {
-    const matched = api.matchOperation({ method, path, headers: {} }) as { operationId?: string } | undefined;
-    return matched?.operationId ? byId.get(matched.operationId) : undefined;
-  };
-  const hasCors = operations.some((operation) => operation.cors);
-  const corsMethods = (path: string) =>
-    METHODS.filter((method) => operationOf(method, path)?.cors).map((m) => m.toUpperCase());
+  return api.getOperations().map(({ operationId, method, path }) => {
+    const operation = byId.get(operationId ?? '');
+    if (!operation) throw new Error(`the OpenAPI document has ${method} ${path} without an operation serving it`);
+    return { operation, method: String(method).toUpperCase() as Method, path };
+  });
+}
 
-  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
-    const queryStart = request.url.indexOf('?');
-    // HEAD is GET without the body (Node drops it), as HTTP requires wherever GET works.
-    const method = request.method === 'HEAD' ? 'GET' : request.method;
-    const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
-    if (hasCors) {
-      if (method === 'OPTIONS') {
-        const allowed = corsMethods(path);
-        if (allowed.length > 0) {
-          const methods = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed;
-          return reply
-            .status(204)
-            .headers({ ...CORS_PREFLIGHT_HEADERS, 'Access-Control-Allow-Methods': methods.join(', ') })
-            .send();
-        }
-      } else if (operationOf(method, path)?.cors) {
-        // Set before the operation runs, so that error responses carry it too.
-        reply.header('Access-Control-Allow-Origin', '*');
-      }
-    }
-    let body = request.body;
-    if (typeof body === 'string' && isTextRequest(request))
-      body = decodeTextBody(operationOf(method, path), request, body);
-    // A form body carries the members of `data`: validated and parsed as the JSON body would be.
-    if (isFormRequest(request)) body = { data: body };
-    const result: HttpResult = await api.handleRequest(
-      {
-        method,
-        path,
-        query: request.query as Record<string, string | string[]>,
-        headers: request.headers as Record<string, string | string[]>,
-        body,
-      },
+/** Who may call: a tenant credential, the master key, anyone, or anyone with an optional credential. */
+function authenticatorFor(kind: Security, security: RestSecurity) {
+  switch (kind) {
+    case 'bearer':
+      return (request: FastifyRequest) => security.authenticate(request.headers.authorization);
+    case 'bearer-optional':
+      // Without an Authorization header the caller is anonymous; a bad one is still a 401.
+      return (request: FastifyRequest) =>
+        request.headers.authorization === undefined ? null : security.authenticate(request.headers.authorization);
+    case 'master':
+      return (request: FastifyRequest) => {
+        if (!security.isMasterKey(request.headers.authorization))
+          throw new AppError('UNAUTHORIZED', 'the admin API needs the master key');
+        return null;
+      };
+    case 'none':
+      return () => null;
+  }
+}
+
+/** The handler of one operation's route: authenticate, parse the request once, run, reply. */
+function serve<TServices>(
+  operation: RestOperation<TServices>,
+  services: TServices,
+  security: RestSecurity,
+): RouteHandlerMethod {
+  const authenticate = authenticatorFor(operation.security, security);
+  const headerNames = operation.headers ? Object.keys(operation.headers.shape) : [];
+  // The contract documents every query parameter: an undocumented one is refused, not ignored.
+  const querySchema = operation.query instanceof z.ZodObject ? operation.query.strict() : (operation.query ?? NO_QUERY);
+  return async (request, reply) => {
+    const principal = await authenticate(request);
+    const problems: FieldProblem[] = [];
+    const parse = (schema: ZodType | undefined, value: unknown, section: string) => {
+      if (!schema) return undefined;
+      // A missing body (or query) is parsed as an empty object, so the problem named is its first member.
+      const result = safeParseInput(schema, value === undefined ? {} : value);
+      if (result.success) return result.data;
+      problems.push(...fieldProblems(result.error, section));
+      return undefined;
+    };
+    const headers = Object.fromEntries(headerNames.map((name) => [name, request.headers[name.toLowerCase()]]));
+    const textBody = textBodyOf(operation, request);
+    const input = {
+      params: parse(operation.params, request.params, 'path'),
+      query: parse(querySchema, request.query, 'query'),
+      headers: parse(operation.headers, headers, 'header'),
+      body: textBody ? undefined : parse(operation.body, bodyOf(operation, request), 'body'),
+    };
+    if (problems.length > 0) throw invalidInput(problems, operation.validationErrorCode);
+    const result = await operation.handler({
+      ...input,
+      textBody,
+      principal,
+      optionalPrincipal: operation.security === 'bearer-optional' ? principal : null,
       request,
-      reply,
-    );
+      services,
+    } as never);
     reply.status(result.status);
     if (result.headers) reply.headers(result.headers);
     return result.body === undefined ? reply.send() : reply.send(result.body);
   };
-  // Text bodies are accepted only where an operation declares their media type; encapsulated so the
-  // parser applies to /api alone.
-  await app.register(async (scope) => {
-    scope.addContentTypeParser(TEXT_MEDIA_TYPES, { parseAs: 'string' }, (request, body, done) => {
-      const queryStart = request.url.indexOf('?');
-      const operation = operationOf(request.method, queryStart === -1 ? request.url : request.url.slice(0, queryStart));
-      if (!operation?.bodyMediaTypes?.[mediaTypeOf(request)])
-        return done(new AppError('UNSUPPORTED_MEDIA_TYPE'), undefined);
-      done(null, body);
-    });
-    scope.route({
-      method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      url: '/api/*',
-      handler: handle,
-    });
-  });
-  // Operations that also take a form body get their own route in a scope that parses forms; every
-  // other route keeps answering such bodies with 415.
-  const formOperations = operations.filter((operation) => operation.acceptsForm);
-  if (formOperations.length > 0) {
-    await app.register(async (scope) => {
-      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, parseFormBody);
-      for (const operation of formOperations) {
-        scope.route({
-          method: operation.method.toUpperCase() as 'POST',
-          url: operation.path.replace(/\{([^}]+)\}/g, ':$1'),
-          handler: handle,
-        });
-      }
-    });
-  }
 }
 
-/** A text body of a declared media type: JSON under another name is parsed, true text passes as is. */
-function decodeTextBody(operation: RestOperation<unknown> | undefined, request: FastifyRequest, body: string): unknown {
-  const media = operation?.bodyMediaTypes?.[mediaTypeOf(request)];
-  if (!media) throw new AppError('UNSUPPORTED_MEDIA_TYPE');
-  if (media.kind === 'text') return body;
-  try {
-    return JSON.parse(body);
-  } catch {
-    throw badRequest('the request body is not valid JSON', [{ field: 'body', message: 'is not valid JSON' }]);
+/** The body of a request in a declared `text` media type, handed to the handler as a string. */
+function textBodyOf(operation: RestOperation<unknown>, request: FastifyRequest) {
+  if (typeof request.body !== 'string') return undefined;
+  const mediaType = mediaTypeOf(request);
+  return operation.bodyMediaTypes?.[mediaType]?.kind === 'text' ? { mediaType, text: request.body } : undefined;
+}
+
+/**
+ * The body to validate: JSON as parsed, JSON sent under a declared other media type parsed here,
+ * a form's fields as the members of `data` (validated and parsed as the JSON body would be).
+ */
+function bodyOf(operation: RestOperation<unknown>, request: FastifyRequest): unknown {
+  if (typeof request.body === 'string' && operation.bodyMediaTypes?.[mediaTypeOf(request)]?.kind === 'json') {
+    try {
+      return JSON.parse(request.body);
+    } catch {
+      throw badRequest('the request body is not valid JSON', [{ field: 'body', message: 'is not valid JSON' }]);
+    }
   }
+  return isFormRequest(request) ? { data: request.body } : request.body;
 }

@@ -114,20 +114,28 @@ export async function findOrders(db: DbOrTx, tenantId: string, ids: readonly str
 }
 
 /** Locks the order row: writers of one order run one after the other. */
-export async function lockOrder(tx: Tx, id: string) {
-  await tx.$queryRaw`SELECT 1 FROM orders WHERE id = ${id}::uuid FOR UPDATE`;
+export async function lockOrder(tx: Tx, tenantId: string, id: string) {
+  await tx.$queryRaw`SELECT 1 FROM orders WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid FOR UPDATE`;
 }
 
-export async function setOrderStatus(tx: Tx, id: string, status: OrderStatus) {
-  await tx.$executeRaw`UPDATE orders SET status = ${status}::order_status, updated_at = now() WHERE id = ${id}::uuid`;
+export async function setOrderStatus(tx: Tx, tenantId: string, id: string, status: OrderStatus) {
+  await tx.$executeRaw`
+    UPDATE orders SET status = ${status}::order_status, updated_at = now()
+     WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid`;
 }
 
-export async function setItemStates(tx: Tx, ids: string[], state: OrderItemState, options: { shipped?: boolean } = {}) {
+export async function setItemStates(
+  tx: Tx,
+  tenantId: string,
+  ids: string[],
+  state: OrderItemState,
+  options: { shipped?: boolean } = {},
+) {
   if (ids.length === 0) return;
   await tx.$executeRaw`
     UPDATE order_items SET state = ${state}::order_item_state, updated_at = now()
            ${options.shipped ? Prisma.sql`, shipped_at = now()` : Prisma.empty}
-     WHERE id = ANY(${ids}::uuid[])`;
+     WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[])`;
 }
 
 function listConditions(tenantId: string, status: OrderStatus | undefined) {

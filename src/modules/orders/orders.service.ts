@@ -105,6 +105,7 @@ export class OrderService {
           );
           await repository.setItemStates(
             tx,
+            tenantId,
             [...backordered].map((request) => request.holder.orderItemId!),
             'BACKORDERED',
           );
@@ -137,11 +138,12 @@ export class OrderService {
         changes.push(await allocations.moveAllocation(tx, principal.tenantId, allocation, null));
       await repository.setItemStates(
         tx,
+        principal.tenantId,
         shipped.map((item) => item.id),
         'SHIPPED',
         { shipped: true },
       );
-      await repository.setOrderStatus(tx, order.id, 'SHIPPED');
+      await repository.setOrderStatus(tx, principal.tenantId, order.id, 'SHIPPED');
       await ledger.recordMutations(tx, principal.tenantId, this.context(principal, 'ALLOCATION', order.id), changes);
     });
   }
@@ -176,10 +178,11 @@ export class OrderService {
       }
       await repository.setItemStates(
         tx,
+        principal.tenantId,
         [...open, ...shipped].map((item) => item.id),
         'CANCELLED',
       );
-      await repository.setOrderStatus(tx, order.id, 'CANCELLED');
+      await repository.setOrderStatus(tx, principal.tenantId, order.id, 'CANCELLED');
       await ledger.recordMutations(tx, principal.tenantId, this.context(principal, 'ALLOCATION', order.id), changes);
     });
   }
@@ -360,7 +363,7 @@ export class OrderService {
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         await locks.lockStockLevels(tx, tenantId, pairs);
-        await repository.lockOrder(tx, order.id);
+        await repository.lockOrder(tx, tenantId, order.id);
         const [current] = await repository.findOrders(tx, tenantId, [order.id]);
         if (!operation.orderStatuses.includes(current!.status)) {
           const rule =
@@ -415,6 +418,7 @@ export class OrderService {
         }
         await repository.setItemStates(
           tx,
+          tenantId,
           items.map((item) => item.id),
           operation.to,
         );
@@ -491,7 +495,7 @@ export class OrderService {
           tenantId,
           order.items.map((item) => ({ productId: item.productId, warehouseId: order.warehouseId })),
         );
-        await repository.lockOrder(tx, order.id);
+        await repository.lockOrder(tx, tenantId, order.id);
         const [current] = await repository.findOrders(tx, tenantId, [order.id]);
         if (!statuses.includes(current!.status)) {
           throw new AppError(

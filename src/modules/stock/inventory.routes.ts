@@ -1,4 +1,4 @@
-import { requestFingerprint, parseIdempotencyKey } from '../../kernel/idempotency';
+import { requestFingerprint } from '../../kernel/idempotency';
 import { badRequest } from '../../kernel/errors';
 import { underField } from '../../kernel/validation';
 import { defineOperation } from '../context';
@@ -29,8 +29,8 @@ const IdempotencyHeaders = z.object({
     }),
 });
 
-const idempotencyOf = (headers: Record<string, unknown>, operation: string, body: unknown) => {
-  const key = parseIdempotencyKey(headers['idempotency-key'] as string | string[] | undefined);
+const idempotencyOf = (headers: z.output<typeof IdempotencyHeaders>, operation: string, body: unknown) => {
+  const key = headers['Idempotency-Key'];
   return key === undefined ? undefined : { key, fingerprint: requestFingerprint(operation, body) };
 };
 
@@ -57,8 +57,8 @@ export const addInventoryItems = defineOperation({
   body: z.object({ data: z.array(InventoryItemCreate).min(1).max(MAX_ITEMS_PER_WRITE) }).strict(),
   responses: { 201: { description: 'The lines the entries were added to.', schema: InventoryItemsEnvelope } },
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'CONFLICT', 'UNPROCESSABLE_ENTITY', 'WRITE_INTERRUPTED'],
-  async handler({ body, principal, services, request }) {
-    const idempotency = idempotencyOf(request.headers, `POST ${path}`, body);
+  async handler({ body, headers, principal, services }) {
+    const idempotency = idempotencyOf(headers, `POST ${path}`, body);
     const lines = await underField('body.data', () => services.stock.addItems(principal, body.data, idempotency));
     return { status: 201, body: { data: lines, page: null, meta: null } };
   },
@@ -85,8 +85,8 @@ export const correctInventoryItems = defineOperation({
   body: z.object({ data: z.array(InventoryItemUpdate).min(1).max(MAX_ITEMS_PER_WRITE) }).strict(),
   responses: { 200: { description: 'The corrected lines.', schema: InventoryItemsEnvelope } },
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'UNPROCESSABLE_ENTITY', 'WRITE_INTERRUPTED'],
-  async handler({ body, principal, services, request }) {
-    const idempotency = idempotencyOf(request.headers, `PATCH ${path}`, body);
+  async handler({ body, headers, principal, services }) {
+    const idempotency = idempotencyOf(headers, `PATCH ${path}`, body);
     const lines = await underField('body.data', () => services.stock.updateItems(principal, body.data, idempotency));
     return { status: 200, body: { data: lines, page: null, meta: null } };
   },

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyFormbody from '@fastify/formbody';
 import { AppError } from '../../../kernel/errors';
-import { parseFormBody } from '../../../kernel/rest/form-body';
+import { parseFormFields } from '../../../kernel/rest/form-body';
 import type { Services } from '../../context';
 import { SessionUnusable, type OpenSession } from '../authorization.service';
 import { consentPage, errorPage, loginPage } from './templates';
@@ -71,7 +72,7 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
     sendPage(reply, 400, errorPage('Cannot continue signing in', 'This sign-in request has already been used.'));
 
   app.register(async (scope) => {
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, parseFormBody);
+    await scope.register(fastifyFormbody, { parser: parseFormFields });
 
     scope.get('/oauth/authorize', async (request, reply) => {
       const query = request.query as Record<string, string | string[]>;
