@@ -7,7 +7,10 @@
 import { Prisma } from '../__generated__/prisma/client';
 import type { DbOrTx } from './db';
 import type { KeysetQuery, KeysetSource } from './pagination';
-import { parseRows, type RowModel } from './rows';
+import { z } from 'zod';
+import { parseFirstRow, parseRows, type RowModel } from './rows';
+
+const ExistsRow = z.object({ exists: z.boolean() });
 
 type Sql = Prisma.Sql;
 
@@ -27,7 +30,9 @@ export interface SqlKeysetList<Row, K> {
   keyOf: (row: Row) => K;
 }
 
-const and = (conditions: Sql[]) => (conditions.length === 0 ? Prisma.sql`TRUE` : Prisma.join(conditions, ' AND '));
+/** The conditions joined with AND; TRUE when there are none. */
+export const and = (conditions: Sql[]) =>
+  conditions.length === 0 ? Prisma.sql`TRUE` : Prisma.join(conditions, ' AND ');
 
 /** `(key...) > (values...)`: rows beyond `key` in the direction of `forwards`, in the list's order. */
 function beyond<Row, K>(list: SqlKeysetList<Row, K>, key: K, forwards: boolean): Sql {
@@ -57,7 +62,7 @@ export function sqlKeysetSource<Row, K>(db: DbOrTx, list: SqlKeysetList<Row, K>)
   return {
     fetch: async (query) => parseRows(list.row, await db.$queryRaw<unknown[]>(keysetPageSql(list, query))),
     exists: async (direction, key) => {
-      const [probe] = await db.$queryRaw<{ exists: boolean }[]>(keysetExistsSql(list, direction, key));
+      const probe = parseFirstRow(ExistsRow, await db.$queryRaw<unknown[]>(keysetExistsSql(list, direction, key)));
       return probe?.exists === true;
     },
     keyOf: list.keyOf,

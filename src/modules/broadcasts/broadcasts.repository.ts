@@ -1,48 +1,52 @@
+import { z } from 'zod';
 import type { Db, DbOrTx, Tx } from '../../kernel/db';
+import { parseFirstRow, parseRows, timestamp, uuid } from '../../kernel/rows';
 
-export interface ClaimedDelivery {
-  id: string;
-  tenantId: string;
-  mutationId: string;
-  channelId: string;
-  attempts: number;
-  url: string;
-  secret: string;
-  sku: string;
-  productId: string;
-  warehouseId: string;
-  positionId: string | null;
-  source: string;
-  delta: string;
-  newQuantity: string;
-  createdAt: Date;
-}
+/** A delivery claimed for one attempt, with what its payload says (quantities as decimal text). */
+const ClaimedDeliveryRow = z.object({
+  id: uuid,
+  tenantId: uuid,
+  mutationId: uuid,
+  channelId: uuid,
+  attempts: z.number().int(),
+  url: z.string(),
+  secret: z.string(),
+  sku: z.string(),
+  productId: uuid,
+  warehouseId: uuid,
+  positionId: uuid.nullable(),
+  source: z.string(),
+  delta: z.string(),
+  newQuantity: z.string(),
+  createdAt: timestamp,
+});
+export type ClaimedDelivery = z.output<typeof ClaimedDeliveryRow>;
 
 /**
  * Claims due deliveries for `claimMs` (rows other workers hold are skipped, so several processes
  * can deliver at once without sending one delivery twice at the same time).
  */
 export async function claimDue(db: Db, limit: number, claimMs: number) {
-  return db.$queryRaw<ClaimedDelivery[]>`
+  const rows = await db.$queryRaw<unknown[]>`
     WITH due AS (
       SELECT id FROM stock_broadcasts
        WHERE status = 'PENDING' AND next_attempt_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
        ORDER BY next_attempt_at LIMIT ${limit}
          FOR UPDATE SKIP LOCKED),
     claimed AS (
-      UPDATE stock_broadcasts b SET claimed_until = now() + make_interval(secs => ${claimMs / 1000}), attempts =
-        attempts + 1
+      UPDATE stock_broadcasts b
+         SET claimed_until = now() + make_interval(secs => ${claimMs / 1000}), attempts = attempts + 1
         FROM due WHERE b.id = due.id
       RETURNING b.id, b.tenant_id, b.mutation_id, b.channel_id, b.attempts)
     SELECT c.id, c.tenant_id AS "tenantId", c.mutation_id AS "mutationId", c.channel_id AS "channelId", c.attempts,
-           w.url, w.secret, p.sku, m.product_id AS "productId", m.warehouse_id AS "warehouseId", m.position_id AS
-             "positionId",
-           m.source::text AS source, m.delta::text AS delta, m.new_quantity::text AS "newQuantity", m.created_at AS
-             "createdAt"
+           w.url, w.secret, p.sku, m.product_id AS "productId", m.warehouse_id AS "warehouseId",
+           m.position_id AS "positionId", m.source::text AS source, m.delta::text AS delta,
+           m.new_quantity::text AS "newQuantity", m.created_at AS "createdAt"
       FROM claimed c
       JOIN stock_mutations m ON m.id = c.mutation_id
       JOIN products p ON p.id = m.product_id
       JOIN channel_webhooks w ON w.channel_id = c.channel_id`;
+  return parseRows(ClaimedDeliveryRow, rows);
 }
 
 /**
@@ -103,19 +107,24 @@ export async function setWebhook(db: DbOrTx, tenantId: string, channelId: string
 /** Removes a webhook and the deliveries to it that never landed (they cannot be delivered any more). */
 export async function removeWebhook(tx: Tx, tenantId: string, channelId: string) {
   const removed =
-    (await tx.$executeRaw`DELETE FROM channel_webhooks WHERE tenant_id = ${tenantId}::uuid AND channel_id =
-        ${channelId}::uuid`) > 0;
-  const dropped = await tx.$queryRaw<{ mutationId: string }[]>`
-    DELETE FROM stock_broadcasts WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid AND status <>
-      'PROCESSED'
-    RETURNING mutation_id AS "mutationId"`;
+    (await tx.$executeRaw`
+      DELETE FROM channel_webhooks WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid`) > 0;
+  const dropped = parseRows(
+    z.object({ mutationId: uuid }),
+    await tx.$queryRaw<unknown[]>`
+      DELETE FROM stock_broadcasts
+       WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid AND status <> 'PROCESSED'
+      RETURNING mutation_id AS "mutationId"`,
+  );
   for (const mutationId of new Set(dropped.map((row) => row.mutationId))) await refreshMutation(tx, mutationId);
   return removed;
 }
 
 export async function mutationStatus(db: DbOrTx, tenantId: string, id: string) {
-  const [row] = await db.$queryRaw<
-    { status: string }[]
-  >`SELECT status::text FROM stock_mutations WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid`;
+  const row = parseFirstRow(
+    z.object({ status: z.string() }),
+    await db.$queryRaw<unknown[]>`
+      SELECT status::text FROM stock_mutations WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid`,
+  );
   return row?.status;
 }

@@ -21,3 +21,30 @@ export const positionLoader = (context: GraphQLContext) =>
   requestLoader(context, 'position', () =>
     byIdLoader((ids) => context.services.catalog.positionsByIds(context.principal.tenantId, ids)),
   );
+
+export const salesChannelLoader = (context: GraphQLContext) =>
+  requestLoader(context, 'sales-channel', () =>
+    byIdLoader((ids) => context.services.catalog.salesChannelsByIds(context.principal.tenantId, ids)),
+  );
+
+/** Where a stock document (order, reservation) happens, as catalog ids. */
+interface Placed {
+  businessId: string;
+  warehouseId: string;
+  channelId: string;
+}
+
+/**
+ * The `business`, `warehouse` and `channel` fields of a type whose record names them by id;
+ * `record` turns the field's parent into that record.
+ */
+export function placeResolvers<P>(record: (parent: P, context: GraphQLContext) => Promise<Placed>) {
+  return {
+    business: async (parent: P, _args: unknown, context: GraphQLContext) =>
+      (await businessLoader(context).load((await record(parent, context)).businessId))!,
+    warehouse: async (parent: P, _args: unknown, context: GraphQLContext) =>
+      (await warehouseLoader(context).load((await record(parent, context)).warehouseId))!,
+    channel: async (parent: P, _args: unknown, context: GraphQLContext) =>
+      (await salesChannelLoader(context).load((await record(parent, context)).channelId))!,
+  };
+}

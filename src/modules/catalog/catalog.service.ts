@@ -367,6 +367,8 @@ export class CatalogService {
   businessesByIds = (tenantId: string, ids: readonly string[]) => repository.businessesByIds(this.db, tenantId, ids);
   warehousesByIds = (tenantId: string, ids: readonly string[]) => repository.warehousesByIds(this.db, tenantId, ids);
   positionsByIds = (tenantId: string, ids: readonly string[]) => repository.positionsByIds(this.db, tenantId, ids);
+  salesChannelsByIds = (tenantId: string, ids: readonly string[]) =>
+    repository.salesChannelsByIds(this.db, tenantId, ids);
 
   /**
    * Deletes a product, warehouse or position unless stock lines, ledger entries or announced stock

@@ -3,7 +3,7 @@ import { connectionArguments, toConnection } from '../../kernel/graphql/connecti
 import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
-import { businessLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import { placeResolvers, productLoader } from '../catalog/catalog.loaders';
 import type { StockReference } from '../stock/stock.types';
 import type { OrderRecord } from './orders.repository';
 import { CreateOrderInput, OrderIdInput, OrderItemsInput, OrderItemsToLocationInput } from './orders.schemas';
@@ -15,11 +15,6 @@ export type OrderParent = OrderRecord | StockReference;
 const orderLoader = (context: GraphQLContext) =>
   requestLoader(context, 'order', () =>
     byIdLoader((ids) => context.services.orders.ordersByIds(context.principal.tenantId, ids)),
-  );
-
-const salesChannelLoader = (context: GraphQLContext) =>
-  requestLoader(context, 'order-sales-channel', () =>
-    byIdLoader((ids) => context.services.orders.salesChannelsByIds(context.principal.tenantId, ids)),
   );
 
 /** The order itself: a reference is loaded (once per request: the loader keeps it), a record passes. */
@@ -104,12 +99,7 @@ export const orderResolvers: Resolvers = {
   },
   Order: {
     id: (parent) => parent.id,
-    business: async (parent, _args, context) =>
-      (await businessLoader(context).load((await full(parent, context)).businessId))!,
-    warehouse: async (parent, _args, context) =>
-      (await warehouseLoader(context).load((await full(parent, context)).warehouseId))!,
-    channel: async (parent, _args, context) =>
-      (await salesChannelLoader(context).load((await full(parent, context)).channelId))!,
+    ...placeResolvers(full),
     status: async (parent, _args, context) => (await full(parent, context)).status,
     items: async (parent, _args, context) => (await full(parent, context)).items,
     created_at: async (parent, _args, context) => (await full(parent, context)).createdAt.getTime(),

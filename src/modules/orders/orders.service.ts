@@ -535,11 +535,6 @@ export class OrderService {
     return repository.findOrders(this.db, tenantId, ids);
   }
 
-  /** Sales channels by id, for the `channel` of orders. */
-  salesChannelsByIds(tenantId: string, ids: readonly string[]) {
-    return catalog.salesChannelsByIds(this.db, tenantId, ids);
-  }
-
   private async load(tenantId: string, id: string) {
     const [record] = isUuid(id) ? await repository.findOrders(this.db, tenantId, [id.toLowerCase()]) : [];
     if (!record) throw notFound(`no order with id "${id}"`);

@@ -1,5 +1,6 @@
 import { list, single } from '../../kernel/envelope';
 import { defineOperation } from '../context';
+import { underField } from '../../kernel/validation';
 import { pageBlock } from '../../kernel/rest/page-links';
 import { listEnvelope, pageQuery, singleEnvelope, z } from '../../kernel/rest/schemas';
 import { ProxyCreateInput, ProxyKey, ProxyOutput, ProxyReplaceInput } from './proxies.schemas';
@@ -77,7 +78,7 @@ export const updateProxy = defineOperation({
   responses: { 204: { description: 'Replaced.' } },
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
   async handler({ params, body, principal, services }) {
-    await services.proxies.replace(principal, params.key, body.data);
+    await underField('body.data', () => services.proxies.replace(principal, params.key, body.data));
     return { status: 204 };
   },
 });

@@ -1,6 +1,7 @@
 import type { CursorCodec } from '../../kernel/cursor';
 import { isUniqueViolation, type Db } from '../../kernel/db';
-import { badRequest, idTaken, notFound } from '../../kernel/errors';
+import { idTaken, notFound } from '../../kernel/errors';
+import { invalidField } from '../../kernel/validation';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import type { Proxy as ProxyRow } from '../../__generated__/prisma/client';
 import { requireScope, type Principal } from '../auth/scopes';
@@ -109,9 +110,7 @@ export class ProxyService {
   async replace(principal: Principal, key: string, input: ProxyInput): Promise<void> {
     requireScope(principal, 'proxies:write');
     if (input.key !== undefined && input.key !== key) {
-      throw badRequest('data.key must equal the key in the path', [
-        { field: 'body.data.key', message: 'must equal the key in the path' },
-      ]);
+      throw invalidField('key', 'must equal the key in the path');
     }
     if (!(await repository.replaceProxy(this.db, principal.tenantId, toStored(key, input)))) {
       throw notFound(`no proxy with key "${key}"`);

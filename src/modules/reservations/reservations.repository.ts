@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DbOrTx, Tx } from '../../kernel/db';
 import type { SqlKeysetList } from '../../kernel/keyset';
-import { int8, parseRows, timestamp, uuid } from '../../kernel/rows';
+import { int8, int8OrNull, parseRows, timestamp, uuid } from '../../kernel/rows';
 import { Prisma } from '../../__generated__/prisma/client';
 
 export type ReservationStatus = 'ACTIVE' | 'REMOVED' | 'EXPIRED';
@@ -115,11 +115,16 @@ export const reservationList = (
   keyOf: (record) => record.id,
 });
 
+const ExpiredRow = z.object({ id: uuid, tenantId: uuid });
+
 /** Active reservations of any tenant whose time ran out, oldest expiry first. */
 export async function expiredReservations(db: DbOrTx, limit: number) {
-  return db.$queryRaw<{ id: string; tenantId: string }[]>`
-    SELECT id, tenant_id AS "tenantId" FROM reservations
-     WHERE status = 'ACTIVE' AND expires_at <= now() ORDER BY expires_at LIMIT ${limit}`;
+  return parseRows(
+    ExpiredRow,
+    await db.$queryRaw<unknown[]>`
+      SELECT id, tenant_id AS "tenantId" FROM reservations
+       WHERE status = 'ACTIVE' AND expires_at <= now() ORDER BY expires_at LIMIT ${limit}`,
+  );
 }
 
 /** One reservation of `reserveStockBatch`: its SKUs are resolved by the database. */
@@ -139,6 +144,17 @@ export type BatchReserveOutcome =
   | { outcome: 'RESERVED'; createdAt: Date; productIds: string[] }
   | { outcome: 'TAKEN' | 'EXPIRED' | 'INVALID' }
   | { outcome: 'SHORT'; itemIndex: number; requested: number; available: number };
+
+/** One row of `reserve_stock_batch`: the outcome of the reservation at `ordinal` (1-based). */
+const BatchOutcomeRow = z.object({
+  ordinal: z.number().int(),
+  outcome: z.string(),
+  item_index: z.number().int().nullable(),
+  requested: int8OrNull,
+  available: int8OrNull,
+  created_at: timestamp.nullable(),
+  product_ids: z.array(uuid).nullable(),
+});
 
 /**
  * Reservations of one tenant at one warehouse in one statement (the `reserve_stock_batch` database
@@ -170,18 +186,11 @@ export async function reserveStockBatch(
     actor_id: reservation.actor.id,
     references: reservation.references,
   }));
-  const rows = await db.$queryRaw<
-    {
-      ordinal: number;
-      outcome: string;
-      item_index: number | null;
-      requested: bigint | null;
-      available: bigint | null;
-      created_at: Date | null;
-      product_ids: string[] | null;
-    }[]
-  >`
-    SELECT * FROM reserve_stock_batch(${tenantId}::uuid, ${JSON.stringify(requests)}::jsonb)`;
+  const rows = parseRows(
+    BatchOutcomeRow,
+    await db.$queryRaw<unknown[]>`
+      SELECT * FROM reserve_stock_batch(${tenantId}::uuid, ${JSON.stringify(requests)}::jsonb)`,
+  );
   if (rows.length !== reservations.length)
     throw new Error(`reserve_stock_batch answered ${rows.length} of ${reservations.length} reservations`);
   return rows
@@ -194,8 +203,8 @@ export async function reserveStockBatch(
           return {
             outcome: 'SHORT',
             itemIndex: row.item_index! - 1,
-            requested: Number(row.requested),
-            available: Number(row.available),
+            requested: row.requested!,
+            available: row.available!,
           };
         case 'TAKEN':
         case 'EXPIRED':

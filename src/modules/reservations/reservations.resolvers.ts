@@ -3,7 +3,7 @@ import { connectionArguments, toConnection } from '../../kernel/graphql/connecti
 import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
-import { businessLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import { placeResolvers, productLoader } from '../catalog/catalog.loaders';
 import type { ReservationRecord } from './reservations.repository';
 import { CreateReservationInput, RemoveReservationInput } from './reservations.schemas';
 import { withInput } from '../../kernel/validation';
@@ -11,11 +11,6 @@ import { withInput } from '../../kernel/validation';
 const reservationLoader = (context: GraphQLContext) =>
   requestLoader(context, 'reservation', () =>
     byIdLoader((ids) => context.services.reservations.reservationsByIds(context.principal.tenantId, ids)),
-  );
-
-const salesChannelLoader = (context: GraphQLContext) =>
-  requestLoader(context, 'reservation-sales-channel', () =>
-    byIdLoader((ids) => context.services.reservations.salesChannelsByIds(context.principal.tenantId, ids)),
   );
 
 /** A reservation named by a stock mutation's references arrives as `{type, id}`: load the rest. */
@@ -50,12 +45,7 @@ export const reservationResolvers: Resolvers = {
   },
   Reservation: {
     id: (parent) => parent.id,
-    business: async (parent, _args, context) =>
-      (await businessLoader(context).load((await full(parent, context)).businessId))!,
-    warehouse: async (parent, _args, context) =>
-      (await warehouseLoader(context).load((await full(parent, context)).warehouseId))!,
-    channel: async (parent, _args, context) =>
-      (await salesChannelLoader(context).load((await full(parent, context)).channelId))!,
+    ...placeResolvers(full),
     customer: async (parent, _args, context) => (await full(parent, context)).customer,
     items: async (parent, _args, context) => (await full(parent, context)).items,
     expires_at: async (parent, _args, context) => (await full(parent, context)).expiresAt.getTime(),

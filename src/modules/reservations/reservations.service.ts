@@ -8,7 +8,6 @@ import { isUuid, uuidv7 } from '../../kernel/ids';
 import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
-import * as catalog from '../catalog/catalog.repository';
 import { clientIdTaken, resolveAllocationTarget } from '../stock/allocation-target';
 import { HotKeyBatcher, type BatchOutcome } from '../../kernel/hot-key-batcher';
 import * as allocations from '../stock/allocation';
@@ -238,11 +237,6 @@ export class ReservationService {
   /** Reservations by id for the GraphQL loaders (references of stock mutations). */
   async reservationsByIds(tenantId: string, ids: readonly string[]) {
     return (await repository.findReservations(this.db, tenantId, ids)).map((record) => effective(record));
-  }
-
-  /** Sales channels by id, for the `channel` of reservations. */
-  salesChannelsByIds(tenantId: string, ids: readonly string[]) {
-    return catalog.salesChannelsByIds(this.db, tenantId, ids);
   }
 
   private async load(tenantId: string, id: string) {

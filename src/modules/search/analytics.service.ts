@@ -1,5 +1,6 @@
 import type { Db } from '../../kernel/db';
-import { badRequest, notFound } from '../../kernel/errors';
+import { notFound } from '../../kernel/errors';
+import { invalidField } from '../../kernel/validation';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as repository from './search.repository';
 import type { SearchLog } from './search-log';
@@ -27,7 +28,7 @@ export class AnalyticsService {
     if (!index) throw notFound(`no index with alias "${alias}"`);
     const to = range.to ? new Date(range.to) : new Date();
     const from = range.from ? new Date(range.from) : new Date(to.getTime() - DEFAULT_RANGE_MS);
-    if (from >= to) throw badRequest('from must be before to', [{ field: 'query.from', message: 'must be before to' }]);
+    if (from >= to) throw invalidField('from', 'must be before to');
     // Searches of this process still waiting for their batch count too.
     await this.log.flush();
     const query = { indexId: index.id, from, to, limit: range.limit };

@@ -2,6 +2,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import type { CursorCodec } from '../../kernel/cursor';
 import { isUniqueViolation, writeTransaction, type Db } from '../../kernel/db';
 import { AppError, badRequest, idTaken, notFound, type FieldProblem } from '../../kernel/errors';
+import { fieldUnder, invalidField, invalidInput } from '../../kernel/validation';
 import { uuidv7 } from '../../kernel/ids';
 import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
@@ -102,13 +103,13 @@ function settingsOf(input: IndexInputData): { settings: IndexSettings; problems:
       [ID_KEY, 'metadata', 'objectID', 'click_url'].includes(field.to)
     ) {
       problems.push({
-        field: `body.data.fields[${i}].to`,
+        field: `fields[${i}].to`,
         message:
           'must be a field name (letters, digits, hyphens, underscores; not a reserved name); set `to` when `from` ' +
           'is not one',
       });
     } else if (settings.fields.findIndex((other) => other.to === field.to) !== i) {
-      problems.push({ field: `body.data.fields[${i}].to`, message: `${field.to} is mapped twice` });
+      problems.push({ field: `fields[${i}].to`, message: `${field.to} is mapped twice` });
     }
   });
   if (settings.fields.length > 0) {
@@ -117,17 +118,17 @@ function settingsOf(input: IndexInputData): { settings: IndexSettings; problems:
       names.forEach((name, i) => {
         if (!known.has(name)) problems.push({ field: where(i), message: `${name} is not one of the index's fields` });
       });
-    check(settings.searchFields, (i) => `body.data.search_fields[${i}]`);
-    check(settings.displayFields, (i) => `body.data.display_fields[${i}]`);
+    check(settings.searchFields, (i) => `search_fields[${i}]`);
+    check(settings.displayFields, (i) => `display_fields[${i}]`);
     check(
       settings.filters.map((f) => f.key),
-      (i) => `body.data.filters[${i}].key`,
+      (i) => `filters[${i}].key`,
     );
-    check(settings.facetFields, (i) => `body.data.facet_fields[${i}]`);
-    if (settings.distinctField) check([settings.distinctField], () => 'body.data.distinct_field');
+    check(settings.facetFields, (i) => `facet_fields[${i}]`);
+    if (settings.distinctField) check([settings.distinctField], () => 'distinct_field');
     settings.rankingRules.forEach((rule, i) => {
       const parsed = parseRankingRule(rule);
-      if (typeof parsed === 'object') check([parsed.field], () => `body.data.ranking_rules[${i}]`);
+      if (typeof parsed === 'object') check([parsed.field], () => `ranking_rules[${i}]`);
     });
   }
   return { settings, problems };
@@ -135,7 +136,7 @@ function settingsOf(input: IndexInputData): { settings: IndexSettings; problems:
 
 const definitionOf = (input: IndexInputData) => {
   const { settings, problems } = settingsOf(input);
-  if (problems.length > 0) throw badRequest(problems.map((p) => `${p.field} ${p.message}`).join(', '), problems);
+  if (problems.length > 0) throw invalidInput(problems);
   return {
     name: input.name,
     sourceId: input.source?.id ?? null,
@@ -207,9 +208,7 @@ export class IndexService {
   async replace(principal: Principal, alias: string, input: IndexInputData): Promise<void> {
     requireScope(principal, 'indexes:write');
     if (input.alias !== undefined && input.alias !== alias) {
-      throw badRequest('data.alias must equal the alias in the path', [
-        { field: 'body.data.alias', message: 'must equal the alias in the path' },
-      ]);
+      throw invalidField('alias', 'must equal the alias in the path');
     }
     const data = definitionOf(input);
     const row = await writeTransaction(
@@ -264,12 +263,12 @@ export class IndexService {
       rows = parseCsv(csv, { columns: true, bom: true, skip_empty_lines: true, trim: true });
     } catch (error) {
       throw badRequest(`the CSV body is malformed: ${(error as Error).message}`, [
-        { field: 'body', message: 'is not valid CSV' },
+        { field: '', message: 'is not valid CSV' },
       ]);
     }
     if (rows.length === 0 || rows.length > MAX_DOCUMENTS_PER_REQUEST) {
       throw badRequest(`the CSV body must have 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows`, [
-        { field: 'body', message: `must have 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows` },
+        { field: '', message: `must have 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows` },
       ]);
     }
     // Empty cells are missing values.
@@ -310,26 +309,16 @@ export class IndexService {
           const result = mapDocument(document, index, seen);
           if (result.problems) {
             for (const problem of result.problems)
-              problems.push({
-                field: `body.data[${i}]${problem.field ? `.${problem.field}` : ''}`,
-                message: problem.message,
-              });
+              problems.push({ field: fieldUnder(`[${i}]`, problem.field), message: problem.message });
             return;
           }
           const earlier = firstAt.get(result.document.id);
           if (earlier !== undefined)
-            problems.push({ field: `body.data[${i}].id`, message: `repeats the id of body.data[${earlier}]` });
+            problems.push({ field: `[${i}].id`, message: `repeats the id of the document at [${earlier}]` });
           firstAt.set(result.document.id, i);
           mapped.push(result.document);
         });
-        if (problems.length > 0) {
-          const shown = problems.slice(0, 20);
-          throw badRequest(
-            `documents do not fit the index: ` +
-              `${shown.map((p) => `${p.field} ${p.message}`).join(', ')}${problems.length > 20 ? ', ...' : ''}`,
-            shown,
-          );
-        }
+        if (problems.length > 0) throw invalidInput(problems);
         const version = await repository.writeDocuments(
           tx,
           index,

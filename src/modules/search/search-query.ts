@@ -11,7 +11,7 @@ import type { FieldProblem } from '../../kernel/errors';
 export type QueryTranslation =
   { query: EngineQuery; problems?: undefined } | { query?: undefined; problems: FieldProblem[] };
 
-/** `where` prefixes problem fields, e.g. `body.data[0]`. */
+/** `where` prefixes problem fields, e.g. `[0]` for the first context of a request. */
 export function toEngineQuery(
   index: IndexState,
   context: SearchContextData,

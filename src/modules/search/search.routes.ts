@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { list, single } from '../../kernel/envelope';
 import { defineOperation } from '../context';
+import { underField } from '../../kernel/validation';
 import { pageBlock } from '../../kernel/rest/page-links';
 import { listEnvelope, pageQuery, singleEnvelope, z } from '../../kernel/rest/schemas';
 import {
@@ -94,7 +95,10 @@ export const createIndex = defineOperation({
   responses: { 201: { description: 'The created index.', schema: singleEnvelope(IndexOutput) } },
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'ID_TAKEN'],
   async handler({ body, principal, services }) {
-    return { status: 201, body: single(await services.search.indexes.create(principal, body.data)) };
+    return {
+      status: 201,
+      body: single(await underField('body.data', () => services.search.indexes.create(principal, body.data))),
+    };
   },
 });
 
@@ -130,7 +134,7 @@ export const updateIndex = defineOperation({
   responses: { 204: { description: 'Replaced.' } },
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
   async handler({ params, body, principal, services }) {
-    await services.search.indexes.replace(principal, params.alias, body.data);
+    await underField('body.data', () => services.search.indexes.replace(principal, params.alias, body.data));
     return { status: 204 };
   },
 });
@@ -180,8 +184,11 @@ export const upsertDocuments = defineOperation({
   responses: { 204: { description: 'Stored and searchable.' } },
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
   async handler({ params, body, textBody, principal, services }) {
-    if (textBody) await services.search.indexes.upsertCsv(principal, params.alias, textBody.text);
-    else await services.search.indexes.upsertDocuments(principal, params.alias, body.data);
+    // Problems of a CSV body are named by row: body[0].price.
+    if (textBody)
+      await underField('body', () => services.search.indexes.upsertCsv(principal, params.alias, textBody.text));
+    else
+      await underField('body.data', () => services.search.indexes.upsertDocuments(principal, params.alias, body.data));
     return { status: 204 };
   },
 });
@@ -220,7 +227,10 @@ export const getIndexAnalytics = defineOperation({
   responses: { 200: { description: 'The analytics.', schema: singleEnvelope(AnalyticsOutput) } },
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
   async handler({ params, query, principal, services }) {
-    return { status: 200, body: single(await services.search.analytics.forIndex(principal, params.alias, query)) };
+    return {
+      status: 200,
+      body: single(await underField('query', () => services.search.analytics.forIndex(principal, params.alias, query))),
+    };
   },
 });
 
@@ -241,7 +251,7 @@ export const searchIndex = defineOperation({
     return searchResponse(
       request,
       services.baseUrl,
-      await services.search.search.searchIndex(principal, params.alias, body.data),
+      await underField('body.data', () => services.search.search.searchIndex(principal, params.alias, body.data)),
     );
   },
 });
@@ -268,7 +278,7 @@ export const searchProxy = defineOperation({
     return searchResponse(
       request,
       services.baseUrl,
-      await services.search.search.searchProxy(optionalPrincipal, params.key, body.data),
+      await underField('body.data', () => services.search.search.searchProxy(optionalPrincipal, params.key, body.data)),
     );
   },
 });
@@ -309,7 +319,12 @@ export const putSearchSettings = defineOperation({
   responses: { 200: { description: 'The stored settings.', schema: singleEnvelope(SearchSettingsOutput) } },
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
   async handler({ params, body, principal, services }) {
-    return { status: 200, body: single(await services.search.search.putSettings(principal, params.key, body.data)) };
+    return {
+      status: 200,
+      body: single(
+        await underField('body.data', () => services.search.search.putSettings(principal, params.key, body.data)),
+      ),
+    };
   },
 });
 
@@ -340,7 +355,7 @@ export const measureClick = defineOperation({
   },
   errors: ['BAD_REQUEST', 'NOT_FOUND'],
   async handler({ params, services }) {
-    const location = await services.search.search.click(params.alias, params.code);
+    const location = await underField('path', () => services.search.search.click(params.alias, params.code));
     return { status: 307, headers: { Location: location, 'Cache-Control': 'no-store' } };
   },
 });

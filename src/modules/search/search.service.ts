@@ -1,5 +1,6 @@
 import type { Db } from '../../kernel/db';
-import { AppError, badRequest, notFound, type FieldProblem } from '../../kernel/errors';
+import { AppError, notFound, type FieldProblem } from '../../kernel/errors';
+import { invalidField, invalidInput } from '../../kernel/validation';
 import { uuidv7 } from '../../kernel/ids';
 import { requireScope, type Principal } from '../auth/scopes';
 import { clickTarget, type ClickCodec } from './click-codes';
@@ -47,9 +48,7 @@ export class SearchService {
     if (!index || !index.isActive) throw notFound(`no index with alias "${alias}"`);
     contexts.forEach((context, i) => {
       if (context.indices && context.indices.some((name) => name !== alias)) {
-        throw badRequest(`body.data[${i}].indices may only name ${alias}`, [
-          { field: `body.data[${i}].indices`, message: `may only name ${alias}` },
-        ]);
+        throw invalidField(`[${i}].indices`, `may only name ${alias}`);
       }
     });
     return this.run(
@@ -88,10 +87,7 @@ export class SearchService {
       if (!context.indices || context.indices.length === 0) return [...available.values()];
       return context.indices.map((alias, j) => {
         const target = available.get(alias);
-        if (!target)
-          throw badRequest(`body.data[${i}].indices[${j}] ${alias} is not an index of this search engine`, [
-            { field: `body.data[${i}].indices[${j}]`, message: 'is not an index of this search engine' },
-          ]);
+        if (!target) throw invalidField(`[${i}].indices[${j}]`, `${alias} is not an index of this search engine`);
         return target;
       });
     });
@@ -117,8 +113,7 @@ export class SearchService {
     const settings: SearchSettingsData = {
       indexes: input.indexes.map((entry, i) => {
         const index = rows.find((row) => row.alias === entry.alias);
-        if (!index)
-          problems.push({ field: `body.data.indexes[${i}].alias`, message: `no index with alias "${entry.alias}"` });
+        if (!index) problems.push({ field: `indexes[${i}].alias`, message: `no index with alias "${entry.alias}"` });
         const filterable = index ? filterableFields(index) : [];
         return {
           alias: entry.alias,
@@ -126,7 +121,7 @@ export class SearchService {
           filters: (entry.filters ?? []).map((filter, j) => {
             if (index && !filterable.includes(filter.key)) {
               problems.push({
-                field: `body.data.indexes[${i}].filters[${j}].key`,
+                field: `indexes[${i}].filters[${j}].key`,
                 message: `${filter.key} is not a filterable field of index ${entry.alias}`,
               });
             }
@@ -153,9 +148,9 @@ export class SearchService {
       settings.filters.show_for !== null &&
       !input.indexes.some((index) => index.alias === settings.filters.show_for)
     ) {
-      problems.push({ field: 'body.data.filters.show_for', message: 'must be one of the aliases in indexes' });
+      problems.push({ field: 'filters.show_for', message: 'must be one of the aliases in indexes' });
     }
-    if (problems.length > 0) throw badRequest(problems.map((p) => `${p.field} ${p.message}`).join(', '), problems);
+    if (problems.length > 0) throw invalidInput(problems);
     await repository.saveSearchSettings(this.db, key, principal.tenantId, settings);
     return settings;
   }
@@ -164,13 +159,10 @@ export class SearchService {
   async click(alias: string, code: string): Promise<string> {
     if (!(await repository.aliasExistsInAnyTenant(this.db, alias))) throw notFound(`no index with alias "${alias}"`);
     const click = this.clicks.decode(code);
-    if (!click)
-      throw badRequest('the click code is not valid', [{ field: 'path.code', message: 'is not a valid click code' }]);
+    if (!click) throw invalidField('code', 'is not a valid click code');
     const index = await repository.findIndexById(this.db, click.indexId);
     if (!index || index.alias !== alias) {
-      throw badRequest('the click code belongs to another index', [
-        { field: 'path.code', message: 'belongs to another index' },
-      ]);
+      throw invalidField('code', 'belongs to another index');
     }
     await repository.insertClick(this.db, {
       id: uuidv7(),
@@ -204,12 +196,12 @@ export class SearchService {
     const problems: FieldProblem[] = [];
     const plans = contexts.map((context, i) =>
       targetsPerContext[i]!.map((target) => {
-        const translated = toEngineQuery(target.index, context, `body.data[${i}]`, target.defaultLimit);
+        const translated = toEngineQuery(target.index, context, `[${i}]`, target.defaultLimit);
         if (translated.problems) problems.push(...translated.problems);
         return { target, query: translated.query! };
       }),
     );
-    if (problems.length > 0) throw badRequest(problems.map((p) => `${p.field} ${p.message}`).join(', '), problems);
+    if (problems.length > 0) throw invalidInput(problems);
 
     const records: repository.SearchRecord[] = [];
     const entries = await Promise.all(

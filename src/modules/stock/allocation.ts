@@ -72,11 +72,7 @@ export async function releaseReservations(
   status: 'REMOVED' | 'EXPIRED',
   actor: StockActor,
 ) {
-  const ended = await tx.$queryRaw<{ id: string }[]>`
-    UPDATE reservations SET status = ${status}::reservation_status, released_at = now()
-     WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[]) AND status = 'ACTIVE'
-    RETURNING id`;
-  const endedIds = ended.map((row) => row.id).sort();
+  const endedIds = await repository.endActiveReservations(tx, tenantId, ids, status);
   const allocations = await repository.allocationsOf(tx, tenantId, { reservationIds: endedIds });
   for (const id of endedIds) {
     const changes: LineChangeRecord[] = [];

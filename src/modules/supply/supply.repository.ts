@@ -1,47 +1,49 @@
+import { z } from 'zod';
 import type { DbOrTx, Tx } from '../../kernel/db';
+import { int8, int8OrNull, parseRows, timestamp, uuid } from '../../kernel/rows';
 import { Prisma } from '../../__generated__/prisma/client';
 
 export type SupplyProcessing = 'REGISTER' | 'MATCH_ORDERS';
 
-export interface AnnouncementRecord {
-  id: string;
-  businessId: string;
-  warehouseId: string;
-  reference: string | null;
-  status: 'OPEN' | 'SUPPLIED';
-  supplyId: string | null;
-  createdAt: Date;
-  items: AnnouncementItemRecord[];
-}
+const AnnouncementItemRow = z.object({ productId: uuid, sku: z.string(), quantity: int8 });
+export type AnnouncementItemRecord = z.output<typeof AnnouncementItemRow>;
 
-export interface AnnouncementItemRecord {
-  productId: string;
-  sku: string;
-  quantity: number;
-}
+const AnnouncementRow = z.object({
+  id: uuid,
+  businessId: uuid,
+  warehouseId: uuid,
+  reference: z.string().nullable(),
+  status: z.enum(['OPEN', 'SUPPLIED']),
+  supplyId: uuid.nullable(),
+  createdAt: timestamp,
+  items: z.array(AnnouncementItemRow),
+});
+export type AnnouncementRecord = z.output<typeof AnnouncementRow>;
 
-export interface SupplyItemRecord {
-  id: string;
-  productId: string;
-  sku: string;
-  quantity: number;
-  isOverage: boolean;
+const SupplyItemRow = z.object({
+  id: uuid,
+  productId: uuid,
+  sku: z.string(),
+  quantity: int8,
+  isOverage: z.boolean(),
   /** Unix milliseconds; null until received. */
-  receivedAt: number | null;
-}
+  receivedAt: int8OrNull,
+});
+export type SupplyItemRecord = z.output<typeof SupplyItemRow>;
 
-export interface SupplyRecord {
-  id: string;
-  warehouseId: string;
-  positionId: string | null;
-  processing: SupplyProcessing;
-  status: 'EXPECTED' | 'RECEIVED';
-  dueAt: Date | null;
-  receivedAt: Date | null;
-  createdAt: Date;
-  announcementIds: string[];
-  items: SupplyItemRecord[];
-}
+const SupplyRow = z.object({
+  id: uuid,
+  warehouseId: uuid,
+  positionId: uuid.nullable(),
+  processing: z.enum(['REGISTER', 'MATCH_ORDERS']),
+  status: z.enum(['EXPECTED', 'RECEIVED']),
+  dueAt: timestamp.nullable(),
+  receivedAt: timestamp.nullable(),
+  createdAt: timestamp,
+  announcementIds: z.array(uuid),
+  items: z.array(SupplyItemRow),
+});
+export type SupplyRecord = z.output<typeof SupplyRow>;
 
 export async function insertAnnouncement(
   tx: Tx,
@@ -75,9 +77,9 @@ const ANNOUNCEMENT_SELECT = Prisma.sql`
   SELECT a.id, a.business_id AS "businessId", a.warehouse_id AS "warehouseId", a.reference, a.status::text AS status,
          a.supply_id AS "supplyId", a.created_at AS "createdAt",
          coalesce((SELECT json_agg(json_build_object('productId', i.product_id, 'sku', p.sku, 'quantity', i.quantity)
-           ORDER BY i.id)
-                     FROM announcement_items i JOIN products p ON p.id = i.product_id WHERE i.announcement_id = a.id),
-                       '[]') AS items
+                                   ORDER BY i.id)
+                     FROM announcement_items i JOIN products p ON p.id = i.product_id
+                    WHERE i.announcement_id = a.id), '[]') AS items
     FROM announcements a`;
 
 export async function findAnnouncements(
@@ -86,13 +88,10 @@ export async function findAnnouncements(
   ids: readonly string[],
   options: { forUpdate?: boolean } = {},
 ) {
-  const rows = await db.$queryRaw<AnnouncementRecord[]>`${ANNOUNCEMENT_SELECT}
+  const rows = await db.$queryRaw<unknown[]>`${ANNOUNCEMENT_SELECT}
     WHERE a.tenant_id = ${tenantId}::uuid AND a.id = ANY(${[...ids]}::uuid[])
       ${options.forUpdate ? Prisma.sql`FOR UPDATE OF a` : Prisma.empty}`;
-  return rows.map((row) => ({
-    ...row,
-    items: row.items.map((item) => ({ ...item, quantity: Number(item.quantity) })),
-  }));
+  return parseRows(AnnouncementRow, rows);
 }
 
 export async function insertSupply(
@@ -146,16 +145,15 @@ export async function insertSupplyItems(
 
 const SUPPLY_SELECT = Prisma.sql`
   SELECT s.id, s.warehouse_id AS "warehouseId", s.position_id AS "positionId", s.processing::text AS processing,
-    s.status::text AS status,
-         s.due_at AS "dueAt", s.received_at AS "receivedAt", s.created_at AS "createdAt",
-         coalesce((SELECT array_agg(a.id ORDER BY a.id) FROM announcements a WHERE a.supply_id = s.id), '{}') AS
-           "announcementIds",
-         coalesce((SELECT json_agg(json_build_object('id', i.id, 'productId', i.product_id, 'sku', p.sku, 'quantity',
-           i.quantity,
-                                                     'isOverage', i.is_overage, 'receivedAt', (extract(epoch FROM
-                                                       i.received_at) * 1000)::bigint) ORDER BY i.id)
-                     FROM supply_items i JOIN products p ON p.id = i.product_id WHERE i.supply_id = s.id), '[]') AS
-                       items
+         s.status::text AS status, s.due_at AS "dueAt", s.received_at AS "receivedAt", s.created_at AS "createdAt",
+         coalesce((SELECT array_agg(a.id ORDER BY a.id) FROM announcements a WHERE a.supply_id = s.id), '{}')
+           AS "announcementIds",
+         coalesce((SELECT json_agg(json_build_object('id', i.id, 'productId', i.product_id, 'sku', p.sku,
+                                                     'quantity', i.quantity, 'isOverage', i.is_overage,
+                                                     'receivedAt', (extract(epoch FROM i.received_at) * 1000)::bigint)
+                                   ORDER BY i.id)
+                     FROM supply_items i JOIN products p ON p.id = i.product_id
+                    WHERE i.supply_id = s.id), '[]') AS items
     FROM supplies s`;
 
 export async function findSupplies(
@@ -164,40 +162,37 @@ export async function findSupplies(
   ids: readonly string[],
   options: { forUpdate?: boolean } = {},
 ) {
-  const rows = await db.$queryRaw<SupplyRecord[]>`${SUPPLY_SELECT}
+  const rows = await db.$queryRaw<unknown[]>`${SUPPLY_SELECT}
     WHERE s.tenant_id = ${tenantId}::uuid AND s.id = ANY(${[...ids]}::uuid[])
       ${options.forUpdate ? Prisma.sql`FOR UPDATE OF s` : Prisma.empty}`;
-  return rows.map((row) => ({
-    ...row,
-    items: row.items.map((item) => ({
-      ...item,
-      quantity: Number(item.quantity),
-      receivedAt: item.receivedAt === null ? null : Number(item.receivedAt),
-    })),
-  }));
+  return parseRows(SupplyRow, rows);
 }
 
 /** Marks a supply and its pending items received, and removes their expected stock. Returns the items received. */
 export async function markReceived(tx: Tx, supplyId: string) {
   await tx.$executeRaw`UPDATE supplies SET status = 'RECEIVED', received_at = now() WHERE id = ${supplyId}::uuid`;
-  await tx.$executeRaw`DELETE FROM incoming_stock WHERE id IN (SELECT id FROM supply_items WHERE supply_id =
-      ${supplyId}::uuid AND received_at IS NULL)`;
-  const rows = await tx.$queryRaw<{ productId: string; quantity: bigint }[]>`
-    UPDATE supply_items SET received_at = now() WHERE supply_id = ${supplyId}::uuid AND received_at IS NULL
-    RETURNING product_id AS "productId", quantity`;
-  return rows.map((row) => ({ productId: row.productId, quantity: Number(row.quantity) }));
+  await tx.$executeRaw`
+    DELETE FROM incoming_stock
+     WHERE id IN (SELECT id FROM supply_items WHERE supply_id = ${supplyId}::uuid AND received_at IS NULL)`;
+  return parseRows(
+    z.object({ productId: uuid, quantity: int8 }),
+    await tx.$queryRaw<unknown[]>`
+      UPDATE supply_items SET received_at = now() WHERE supply_id = ${supplyId}::uuid AND received_at IS NULL
+      RETURNING product_id AS "productId", quantity`,
+  );
 }
 
 /** BACKORDERED items of OPEN orders for a product at a warehouse, oldest first, locked. */
 export async function backorderedItems(tx: Tx, tenantId: string, productId: string, warehouseId: string) {
-  const rows = await tx.$queryRaw<{ id: string; orderId: string; quantity: bigint }[]>`
-    SELECT i.id, i.order_id AS "orderId", i.quantity FROM order_items i JOIN orders o ON o.id = i.order_id
-     WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = ${productId}::uuid AND o.warehouse_id =
-       ${warehouseId}::uuid
-       AND o.status = 'OPEN' AND i.state = 'BACKORDERED'
-     ORDER BY i.created_at, i.id
-       FOR UPDATE OF i`;
-  return rows.map((row) => ({ ...row, quantity: Number(row.quantity) }));
+  return parseRows(
+    z.object({ id: uuid, orderId: uuid, quantity: int8 }),
+    await tx.$queryRaw<unknown[]>`
+      SELECT i.id, i.order_id AS "orderId", i.quantity FROM order_items i JOIN orders o ON o.id = i.order_id
+       WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = ${productId}::uuid
+         AND o.warehouse_id = ${warehouseId}::uuid AND o.status = 'OPEN' AND i.state = 'BACKORDERED'
+       ORDER BY i.created_at, i.id
+         FOR UPDATE OF i`,
+  );
 }
 
 /** A backordered order item got its units. */

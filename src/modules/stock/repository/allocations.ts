@@ -73,6 +73,23 @@ export async function allocationsOf(
   return parseRows(AllocationRow, rows);
 }
 
+/** Ends the reservations among `ids` that are still ACTIVE; returns the ids it ended, sorted. */
+export async function endActiveReservations(
+  tx: Tx,
+  tenantId: string,
+  ids: string[],
+  status: 'REMOVED' | 'EXPIRED',
+): Promise<string[]> {
+  const ended = parseRows(
+    z.object({ id: uuid }),
+    await tx.$queryRaw<unknown[]>`
+      UPDATE reservations SET status = ${status}::reservation_status, released_at = now()
+       WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[]) AND status = 'ACTIVE'
+      RETURNING id`,
+  );
+  return ended.map((row) => row.id).sort();
+}
+
 export async function deleteAllocation(tx: Tx, id: string) {
   await tx.$executeRaw`DELETE FROM stock_allocations WHERE id = ${id}::uuid`;
 }

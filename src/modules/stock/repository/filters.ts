@@ -73,6 +73,3 @@ export function stockConditions(alias: string, tenantId: string, filter: LineFil
     conditions.push(Prisma.sql`${a('position_id')} IS NOT DISTINCT FROM ${filter.positionId}::uuid`);
   return conditions;
 }
-
-export const and = (conditions: Sql[]) =>
-  conditions.length === 0 ? Prisma.sql`TRUE` : Prisma.join(conditions, ' AND ');

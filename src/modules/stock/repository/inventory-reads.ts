@@ -3,11 +3,11 @@
  * summed), each described once as a keyset list.
  */
 import { z } from 'zod';
-import type { SqlKeysetList } from '../../../kernel/keyset';
+import { and, type SqlKeysetList } from '../../../kernel/keyset';
 import { int8, int8OrNull, uuid, type RowModel } from '../../../kernel/rows';
 import { Prisma } from '../../../__generated__/prisma/client';
 import type { InventoryGroup, InventoryLine } from '../stock.types';
-import { and, inequality, stockConditions, type LineFilter } from './filters';
+import { inequality, stockConditions, type LineFilter } from './filters';
 import { LINE_SELECT, LineRow } from './lines';
 
 type Sql = Prisma.Sql;

@@ -115,7 +115,7 @@ export interface LineAddition extends LineIdentity {
 export async function addToLines(tx: Tx, tenantId: string, additions: LineAddition[]): Promise<string[]> {
   if (additions.length === 0) return [];
   const column = <T>(pick: (addition: LineAddition) => T) => additions.map(pick);
-  const rows = await tx.$queryRaw<{ id: string }[]>`
+  const rows = await tx.$queryRaw<unknown[]>`
     SELECT stock_add_to_line(${tenantId}::uuid, v.id, v.product_id, v.warehouse_id, v.position_id, v.batch_number,
              v.serial_number, v.expires_at, v.state::inventory_item_state, v.reason::inventory_item_reason, v.quantity,
              v.cost_amount, v.cost_currency,
@@ -136,10 +136,9 @@ export async function addToLines(tx: Tx, tenantId: string, additions: LineAdditi
                   ${column((a) => a.attributes.weightAmount ?? null)}::float8[],
                   ${column((a) => a.attributes.weightUnit ?? null)}::text[]) WITH ORDINALITY
            AS v(id, product_id, warehouse_id, position_id, batch_number, serial_number, expires_at, state, reason,
-             quantity,
-                cost_amount, cost_currency, gtin, rfid, weight_amount, weight_unit, n)
+                quantity, cost_amount, cost_currency, gtin, rfid, weight_amount, weight_unit, n)
      ORDER BY v.n`;
-  return rows.map((row) => row.id);
+  return parseRows(z.object({ id: uuid }), rows).map((row) => row.id);
 }
 
 /** The condition that a line of the tenant has this identity (lines are unaliased). */
