@@ -98,13 +98,13 @@ const OrderRow = z.object({
 
 const ORDER_SELECT = Prisma.sql`
   SELECT o.id, o.business_id AS "businessId", o.warehouse_id AS "warehouseId", o.channel_id AS "channelId",
-    o.status::text AS status,
-         o.created_at AS "createdAt", o.updated_at AS "updatedAt",
-         coalesce((SELECT json_agg(json_build_object('id', i.id, 'productId', i.product_id, 'sku', p.sku, 'quantity',
-           i.quantity,
-                                                     'state', i.state, 'shippedAt', (extract(epoch FROM i.shipped_at) *
-                                                       1000)::bigint) ORDER BY i.id)
-                     FROM order_items i JOIN products p ON p.id = i.product_id WHERE i.order_id = o.id), '[]') AS items
+         o.status::text AS status, o.created_at AS "createdAt", o.updated_at AS "updatedAt",
+         coalesce((SELECT json_agg(json_build_object('id', i.id, 'productId', i.product_id, 'sku', p.sku,
+                                                     'quantity', i.quantity, 'state', i.state,
+                                                     'shippedAt', (extract(epoch FROM i.shipped_at) * 1000)::bigint)
+                                   ORDER BY i.id)
+                     FROM order_items i JOIN products p ON p.id = i.product_id
+                    WHERE i.order_id = o.id), '[]') AS items
     FROM orders o`;
 
 export async function findOrders(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<OrderRecord[]> {

@@ -44,8 +44,8 @@ const SELECT = Prisma.sql`
   SELECT f.id, f.product_id AS "productId", p.sku, f.warehouse_id AS "warehouseId", f.business_id AS "businessId",
          f.minimum_quantity::float8 AS "minimumQuantity", f.optimal_quantity::float8 AS "optimalQuantity",
          f.maximum_quantity::float8 AS "maximumQuantity", f.reorder_point::float8 AS "reorderPoint",
-         f.is_backorder_allowed AS "isBackorderAllowed", f.is_restricted_to_single_position AS
-           "isRestrictedToSinglePosition",
+         f.is_backorder_allowed AS "isBackorderAllowed",
+         f.is_restricted_to_single_position AS "isRestrictedToSinglePosition",
          f.preorder_deadline_at AS "preorderDeadlineAt", f.created_at AS "createdAt", f.updated_at AS "updatedAt"
     FROM item_preferences f JOIN products p ON p.id = f.product_id`;
 

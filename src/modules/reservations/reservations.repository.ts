@@ -46,9 +46,9 @@ export interface NewReservation extends ReservationHeader {
 export async function insertReservation(tx: Tx, tenantId: string, reservation: NewReservation) {
   await tx.$executeRaw`
     INSERT INTO reservations (id, tenant_id, business_id, warehouse_id, channel_id, customer, notes, expires_at)
-    VALUES (${reservation.id}::uuid, ${tenantId}::uuid, ${reservation.businessId}::uuid,
-      ${reservation.warehouseId}::uuid,
-            ${reservation.channelId}::uuid, ${JSON.stringify(reservation.customer)}::jsonb, ${reservation.notes},
+    VALUES (${reservation.id}::uuid, ${tenantId}::uuid,
+            ${reservation.businessId}::uuid, ${reservation.warehouseId}::uuid, ${reservation.channelId}::uuid,
+            ${JSON.stringify(reservation.customer)}::jsonb, ${reservation.notes},
             ${reservation.expiresAt.toISOString()}::timestamptz)`;
   await tx.$executeRaw`
     INSERT INTO reservation_items (id, tenant_id, reservation_id, product_id, quantity)
@@ -72,14 +72,13 @@ const ReservationRow = z.object({
 }) satisfies z.ZodType<ReservationRecord, unknown>;
 
 const RESERVATION_SELECT = Prisma.sql`
-  SELECT r.id, r.business_id AS "businessId", r.warehouse_id AS "warehouseId", r.channel_id AS "channelId", r.customer,
-    r.notes,
-         r.expires_at AS "expiresAt", r.status::text AS status, r.released_at AS "releasedAt", r.created_at AS
-           "createdAt",
+  SELECT r.id, r.business_id AS "businessId", r.warehouse_id AS "warehouseId", r.channel_id AS "channelId",
+         r.customer, r.notes, r.expires_at AS "expiresAt", r.status::text AS status,
+         r.released_at AS "releasedAt", r.created_at AS "createdAt",
          coalesce((SELECT json_agg(json_build_object('productId', i.product_id, 'sku', p.sku, 'quantity', i.quantity)
-           ORDER BY i.id)
-                     FROM reservation_items i JOIN products p ON p.id = i.product_id WHERE i.reservation_id = r.id),
-                       '[]') AS items
+                                   ORDER BY i.id)
+                     FROM reservation_items i JOIN products p ON p.id = i.product_id
+                    WHERE i.reservation_id = r.id), '[]') AS items
     FROM reservations r`;
 
 export async function findReservations(
