@@ -1,6 +1,7 @@
 import { defineOperation } from '../context';
 import { singleEnvelope, z } from '../../kernel/rest/schemas';
 import { single } from '../../kernel/envelope';
+import { trimmedName } from '../../kernel/validation';
 import { ALL_SCOPES, SCOPES } from './scopes';
 
 const TenantIdParams = z.object({
@@ -22,7 +23,7 @@ const ApiKeyCreated = z
   })
   .openapi('ApiKeyCreated');
 
-const name = z.string().trim().min(1).max(200);
+const name = trimmedName(200);
 
 export const createTenant = defineOperation({
   operationId: 'createTenant',

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../kernel/errors';
+import { invalidInput, unstorableTextProblems } from '../../kernel/validation';
 import type { Services } from '../context';
 import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
 
@@ -46,6 +47,9 @@ export function mountEdgeDataPlane(app: FastifyInstance, services: Services) {
   const serve = async (request: FastifyRequest<{ Params: { key: string } }>, reply: FastifyReply) => {
     // Every data-plane answer says how the cache took part, errors included.
     reply.header('x-cache', 'MISS');
+    // The key is looked up in the database: the text rule holds for it as for every API input.
+    const problems = unstorableTextProblems({ key: request.params.key }, 'path');
+    if (problems.length > 0) throw invalidInput(problems);
     const { path, query } = splitEdgeUrl(request.url);
     const result = await services.edge.serve({
       key: request.params.key,

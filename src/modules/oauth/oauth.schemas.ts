@@ -1,5 +1,6 @@
 import { z } from '../../kernel/rest/schemas';
 import { CLIENT_SCOPES } from './oauth.scopes';
+import { trimmedName } from '../../kernel/validation';
 
 const text = (max: number, description: string) => z.string().max(max).optional().openapi({ description });
 
@@ -142,7 +143,7 @@ export const ClientScopeName = z.enum(CLIENT_SCOPES).openapi('ClientScope', {
 
 export const OAuthClientInput = z
   .object({
-    name: z.string().trim().min(1).max(200).openapi({ description: 'Shown to users on the consent page.' }),
+    name: trimmedName(200).openapi({ description: 'Shown to users on the consent page.' }),
     redirect_uris: z.array(RedirectUri).min(1).max(20),
     scopes: z.array(ClientScopeName).min(1).max(CLIENT_SCOPES.length),
     is_confidential: z.boolean().openapi({

@@ -1,16 +1,14 @@
 /** The reservations' GraphQL inputs, parsed at the edge: the service receives them valid and typed. */
 import { z } from 'zod';
 import { IdempotencyKey } from '../../kernel/graphql/idempotency';
-import { id } from '../../kernel/validation';
+import { displayName, id } from '../../kernel/validation';
 import { AllocationTargetInput } from '../stock/allocation.schemas';
 
 /** How far ahead a reservation may expire. */
 export const MAX_RESERVATION_MS = 30 * 24 * 60 * 60 * 1000;
 
 const Contact = z.object({
-  name: z.string().refine((name) => name.trim() !== '' && name.length <= 255, {
-    message: 'must be 1 to 255 characters, not only spaces',
-  }),
+  name: displayName(255),
   email: z
     .string()
     .refine((email) => email.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(email), { message: 'must be an e-mail address' })

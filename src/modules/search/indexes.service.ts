@@ -2,7 +2,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import type { CursorCodec } from '../../kernel/cursor';
 import { isUniqueViolation, writeTransaction, type Db } from '../../kernel/db';
 import { AppError, badRequest, idTaken, notFound, type FieldProblem } from '../../kernel/errors';
-import { fieldUnder, invalidField, invalidInput } from '../../kernel/validation';
+import { fieldUnder, invalidField, invalidInput, unstorableTextProblems } from '../../kernel/validation';
 import { uuidv7 } from '../../kernel/ids';
 import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
@@ -271,6 +271,8 @@ export class IndexService {
         { field: '', message: `must have 1 to ${MAX_DOCUMENTS_PER_REQUEST} rows` },
       ]);
     }
+    const unstorable = unstorableTextProblems(rows);
+    if (unstorable.length > 0) throw invalidInput(unstorable);
     // Empty cells are missing values.
     await this.writeDocuments(
       principal.tenantId,

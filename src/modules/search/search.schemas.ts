@@ -2,6 +2,7 @@
 import { PageBlockSchema, z } from '../../kernel/rest/schemas';
 import { BUILT_IN_RANKING_RULES, FIELD_TYPES } from './engine/engine';
 import { RESERVED_FIELD_NAMES, SORT_RULE } from './definition';
+import { trimmedName } from '../../kernel/validation';
 
 export const MAX_DOCUMENTS_PER_REQUEST = 1000;
 export const MAX_SEARCH_LIMIT = 250;
@@ -90,7 +91,7 @@ const readOnly = (description: string) => z.unknown().optional().openapi({ readO
 
 export const IndexInput = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: trimmedName(200),
     alias: IndexAlias.optional().openapi({
       description: 'Generated from the name when left out (and made unique with `-2`, `-3`, ...).',
     }),

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyFormbody from '@fastify/formbody';
 import { AppError } from '../../../kernel/errors';
 import { parseFormFields } from '../../../kernel/rest/form-body';
+import { unstorableTextProblems } from '../../../kernel/validation';
 import type { Services } from '../../context';
 import { SessionUnusable, type OpenSession } from '../authorization.service';
 import { consentPage, errorPage, loginPage } from './templates';
@@ -73,6 +74,13 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
 
   app.register(async (scope) => {
     await scope.register(fastifyFormbody, { parser: parseFormFields });
+    // The text rule of every API input, answered as a page: what a page is sent reaches the database.
+    scope.addHook('preHandler', async (request, reply) => {
+      const { params, query, body } = request;
+      const [problem] = unstorableTextProblems({ path: params, query, body });
+      if (problem)
+        return sendPage(reply, 400, errorPage('Invalid sign-in request', `${problem.field} ${problem.message}`));
+    });
 
     scope.get('/oauth/authorize', async (request, reply) => {
       const query = request.query as Record<string, string | string[]>;
