@@ -16,7 +16,8 @@ export function startBroadcastWorker(
 ): Poller {
   return startPoller(
     async (stopping) => {
-      while (!stopping() && (await service.deliverDue()) > 0);
+      // A delivery that fails on its own is reported and the pass goes on with the others.
+      while (!stopping() && (await service.deliverDue(logError)) > 0);
     },
     intervalMs,
     logError,

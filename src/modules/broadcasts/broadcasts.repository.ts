@@ -22,11 +22,25 @@ const ClaimedDeliveryRow = z.object({
 });
 export type ClaimedDelivery = z.output<typeof ClaimedDeliveryRow>;
 
+/** A claimed delivery whose row does not fit `ClaimedDeliveryRow` (a damaged row, or a bug): it cannot be sent. */
+export interface UnreadableDelivery {
+  id: string;
+  tenantId: string;
+  mutationId: string;
+  attempts: number;
+  problem: string;
+}
+const UnreadableKey = ClaimedDeliveryRow.pick({ id: true, tenantId: true, mutationId: true, attempts: true });
+
 /**
  * Claims due deliveries for `claimMs` (rows other workers hold are skipped, so several processes
  * can deliver at once without sending one delivery twice at the same time).
  */
-export async function claimDue(db: Db, limit: number, claimMs: number) {
+export async function claimDue(
+  db: Db,
+  limit: number,
+  claimMs: number,
+): Promise<(ClaimedDelivery | UnreadableDelivery)[]> {
   const rows = await db.$queryRaw<unknown[]>`
     WITH due AS (
       SELECT id FROM stock_broadcasts
@@ -46,7 +60,11 @@ export async function claimDue(db: Db, limit: number, claimMs: number) {
       JOIN stock_mutations m ON m.id = c.mutation_id
       JOIN products p ON p.id = m.product_id
       JOIN channel_webhooks w ON w.channel_id = c.channel_id`;
-  return parseRows(ClaimedDeliveryRow, rows);
+  // Row by row: the batch is claimed already, and a row that does not fit must fail its own delivery only.
+  return rows.map((row) => {
+    const parsed = ClaimedDeliveryRow.safeParse(row);
+    return parsed.success ? parsed.data : { ...UnreadableKey.parse(row), problem: z.prettifyError(parsed.error) };
+  });
 }
 
 /**

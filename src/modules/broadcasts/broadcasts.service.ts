@@ -3,6 +3,7 @@ import type { BroadcastConfig } from '../../kernel/config';
 import { writeTransaction, type Db } from '../../kernel/db';
 import { invalidState, notFound } from '../../kernel/errors';
 import { isUuid } from '../../kernel/ids';
+import { isStorableText } from '../../kernel/validation';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
 import * as repository from './broadcasts.repository';
@@ -10,7 +11,7 @@ import type { SetSalesChannelWebhookInput } from './broadcasts.schemas';
 import type { z } from 'zod';
 import { OriginAddressError } from '../edge/origin-address';
 import { postWebhook, WebhookTimeoutError } from './webhook-post';
-import type { ClaimedDelivery } from './broadcasts.repository';
+import type { ClaimedDelivery, UnreadableDelivery } from './broadcasts.repository';
 
 /** Deliveries one worker pass claims. */
 const BATCH = 50;
@@ -50,6 +51,17 @@ export function afterAttempt(
 /** `sha256=<hex>`: HMAC-SHA256 of the raw body with the channel's secret. */
 export const signature = (secret: string, body: string) =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/** A delivery that failed for a reason of its own (not the channel's answer), named with its tenant and mutation. */
+export class DeliveryFailed extends Error {
+  /** What identifies the delivery, and nothing more: the report is logged, and the claimed row holds the secret. */
+  readonly delivery: { id: string; tenantId: string; mutationId: string };
+
+  constructor({ id, tenantId, mutationId }: DeliveryFailed['delivery'], reason: string, options?: ErrorOptions) {
+    super(`delivery ${id} (tenant ${tenantId}, stock mutation ${mutationId}): ${reason}`, options);
+    this.delivery = { id, tenantId, mutationId };
+  }
+}
 
 /** Channel broadcasts: webhooks of sales channels and the delivery of new stock quantities to them. */
 export class BroadcastService {
@@ -97,18 +109,40 @@ export class BroadcastService {
   /**
    * Delivers what is due, one pass: claims deliveries (skipping those other processes hold),
    * posts each, and records what follows (see `afterAttempt`). Returns how many it attempted.
+   * A delivery that fails otherwise (its row cannot be read or updated) fails alone: each such
+   * failure goes to `report`, or, without one, all are thrown together once the pass is done.
    */
-  async deliverDue(): Promise<number> {
+  async deliverDue(report?: (error: DeliveryFailed) => void): Promise<number> {
     // A claim outlasts any attempt, so that no other process sends the delivery meanwhile.
     const claimed = await repository.claimDue(this.db, BATCH, this.config.timeoutMs + 30_000);
-    await Promise.all(
-      claimed.map(async (delivery) => {
-        const { accepted, message } = await this.post(delivery);
-        const next = afterAttempt(this.config, delivery.attempts, accepted);
-        await writeTransaction(this.db, (tx) => repository.recordAttempt(tx, delivery, { ...next, message }));
-      }),
-    );
+    const outcomes = await Promise.all(claimed.map((delivery) => this.deliver(delivery)));
+    const failures = outcomes.filter((outcome) => outcome !== undefined);
+    if (report) failures.forEach(report);
+    else if (failures.length > 0) throw new AggregateError(failures, `${failures.length} deliveries failed`);
     return claimed.length;
+  }
+
+  /** One attempt of one delivery; what went wrong with it is returned, so that it never stops the others. */
+  private async deliver(delivery: ClaimedDelivery | UnreadableDelivery): Promise<DeliveryFailed | undefined> {
+    try {
+      if ('problem' in delivery) {
+        await this.record(delivery, false, 'not sent: its stored data is damaged');
+        return new DeliveryFailed(delivery, `its row does not fit: ${delivery.problem}`);
+      }
+      const { accepted, message } = await this.post(delivery);
+      await this.record(delivery, accepted, message);
+      return undefined;
+    } catch (error) {
+      // A failed attempt, retried after its backoff (the channel may see it again: deliveries carry their id).
+      // Should even that not be recorded, the claim runs out and a later pass tries again.
+      await this.record(delivery, false, 'internal error').catch(() => undefined);
+      return new DeliveryFailed(delivery, 'its attempt could not be made or recorded', { cause: error });
+    }
+  }
+
+  private record(delivery: { id: string; mutationId: string; attempts: number }, accepted: boolean, message: string) {
+    const next = afterAttempt(this.config, delivery.attempts, accepted);
+    return writeTransaction(this.db, (tx) => repository.recordAttempt(tx, delivery, { ...next, message }));
   }
 
   /** One attempt: whether the channel accepted it (2xx), and what to tell the tenant about it. */
@@ -124,7 +158,10 @@ export class BroadcastService {
       const { timeoutMs, allowPrivateWebhooks: allowPrivate } = this.config;
       const response = await postWebhook(delivery.url, headers, body, { timeoutMs, allowPrivate });
       const accepted = response.status >= 200 && response.status < 300;
-      return { accepted, message: `HTTP ${response.status}${accepted ? '' : `: ${response.text.slice(0, 200)}`}` };
+      // The answer is shown to the tenant, unless it is text PostgreSQL refuses: then it would stop the recording.
+      const answer = response.text.slice(0, 200);
+      const shown = isStorableText(answer) ? `: ${answer}` : ' (answer not shown: not storable text)';
+      return { accepted, message: `HTTP ${response.status}${accepted ? '' : shown}` };
     } catch (error) {
       const e = error as { code?: string; message?: string };
       const message =

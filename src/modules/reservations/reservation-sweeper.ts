@@ -20,8 +20,9 @@ export function startReservationSweeper(
 ): Poller {
   return startPoller(
     async (stopping) => {
-      // A full batch means more may be waiting: go on until a batch comes back short.
-      while (!stopping() && (await service.releaseExpired(BATCH)) === BATCH);
+      // A full batch means more may be waiting: go on until a batch comes back short (as one with a
+      // failed release does). Each failed release is reported on its own; the others of its batch go on.
+      while (!stopping() && (await service.releaseExpired(BATCH, logError)) === BATCH);
     },
     intervalMs,
     logError,

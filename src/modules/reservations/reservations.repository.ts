@@ -116,13 +116,14 @@ export const reservationList = (
 
 const ExpiredRow = z.object({ id: uuid, tenantId: uuid });
 
-/** Active reservations of any tenant whose time ran out, oldest expiry first. */
-export async function expiredReservations(db: DbOrTx, limit: number) {
+/** Active reservations of any tenant whose time ran out, oldest expiry first, leaving out `skipped`. */
+export async function expiredReservations(db: DbOrTx, limit: number, skipped: string[] = []) {
   return parseRows(
     ExpiredRow,
     await db.$queryRaw<unknown[]>`
       SELECT id, tenant_id AS "tenantId" FROM reservations
-       WHERE status = 'ACTIVE' AND expires_at <= now() ORDER BY expires_at LIMIT ${limit}`,
+       WHERE status = 'ACTIVE' AND expires_at <= now() AND id <> ALL(${skipped}::uuid[])
+       ORDER BY expires_at LIMIT ${limit}`,
   );
 }
 

@@ -2,7 +2,7 @@ import * as ledger from '../stock/repository/ledger';
 import * as locks from '../stock/repository/locks';
 import type { CursorCodec } from '../../kernel/cursor';
 import { isInterruption, writeInterrupted, writeTransaction, type Db } from '../../kernel/db';
-import { invalidState, notFound } from '../../kernel/errors';
+import { AppError, invalidState, notFound } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { sqlKeysetSource } from '../../kernel/keyset';
@@ -26,6 +26,25 @@ function effective(record: ReservationRecord, now = Date.now()): ReservationReco
   };
 }
 
+/** How many times one process tries to release an expired reservation before it leaves it alone. */
+export const MAX_RELEASE_ATTEMPTS = 3;
+
+/** The release of an expired reservation failed; after `MAX_RELEASE_ATTEMPTS` this process stops trying. */
+export class ReleaseFailed extends Error {
+  constructor(
+    readonly reservationId: string,
+    readonly tenantId: string,
+    readonly attempts: number,
+    options?: ErrorOptions,
+  ) {
+    const next = attempts >= MAX_RELEASE_ATTEMPTS ? 'no more attempts by this process' : 'tried again next sweep';
+    super(
+      `expired reservation ${reservationId} (tenant ${tenantId}) not released, attempt ${attempts}: ${next}`,
+      options,
+    );
+  }
+}
+
 /** Reservations: stock held for a customer until an order exists, `expires_at` passes or it is removed. */
 export class ReservationService {
   /** Reservations without an idempotency key, batched by tenant, warehouse and SKUs (see `createReservation`). */
@@ -37,6 +56,9 @@ export class ReservationService {
     maxBatch: 100,
     run: (batch) => this.runBatch(batch),
   });
+
+  /** Expired reservations whose release failed in this process, with how many times (see `releaseExpired`). */
+  private readonly releaseFailures = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -200,20 +222,43 @@ export class ReservationService {
    * Records the release of reservations whose time ran out (the background sweeper). Safe to run
    * in several processes at once: each release is a conditional status change under the stock
    * locks, so it is recorded exactly once. Returns how many this call released.
+   *
+   * Each release has its own transaction, so one that fails (a constraint or trigger refusing its
+   * rows) holds back no other: it goes to `report` (without one, the failures are thrown together
+   * once the batch is done), and after `MAX_RELEASE_ATTEMPTS` this process leaves it out of later
+   * sweeps, so that it neither loops on it nor lets it take a place in every batch. Stock loses
+   * nothing meanwhile: an expired reservation stops counting at `expires_at`, released or not.
    */
-  async releaseExpired(limit = 100): Promise<number> {
+  async releaseExpired(limit = 100, report?: (error: ReleaseFailed) => void): Promise<number> {
+    const failures: ReleaseFailed[] = [];
+    const fail = report ?? ((failure: ReleaseFailed) => failures.push(failure));
+    const givenUp = [...this.releaseFailures].filter(([, count]) => count >= MAX_RELEASE_ATTEMPTS).map(([id]) => id);
     let released = 0;
-    for (const { id, tenantId } of await repository.expiredReservations(this.db, limit)) {
-      released += await writeTransaction(this.db, async (tx) => {
-        await locks.lockStockLevels(
-          tx,
-          tenantId,
-          await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [id] }),
-        );
-        return (await allocations.releaseReservations(tx, tenantId, [id], 'EXPIRED', allocations.EXPIRY_ACTOR)).length;
-      });
+    for (const { id, tenantId } of await repository.expiredReservations(this.db, limit, givenUp)) {
+      try {
+        released += await this.releaseExpiredReservation(tenantId, id);
+        this.releaseFailures.delete(id);
+      } catch (error) {
+        // Cut off (database unreachable, deadlock) is not the reservation's fault: the next sweep goes on from here.
+        if (error instanceof AppError && error.key === 'WRITE_INTERRUPTED') throw error;
+        const attempts = (this.releaseFailures.get(id) ?? 0) + 1;
+        this.releaseFailures.set(id, attempts);
+        fail(new ReleaseFailed(id, tenantId, attempts, { cause: error }));
+      }
     }
+    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} expired reservations not released`);
     return released;
+  }
+
+  private releaseExpiredReservation(tenantId: string, id: string) {
+    return writeTransaction(this.db, async (tx) => {
+      await locks.lockStockLevels(
+        tx,
+        tenantId,
+        await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [id] }),
+      );
+      return (await allocations.releaseReservations(tx, tenantId, [id], 'EXPIRED', allocations.EXPIRY_ACTOR)).length;
+    });
   }
 
   async reservation(principal: Principal, id: string): Promise<ReservationRecord> {

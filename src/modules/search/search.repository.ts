@@ -333,6 +333,23 @@ export const insertSearches = (db: Db, records: SearchRecord[]) =>
         text, created_at timestamptz)
       JOIN search_indexes i ON i.id = r.index_id`;
 
+/** SQLSTATE classes of a statement refused for a value it holds: data exception, integrity constraint, trigger. */
+const ROW_REFUSAL_CLASSES = ['22', '23', 'P0'];
+
+/**
+ * Why PostgreSQL refused a statement for a value it holds (`22021: invalid byte sequence ...`), or
+ * undefined when the statement failed otherwise: database unreachable or restarting, or a bug.
+ */
+export function rowRefusal(error: unknown): string | undefined {
+  const { meta } = error as {
+    meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; message?: unknown } } };
+  };
+  const cause = meta?.driverAdapterError?.cause;
+  const code = cause?.originalCode;
+  if (typeof code !== 'string' || !ROW_REFUSAL_CLASSES.some((prefix) => code.startsWith(prefix))) return undefined;
+  return `${code}: ${String(cause?.message)}`;
+}
+
 export const insertClick = (
   db: Db,
   click: { id: string; tenantId: string; indexId: string; searchId: string; documentId: string; position: number },

@@ -1,7 +1,7 @@
 import type { Db } from '../../kernel/db';
 import { AppError, notFound, type FieldProblem } from '../../kernel/errors';
-import { invalidField, invalidInput } from '../../kernel/validation';
-import { uuidv7 } from '../../kernel/ids';
+import { invalidField, invalidInput, isStorableText } from '../../kernel/validation';
+import { isUuid, uuidv7 } from '../../kernel/ids';
 import { requireScope, type Principal } from '../auth/scopes';
 import { clickTarget, type ClickCodec } from './click-codes';
 import { effectiveDisplayFields, fieldType, filterableFields, resolveDefinition } from './definition';
@@ -159,7 +159,10 @@ export class SearchService {
   async click(alias: string, code: string): Promise<string> {
     if (!(await repository.aliasExistsInAnyTenant(this.db, alias))) throw notFound(`no index with alias "${alias}"`);
     const click = this.clicks.decode(code);
-    if (!click) throw invalidField('code', 'is not a valid click code');
+    // Signed codes only carry what this service encoded, but a value the insert would refuse must be a 400, not a 500.
+    if (!click || !isUuid(click.indexId) || !isUuid(click.searchId) || !isStorableText(click.documentId)) {
+      throw invalidField('code', 'is not a valid click code');
+    }
     const index = await repository.findIndexById(this.db, click.indexId);
     if (!index || index.alias !== alias) {
       throw invalidField('code', 'belongs to another index');
@@ -218,7 +221,10 @@ export class SearchService {
               id: searchId,
               tenantId: index.tenantId,
               indexId: index.id,
-              query: (context.q ?? '').trim().toLowerCase().slice(0, 512),
+              // By code point: cutting at 512 UTF-16 units could split a pair into text PostgreSQL refuses.
+              query: Array.from((context.q ?? '').trim().toLowerCase())
+                .slice(0, 512)
+                .join(''),
               resultCount: result.count,
               sessionId: context.session_id ?? null,
               userId: context.user_id ?? null,
