@@ -6,7 +6,12 @@ import { createCursorCodec } from './kernel/cursor';
 import type { Db } from './kernel/db';
 import { mountGraphQL } from './kernel/graphql/endpoint';
 import { buildSchema } from './kernel/graphql/schema';
-import { installErrorHandling } from './kernel/http-errors';
+import {
+  answerClientError,
+  installErrorHandling,
+  MAX_PATH_SEGMENT_LENGTH,
+  sendFrameworkError,
+} from './kernel/http-errors';
 import { uuidv7 } from './kernel/ids';
 import type { Worker } from './kernel/module';
 import { mountRestApi } from './kernel/rest/router';
@@ -91,9 +96,9 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     rewriteUrl: (request) => rewriteUrl(request),
-    // A path parameter may be as long as a URL can be (signed click codes carry a whole URL); the
-    // default of 100 characters answers longer ones with 414.
-    routerOptions: { maxParamLength: 16_384 },
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
+    frameworkErrors: sendFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   const services = createServices({ ...deps, log: app.log });
   rewriteUrl = rewriteUrlOf(services);

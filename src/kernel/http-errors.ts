@@ -1,6 +1,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './envelope';
+import type { Socket } from 'node:net';
+import { STATUS_CODES } from 'node:http';
 import { AppError, badRequest, errorRegistry } from './errors';
+import { uuidv7 } from './ids';
+
+/**
+ * The longest path segment the router takes (signed click codes carry a whole URL); the default of
+ * 100 characters would refuse those.
+ */
+export const MAX_PATH_SEGMENT_LENGTH = 16_384;
 
 /** Maps Fastify's own request errors (body parsing, limits) onto the error registry. */
 export function toAppError(error: unknown): AppError | null {
@@ -15,6 +24,14 @@ export function toAppError(error: unknown): AppError | null {
       return badRequest('the request body is empty', [{ field: 'body', message: 'is empty' }]);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return badRequest('the request body is not valid JSON', [{ field: 'body', message: 'is not valid JSON' }]);
+    case 'FST_ERR_BAD_URL':
+      return badRequest('the path is not valid percent-encoded UTF-8', [
+        { field: 'path', message: 'is not valid percent-encoded UTF-8' },
+      ]);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return badRequest(`a path segment is longer than ${MAX_PATH_SEGMENT_LENGTH} characters`, [
+        { field: 'path', message: `has a segment longer than ${MAX_PATH_SEGMENT_LENGTH} characters` },
+      ]);
   }
   if (error instanceof SyntaxError && e.statusCode === 400) {
     return badRequest('the request body is not valid JSON', [{ field: 'body', message: 'is not valid JSON' }]);
@@ -45,6 +62,38 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     });
   }
   return reply.send(errorBody(appError.status, appError.message, appError.details));
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors of the router, before any route or hook runs (a path that is
+ * not valid percent-encoding, a segment over the limit), in the envelope like any other.
+ */
+export function sendFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('X-Request-Id', request.id);
+  return sendError(error, request, reply);
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses (malformed request line or
+ * headers, headers over the size limit, a request not received in time) never reaches Fastify, so
+ * its answer is written on the socket here, in the envelope, with a request id of its own.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request header fields too large: the request line and headers exceed 16 KiB']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request timeout: the request was not received in time']
+        : [400, 'Bad request: the request is not valid HTTP/1.1'];
+  const body = JSON.stringify(errorBody(status, message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${uuidv7()}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 export function installErrorHandling(app: FastifyInstance) {

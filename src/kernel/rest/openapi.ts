@@ -114,8 +114,12 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
     }
     const errorKeys = new Set<ErrorKey>([...operation.errors, 'METHOD_NOT_ALLOWED', 'INTERNAL']);
     if (operation.security !== 'none') errorKeys.add('UNAUTHORIZED');
-    if (operation.body) {
-      errorKeys.add('BAD_REQUEST');
+    // Any request can be malformed before the operation sees it: a broken percent-encoding in the
+    // path, an undocumented query parameter.
+    errorKeys.add('BAD_REQUEST');
+    // A body is read (and may be too large or of a media type the API does not take) on every method
+    // but GET and HEAD, whether the operation declares one or not; an undeclared one is then ignored.
+    if (operation.body || !['get', 'head'].includes(operation.method)) {
       errorKeys.add('PAYLOAD_TOO_LARGE');
       errorKeys.add('UNSUPPORTED_MEDIA_TYPE');
     }
