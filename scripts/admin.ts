@@ -19,6 +19,8 @@ Commands:
   user:create --tenant <tenant id> --email <email> [--password <password>]
                                                                create a user for the OAuth login page; without
                                                                --password the password is read from stdin
+  keys:rotate                                                  make a new OAuth signing key current; the old ones
+                                                               verify until the tokens they signed expire
 
 Scopes: proxies:read proxies:write indexes:read indexes:write search inventory:read
         inventory:write catalog:read catalog:write orders:read orders:write, or * for all.
@@ -115,6 +117,9 @@ switch (command) {
     await call('POST', `/api/admin/tenants/${encodeURIComponent(required('tenant'))}/users`, {
       data: { email: required('email'), password: await password() },
     });
+    break;
+  case 'keys:rotate':
+    await call('POST', '/api/admin/oauth/signing-keys');
     break;
   default:
     fail(command ? `Unknown command ${command}` : 'No command given');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Tx } from './db';
+import type { Db, Tx } from './db';
 import { z } from 'zod';
 import { AppError } from './errors';
 import { parseFirstRow } from './rows';
@@ -86,3 +86,9 @@ export async function runIdempotent<T>(
        WHERE created_at < now() - make_interval(hours => ${IDEMPOTENCY_KEY_TTL_HOURS}) LIMIT 100)`;
   return result;
 }
+
+/** Deletes keys older than `IDEMPOTENCY_KEY_TTL_HOURS` (treated as new already); safe in several processes at once. */
+export const deleteExpiredIdempotencyKeys = (db: Db) =>
+  db.$executeRaw`
+    DELETE FROM idempotency_keys
+     WHERE created_at < now() - make_interval(hours => ${IDEMPOTENCY_KEY_TTL_HOURS})`;

@@ -8,6 +8,7 @@ import { broadcastsModule } from './broadcasts';
 import { catalogModule } from './catalog';
 import type { Module } from './context';
 import { edgeModule } from './edge';
+import { housekeepingModule } from './housekeeping';
 import { oauthModule } from './oauth';
 import { ordersModule } from './orders';
 import { preferencesModule } from './preferences';
@@ -30,4 +31,5 @@ export const modules: readonly Module[] = [
   preferencesModule,
   supplyModule,
   broadcastsModule,
+  housekeepingModule,
 ];

@@ -1,7 +1,7 @@
 import { single } from '../../kernel/envelope';
 import { defineOperation } from '../context';
 import { singleEnvelope, z } from '../../kernel/rest/schemas';
-import { OAuthClientCreated, OAuthClientInput, UserCreated, UserInput } from './oauth.schemas';
+import { OAuthClientCreated, OAuthClientInput, SigningKeyRotation, UserCreated, UserInput } from './oauth.schemas';
 
 const TenantIdParams = z.object({ tenant_id: z.uuid().openapi({ description: 'ID of the tenant.' }) });
 
@@ -43,4 +43,28 @@ export const createUser = defineOperation({
   },
 });
 
-export const oauthAdminOperations = [createOAuthClient, createUser];
+export const rotateSigningKey = defineOperation({
+  operationId: 'rotateSigningKey',
+  method: 'post',
+  path: '/api/admin/oauth/signing-keys',
+  summary: 'Rotate the token signing key',
+  description:
+    'Makes a new key current for access and ID tokens (every process signs with it within 30 seconds). The keys ' +
+    'it supersedes stay in `/.well-known/jwks.json` and keep verifying until every token they signed has expired, ' +
+    'then are deleted.',
+  tag: 'Admin',
+  security: 'master',
+  responses: {
+    201: { description: 'The new key and the keys it supersedes.', schema: singleEnvelope(SigningKeyRotation) },
+  },
+  errors: [],
+  async handler({ services }) {
+    const { kid, retiring } = await services.oauth.keys.rotate();
+    return {
+      status: 201,
+      body: single({ kid, retiring: retiring.map((key) => ({ kid: key.kid, retire_at: key.retireAt.toISOString() })) }),
+    };
+  },
+});
+
+export const oauthAdminOperations = [createOAuthClient, createUser, rotateSigningKey];

@@ -50,11 +50,40 @@ export const findUser = (db: DbOrTx, id: string) => db.user.findUnique({ where: 
 
 // Signing keys
 
+/** The keys that verify tokens: every key not retired yet. */
 export const listSigningKeys = (db: DbOrTx) =>
-  db.oAuthSigningKey.findMany({ orderBy: [{ createdAt: 'asc' }, { kid: 'asc' }] });
+  db.oAuthSigningKey.findMany({
+    where: { OR: [{ retireAt: null }, { retireAt: { gt: new Date() } }] },
+    orderBy: [{ createdAt: 'asc' }, { kid: 'asc' }],
+  });
 
 export const newestSigningKey = (db: DbOrTx) =>
-  db.oAuthSigningKey.findFirst({ orderBy: [{ createdAt: 'desc' }, { kid: 'desc' }] });
+  db.oAuthSigningKey.findFirst({ where: { retireAt: null }, orderBy: [{ createdAt: 'desc' }, { kid: 'desc' }] });
+
+/** Schedules the retirement of every key not scheduled yet (before a new one becomes current). */
+export const retireSigningKeys = (db: DbOrTx, retireAt: Date) =>
+  db.oAuthSigningKey.updateManyAndReturn({
+    where: { retireAt: null },
+    data: { retireAt },
+    select: { kid: true, retireAt: true },
+  });
+
+/** Deletes keys whose retirement has passed: every token they signed has expired. */
+export const deleteRetiredSigningKeys = (db: DbOrTx) =>
+  db.oAuthSigningKey.deleteMany({ where: { retireAt: { lte: new Date() } } });
+
+/**
+ * Deletes what has expired: authorization sessions and codes an hour after their expiry (a code
+ * presented again within that hour still revokes its grant), refresh tokens once expired (an
+ * expired one is refused either way). Each statement is safe to run in several processes at once.
+ */
+export async function deleteExpiredAuthorizationState(db: DbOrTx) {
+  const margin = new Date(Date.now() - 3600_000);
+  const sessions = await db.oAuthAuthorizationSession.deleteMany({ where: { expiresAt: { lte: margin } } });
+  const codes = await db.oAuthAuthorizationCode.deleteMany({ where: { expiresAt: { lte: margin } } });
+  const refreshTokens = await db.oAuthRefreshToken.deleteMany({ where: { expiresAt: { lte: new Date() } } });
+  return { sessions: sessions.count, codes: codes.count, refreshTokens: refreshTokens.count };
+}
 
 export const insertSigningKey = (
   db: DbOrTx,

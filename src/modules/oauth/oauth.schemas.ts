@@ -179,3 +179,21 @@ export const UserInput = z
   .strict();
 
 export const UserCreated = z.object({ id: z.string(), email: z.string(), tenant_id: z.string() }).openapi('User');
+
+export const SigningKeyRotation = z
+  .object({
+    kid: z
+      .string()
+      .openapi({ description: 'Key id of the new current key: new tokens carry it in their `kid` header.' }),
+    retiring: z
+      .array(
+        z.object({
+          kid: z.string(),
+          retire_at: z.iso.datetime().openapi({
+            description: 'Until then the key stays in the JWKS and verifies the tokens it signed; it is deleted after.',
+          }),
+        }),
+      )
+      .openapi({ description: 'The keys the new one supersedes.' }),
+  })
+  .openapi('SigningKeyRotation');
