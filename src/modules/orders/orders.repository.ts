@@ -59,8 +59,12 @@ export async function insertOrder(
                   ${order.items.map((i) => String(i.quantity))}::bigint[]) AS v(id, product_id, quantity)`;
 }
 
-export async function orderExists(db: DbOrTx, id: string) {
-  return (await db.$queryRaw<unknown[]>`SELECT 1 FROM orders WHERE id = ${id}::uuid`).length > 0;
+/** Whether the tenant has an order with this id (ids are unique per tenant). */
+export async function orderExists(db: DbOrTx, tenantId: string, id: string) {
+  return (
+    (await db.$queryRaw<unknown[]>`SELECT 1 FROM orders WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid`)
+      .length > 0
+  );
 }
 
 const ORDER_STATUSES = ['OPEN', 'SHIPPED', 'CANCELLED'] as const;
@@ -104,7 +108,7 @@ const ORDER_SELECT = Prisma.sql`
                                                      'shippedAt', (extract(epoch FROM i.shipped_at) * 1000)::bigint)
                                    ORDER BY i.id)
                      FROM order_items i JOIN products p ON p.id = i.product_id
-                    WHERE i.order_id = o.id), '[]') AS items
+                    WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id), '[]') AS items
     FROM orders o`;
 
 export async function findOrders(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<OrderRecord[]> {

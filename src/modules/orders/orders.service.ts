@@ -85,7 +85,7 @@ export class OrderService {
     const id = await allocations.withBoundedContention(tenantId, requests, () =>
       writeTransaction(this.db, (tx) =>
         runIdempotent(tx, tenantId, idempotency, async () => {
-          if (chosenId && (await repository.orderExists(tx, orderId))) throw clientIdTaken('order', orderId);
+          if (chosenId && (await repository.orderExists(tx, tenantId, orderId))) throw clientIdTaken('order', orderId);
           // Rows nobody else can see yet go in before the stock locks: the locked part stays short.
           await repository.insertOrder(tx, tenantId, {
             id: orderId,

@@ -103,6 +103,8 @@ export class PreferenceService {
       const key = `${product?.id}:${warehouse?.id}`;
       if (product && warehouse && seen.has(key)) at('sku', 'appears twice for the same warehouse');
       seen.add(key);
+      if (entry.id != null && seen.has(`id:${entry.id.toLowerCase()}`)) at('id', 'appears twice');
+      if (entry.id != null) seen.add(`id:${entry.id.toLowerCase()}`);
       return {
         id: entry.id ?? uuidv7(),
         productId: product?.id ?? '',
@@ -113,6 +115,24 @@ export class PreferenceService {
     });
     if (problems.length > 0) throw invalidInput(problems);
     const created = await this.write(principal, idempotency, async (tx) => {
+      const chosen = entries.flatMap((entry, index) => (entry.id == null ? [] : [{ id: rows[index]!.id, index }]));
+      const existingIds = new Set(
+        (
+          await repository.findPreferences(
+            tx,
+            tenantId,
+            chosen.map(({ id }) => id),
+          )
+        ).map((p) => p.id),
+      );
+      const idsTaken = chosen.filter(({ id }) => existingIds.has(id.toLowerCase()));
+      if (idsTaken.length > 0) {
+        const details = idsTaken.map(({ id, index }) => ({
+          field: `preferences[${index}].id`,
+          message: `a preference with id "${id}" already exists`,
+        }));
+        throw new AppError('ID_TAKEN', details.map((p) => `${p.field} ${p.message}`).join(', '), { details });
+      }
       const existing = await repository.preferencesOfPairs(tx, tenantId, rows);
       const taken = rows.flatMap((row, index) =>
         existing.some((e) => e.productId === row.productId && e.warehouseId === row.warehouseId)

@@ -78,7 +78,7 @@ const RESERVATION_SELECT = Prisma.sql`
          coalesce((SELECT json_agg(json_build_object('productId', i.product_id, 'sku', p.sku, 'quantity', i.quantity)
                                    ORDER BY i.id)
                      FROM reservation_items i JOIN products p ON p.id = i.product_id
-                    WHERE i.reservation_id = r.id), '[]') AS items
+                    WHERE i.tenant_id = r.tenant_id AND i.reservation_id = r.id), '[]') AS items
     FROM reservations r`;
 
 export async function findReservations(
@@ -116,13 +116,16 @@ export const reservationList = (
 
 const ExpiredRow = z.object({ id: uuid, tenantId: uuid });
 
-/** Active reservations of any tenant whose time ran out, oldest expiry first, leaving out `skipped`. */
+/** `tenantId/id`: what names a reservation across tenants (ids are unique per tenant). */
+export const reservationKey = ({ tenantId, id }: { tenantId: string; id: string }) => `${tenantId}/${id}`;
+
+/** Active reservations of any tenant whose time ran out, oldest expiry first, but `skipped` (`reservationKey`s). */
 export async function expiredReservations(db: DbOrTx, limit: number, skipped: string[] = []) {
   return parseRows(
     ExpiredRow,
     await db.$queryRaw<unknown[]>`
       SELECT id, tenant_id AS "tenantId" FROM reservations
-       WHERE status = 'ACTIVE' AND expires_at <= now() AND id <> ALL(${skipped}::uuid[])
+       WHERE status = 'ACTIVE' AND expires_at <= now() AND tenant_id::text || '/' || id::text <> ALL(${skipped}::text[])
        ORDER BY expires_at LIMIT ${limit}`,
   );
 }

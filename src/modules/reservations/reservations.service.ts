@@ -57,7 +57,7 @@ export class ReservationService {
     run: (batch) => this.runBatch(batch),
   });
 
-  /** Expired reservations whose release failed in this process, with how many times (see `releaseExpired`). */
+  /** Expired reservations (`reservationKey`) whose release failed in this process, and how often (`releaseExpired`). */
   private readonly releaseFailures = new Map<string, number>();
 
   constructor(
@@ -235,14 +235,15 @@ export class ReservationService {
     const givenUp = [...this.releaseFailures].filter(([, count]) => count >= MAX_RELEASE_ATTEMPTS).map(([id]) => id);
     let released = 0;
     for (const { id, tenantId } of await repository.expiredReservations(this.db, limit, givenUp)) {
+      const key = repository.reservationKey({ tenantId, id });
       try {
         released += await this.releaseExpiredReservation(tenantId, id);
-        this.releaseFailures.delete(id);
+        this.releaseFailures.delete(key);
       } catch (error) {
         // Cut off (database unreachable, deadlock) is not the reservation's fault: the next sweep goes on from here.
         if (error instanceof AppError && error.key === 'WRITE_INTERRUPTED') throw error;
-        const attempts = (this.releaseFailures.get(id) ?? 0) + 1;
-        this.releaseFailures.set(id, attempts);
+        const attempts = (this.releaseFailures.get(key) ?? 0) + 1;
+        this.releaseFailures.set(key, attempts);
         fail(new ReleaseFailed(id, tenantId, attempts, { cause: error }));
       }
     }

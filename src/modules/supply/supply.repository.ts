@@ -69,8 +69,14 @@ export async function insertAnnouncementItems(
            AS v(id, product_id, quantity)`;
 }
 
-export async function isIdUsed(db: DbOrTx, table: 'announcements' | 'supplies', id: string) {
-  return (await db.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM ${table} WHERE id = $1::uuid`, id)).length > 0;
+/** Whether the tenant has an announcement or supply with this id (ids are unique per tenant). */
+export async function isIdUsed(db: DbOrTx, table: 'announcements' | 'supplies', tenantId: string, id: string) {
+  const rows = await db.$queryRawUnsafe<unknown[]>(
+    `SELECT 1 FROM ${table} WHERE tenant_id = $1::uuid AND id = $2::uuid`,
+    tenantId,
+    id,
+  );
+  return rows.length > 0;
 }
 
 const ANNOUNCEMENT_SELECT = Prisma.sql`
@@ -79,7 +85,7 @@ const ANNOUNCEMENT_SELECT = Prisma.sql`
          coalesce((SELECT json_agg(json_build_object('productId', i.product_id, 'sku', p.sku, 'quantity', i.quantity)
                                    ORDER BY i.id)
                      FROM announcement_items i JOIN products p ON p.id = i.product_id
-                    WHERE i.announcement_id = a.id), '[]') AS items
+                    WHERE i.tenant_id = a.tenant_id AND i.announcement_id = a.id), '[]') AS items
     FROM announcements a`;
 
 export async function findAnnouncements(
@@ -111,8 +117,8 @@ export async function insertSupply(
     VALUES (${row.id}::uuid, ${tenantId}::uuid, ${row.warehouseId}::uuid, ${row.positionId}::uuid,
       ${row.processing}::supply_processing,
             ${row.dueAt?.toISOString() ?? null}::timestamptz)`;
-  await tx.$executeRaw`UPDATE announcements SET status = 'SUPPLIED', supply_id = ${row.id}::uuid WHERE id =
-      ANY(${row.announcementIds}::uuid[])`;
+  await tx.$executeRaw`UPDATE announcements SET status = 'SUPPLIED', supply_id = ${row.id}::uuid
+     WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${row.announcementIds}::uuid[])`;
 }
 
 /** Adds items to a supply; each also becomes expected stock at the supply's location unless already received. */
@@ -146,14 +152,15 @@ export async function insertSupplyItems(
 const SUPPLY_SELECT = Prisma.sql`
   SELECT s.id, s.warehouse_id AS "warehouseId", s.position_id AS "positionId", s.processing::text AS processing,
          s.status::text AS status, s.due_at AS "dueAt", s.received_at AS "receivedAt", s.created_at AS "createdAt",
-         coalesce((SELECT array_agg(a.id ORDER BY a.id) FROM announcements a WHERE a.supply_id = s.id), '{}')
+         coalesce((SELECT array_agg(a.id ORDER BY a.id) FROM announcements a
+                    WHERE a.tenant_id = s.tenant_id AND a.supply_id = s.id), '{}')
            AS "announcementIds",
          coalesce((SELECT json_agg(json_build_object('id', i.id, 'productId', i.product_id, 'sku', p.sku,
                                                      'quantity', i.quantity, 'isOverage', i.is_overage,
                                                      'receivedAt', (extract(epoch FROM i.received_at) * 1000)::bigint)
                                    ORDER BY i.id)
                      FROM supply_items i JOIN products p ON p.id = i.product_id
-                    WHERE i.supply_id = s.id), '[]') AS items
+                    WHERE i.tenant_id = s.tenant_id AND i.supply_id = s.id), '[]') AS items
     FROM supplies s`;
 
 export async function findSupplies(
@@ -169,15 +176,19 @@ export async function findSupplies(
 }
 
 /** Marks a supply and its pending items received, and removes their expected stock. Returns the items received. */
-export async function markReceived(tx: Tx, supplyId: string) {
-  await tx.$executeRaw`UPDATE supplies SET status = 'RECEIVED', received_at = now() WHERE id = ${supplyId}::uuid`;
+export async function markReceived(tx: Tx, tenantId: string, supplyId: string) {
+  await tx.$executeRaw`
+    UPDATE supplies SET status = 'RECEIVED', received_at = now()
+     WHERE tenant_id = ${tenantId}::uuid AND id = ${supplyId}::uuid`;
   await tx.$executeRaw`
     DELETE FROM incoming_stock
-     WHERE id IN (SELECT id FROM supply_items WHERE supply_id = ${supplyId}::uuid AND received_at IS NULL)`;
+     WHERE id IN (SELECT id FROM supply_items
+                   WHERE tenant_id = ${tenantId}::uuid AND supply_id = ${supplyId}::uuid AND received_at IS NULL)`;
   return parseRows(
     z.object({ productId: uuid, quantity: int8 }),
     await tx.$queryRaw<unknown[]>`
-      UPDATE supply_items SET received_at = now() WHERE supply_id = ${supplyId}::uuid AND received_at IS NULL
+      UPDATE supply_items SET received_at = now()
+       WHERE tenant_id = ${tenantId}::uuid AND supply_id = ${supplyId}::uuid AND received_at IS NULL
       RETURNING product_id AS "productId", quantity`,
   );
 }
@@ -187,7 +198,8 @@ export async function backorderedItems(tx: Tx, tenantId: string, productId: stri
   return parseRows(
     z.object({ id: uuid, orderId: uuid, quantity: int8 }),
     await tx.$queryRaw<unknown[]>`
-      SELECT i.id, i.order_id AS "orderId", i.quantity FROM order_items i JOIN orders o ON o.id = i.order_id
+      SELECT i.id, i.order_id AS "orderId", i.quantity FROM order_items i
+        JOIN orders o ON o.tenant_id = i.tenant_id AND o.id = i.order_id
        WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = ${productId}::uuid
          AND o.warehouse_id = ${warehouseId}::uuid AND o.status = 'OPEN' AND i.state = 'BACKORDERED'
        ORDER BY i.created_at, i.id

@@ -49,7 +49,7 @@ export class SupplyService {
     const items = input.items ? await this.resolveItems(tenantId, input.items) : [];
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        if (await repository.isIdUsed(tx, 'announcements', id)) throw clientIdTaken('announcement', id);
+        if (await repository.isIdUsed(tx, 'announcements', tenantId, id)) throw clientIdTaken('announcement', id);
         await repository.insertAnnouncement(tx, tenantId, {
           id,
           businessId: business!.id,
@@ -116,7 +116,7 @@ export class SupplyService {
     const dueAt = input.due_at == null ? null : new Date(input.due_at);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        if (await repository.isIdUsed(tx, 'supplies', id)) throw clientIdTaken('supply', id);
+        if (await repository.isIdUsed(tx, 'supplies', tenantId, id)) throw clientIdTaken('supply', id);
         const current = await repository.findAnnouncements(tx, tenantId, ids, { forUpdate: true });
         const supplied = current.find((a) => a.status !== 'OPEN');
         if (supplied)
@@ -171,7 +171,7 @@ export class SupplyService {
         const [current] = await repository.findSupplies(tx, tenantId, [supply.id], { forUpdate: true });
         if (current!.status !== 'EXPECTED')
           throw invalidState(`supply "${supply.id}" was already received`, 'supply_id');
-        const received = await repository.markReceived(tx, supply.id);
+        const received = await repository.markReceived(tx, tenantId, supply.id);
         await this.register(tx, principal, current!, received);
         return supply.id;
       }),

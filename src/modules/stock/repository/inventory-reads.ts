@@ -53,7 +53,8 @@ function groupSelect(tenantId: string, filter: LineFilter) {
       -- units count as available (the total is unchanged).
       SELECT a.product_id, a.warehouse_id, a.position_id, NULL, x.sign * a.quantity, x.state, NULL, NULL, 0
         FROM stock_allocations a
-        JOIN reservations r ON r.id = a.reservation_id AND r.status = 'ACTIVE' AND r.expires_at <= now()
+        JOIN reservations r ON r.tenant_id = a.tenant_id AND r.id = a.reservation_id AND r.status = 'ACTIVE'
+         AND r.expires_at <= now()
         CROSS JOIN (VALUES (-1, 'RESERVED'::inventory_item_state), (1, 'AVAILABLE'::inventory_item_state)) AS x(sign,
           state)
        WHERE ${and(stockConditions('a', tenantId, filter))}

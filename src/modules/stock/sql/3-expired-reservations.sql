@@ -18,7 +18,7 @@ BEGIN
         RETURN QUERY
             SELECT h.reservation_id, h.product_id, h.warehouse_id, h.quantity
               FROM (SELECT a.reservation_id, a.product_id, a.warehouse_id, a.quantity
-                      FROM stock_allocations a WHERE a.reservation_id = expired_id OFFSET 0) AS h
+                      FROM stock_allocations a WHERE a.tenant_id = p_tenant_id AND a.reservation_id = expired_id OFFSET 0) AS h
              WHERE (h.product_id, h.warehouse_id) IN (SELECT u.p, u.w FROM unnest(p_product_ids, p_warehouse_ids) AS u(p, w));
     END LOOP;
 END

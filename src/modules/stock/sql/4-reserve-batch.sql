@@ -114,7 +114,7 @@ BEGIN
             RETURN QUERY SELECT req.n, 'INVALID'::text, NULL::int, NULL::bigint, NULL::bigint, NULL::timestamptz, NULL::uuid[];
             CONTINUE;
         END IF;
-        IF req.check_id AND (req.id = ANY(accepted_ids) OR EXISTS (SELECT 1 FROM reservations r WHERE r.id = req.id)) THEN
+        IF req.check_id AND (req.id = ANY(accepted_ids) OR EXISTS (SELECT 1 FROM reservations r WHERE r.tenant_id = p_tenant_id AND r.id = req.id)) THEN
             RETURN QUERY SELECT req.n, 'TAKEN'::text, NULL::int, NULL::bigint, NULL::bigint, NULL::timestamptz, NULL::uuid[];
             CONTINUE;
         END IF;
