@@ -213,10 +213,13 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   }),
 );
 
-/** A valid value of the schema with one mutation at one of its places: the API must refuse it cleanly. */
-export function invalid(schema: JsonSchema | undefined, root: JsonSchema): fc.Arbitrary<unknown> {
-  return fc.tuple(valid(schema, root), fc.nat(), mutation).map(([value, pick, change]) => {
+/** A value of `values` with one mutation (a wrong value, a removed or an unknown member) at one of its places. */
+export function mutatedSomewhere(values: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
+  return fc.tuple(values, fc.nat(), mutation).map(([value, pick, change]) => {
     const paths = pathsOf(value);
     return applyMutation(value, paths[pick % paths.length]!, change);
   });
 }
+
+/** A valid value of the schema with one mutation at one of its places: the API must refuse it cleanly. */
+export const invalid = (schema: JsonSchema | undefined, root: JsonSchema) => mutatedSomewhere(valid(schema, root));

@@ -15,9 +15,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { OPENAPI_FILE } from '../../src/kernel/rest/openapi-yaml';
 import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
-import { sql } from '../helpers/db';
 import { basicAuth, createOAuthClient, type TestClient } from '../helpers/oauth';
 import { deref, hostileText, invalid, valid, type JsonSchema } from './json-schema-arbitrary';
+import { tenantRows } from './tenant-rows';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 250);
@@ -110,7 +110,6 @@ const existing = (): Record<string, string[]> => ({
 
 /** Percent-encodings a URL parser must survive. */
 const BROKEN_ENCODINGS = ['%zz', '%', '%E0%A4%A', '%C0%AF', '%ED%A0%80', '%00'];
-
 
 function pathValue(name: string, schema: JsonSchema, wellFormed: boolean): fc.Arbitrary<string> {
   const known = existing()[name];
@@ -269,29 +268,6 @@ function violation(operation: Operation, status: number, headers: Record<string,
   return validate(body) ? null : `body does not match the contract: ${ajv.errorsText(validate.errors)}`;
 }
 
-/** Tenant B's rows in every table that has a tenant, and its index documents. */
-async function tenantRows(tenantId: string): Promise<Record<string, string>> {
-  const tables = await sql<{ name: string }>(
-    t.databaseUrl,
-    `SELECT table_name AS name FROM information_schema.columns
-      WHERE table_schema = 'public' AND column_name = 'tenant_id' ORDER BY table_name`,
-  );
-  const digest = async (query: string) => (await sql<{ digest: string }>(t.databaseUrl, query, [tenantId]))[0]!.digest;
-  const rows: Record<string, string> = {};
-  for (const { name } of tables) {
-    rows[name] = await digest(
-      `SELECT md5(coalesce(string_agg(r::text, '|' ORDER BY r::text), '')) AS digest FROM "${name}" r
-        WHERE tenant_id = $1`,
-    );
-  }
-  rows.tenants = await digest(`SELECT md5(t::text) AS digest FROM tenants t WHERE id = $1`);
-  rows.search_documents = await digest(
-    `SELECT md5(coalesce(string_agg(d::text, '|' ORDER BY d::text), '')) AS digest
-       FROM search_documents d JOIN search_indexes i ON i.id = d.index_id WHERE i.tenant_id = $1`,
-  );
-  return rows;
-}
-
 /** Creates the tenant's proxy and index with its documents, those that a request deleted again. */
 async function seed(tenant: Tenant, prefix: string) {
   const send = async (method: 'POST' | 'PUT', url: string, body: unknown) => {
@@ -375,7 +351,7 @@ describe('REST contract fuzzer', () => {
   /** Operations that answered 2xx at least once: valid requests do get through. */
   const succeeded = new Set<string>();
   beforeAll(async () => {
-    bBefore = await tenantRows(b.id);
+    bBefore = await tenantRows(t.databaseUrl, b.id);
   });
 
   for (const [index, operation] of operations.entries()) {
@@ -409,6 +385,6 @@ describe('REST contract fuzzer', () => {
   });
 
   it("changes nothing of another tenant's data", async () => {
-    expect(await tenantRows(b.id)).toEqual(bBefore);
+    expect(await tenantRows(t.databaseUrl, b.id)).toEqual(bBefore);
   });
 });
