@@ -12,6 +12,7 @@ import {
   MAX_PATH_SEGMENT_LENGTH,
   sendFrameworkError,
 } from './kernel/http-errors';
+import { AppError } from './kernel/errors';
 import { uuidv7 } from './kernel/ids';
 import type { Worker } from './kernel/module';
 import { mountRestApi } from './kernel/rest/router';
@@ -93,7 +94,8 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && requestIdPattern.test(given) ? given : uuidv7();
     },
-    return503OnClosing: true,
+    // Fastify's own 503 while closing is outside the envelope: the onRequest hook answers instead.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     rewriteUrl: (request) => rewriteUrl(request),
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
@@ -107,6 +109,12 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   // arriving, so shutdown waits on this count before closing the database under them.
   let inFlight = 0;
   let idle: (() => void) | undefined;
+  // Once `app.close()` starts, requests still arriving on open keep-alive connections are refused
+  // with SERVICE_UNAVAILABLE (and the connection closed) while those in flight finish.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     inFlight += 1;
     // The raw response's 'close' also covers replies that bypass Fastify's hooks (the edge data
@@ -116,6 +124,7 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
       if (inFlight === 0) idle?.();
     });
     reply.header('X-Request-Id', request.id);
+    if (closing) throw new AppError('SERVICE_UNAVAILABLE');
   });
   const whenIdle = (timeoutMs: number) =>
     new Promise<void>((resolve) => {

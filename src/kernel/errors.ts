@@ -78,6 +78,11 @@ export const errorRegistry = {
     graphqlCode: 'WRITE_INTERRUPTED',
     message: 'Service unavailable: the write was interrupted before it committed and changed nothing',
   },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    graphqlCode: 'SERVICE_UNAVAILABLE',
+    message: 'Service unavailable: this process is shutting down; send the request again',
+  },
   BAD_GATEWAY: {
     status: 502,
     graphqlCode: 'INTERNAL_SERVER_ERROR',
@@ -102,6 +107,7 @@ export const DATA_PLANE_ONLY_ERRORS: readonly ErrorKey[] = ['BAD_GATEWAY', 'GATE
 const DEFAULT_HEADERS: Partial<Record<ErrorKey, Record<string, string>>> = {
   UNAUTHORIZED: { 'WWW-Authenticate': 'Bearer' },
   WRITE_INTERRUPTED: { 'Retry-After': '0' },
+  SERVICE_UNAVAILABLE: { 'Retry-After': '0', Connection: 'close' },
 };
 
 export interface FieldProblem {

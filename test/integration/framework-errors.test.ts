@@ -6,8 +6,9 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app';
 import { MAX_PATH_SEGMENT_LENGTH } from '../../src/kernel/http-errors';
-import { createTenant, startTestApp, type Tenant } from '../helpers/app';
+import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 
 const t = await startTestApp();
 let a: Tenant;
@@ -152,5 +153,47 @@ describe('body parser errors', () => {
       413,
       /^Payload too large/,
     );
+  });
+});
+
+describe('shutting down', () => {
+  it('finishes the request in flight and refuses one sent on its connection meanwhile with SERVICE_UNAVAILABLE in the envelope', async () => {
+    const other = await buildApp({ config: t.config, db: t.db, masterKey: TEST_MASTER_KEY, backgroundWorkers: false });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const inFlight = new Promise<void>((resolve) => (started = resolve));
+    other.app.get('/slow-for-test', async () => {
+      started();
+      await released;
+      return { done: true };
+    });
+    let closing!: () => void;
+    const closeStarted = new Promise<void>((resolve) => (closing = resolve));
+    other.app.addHook('preClose', async () => closing());
+    await other.app.listen({ port: 0, host: '127.0.0.1' });
+    const socket = connect((other.app.server.address() as AddressInfo).port, '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk) => (answer += chunk));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    // A request in flight when the close starts, and another the client pipelines behind it then.
+    socket.write('GET /slow-for-test HTTP/1.1\r\nHost: x\r\n\r\n');
+    await inFlight;
+    const closed = other.app.close();
+    await closeStarted;
+    socket.write(`GET /api/storage/edge/proxies HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\n\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await ended;
+    await closed;
+
+    const [first, second] = answer.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 200 /);
+    expect(first).toContain('{"done":true}');
+    const refused = parseRaw(second!);
+    expectEnvelope(refused, 503, /^Service unavailable: this process is shutting down/);
+    expect(refused.headers['retry-after']).toBe('0');
+    expect(refused.headers.connection).toBe('close');
   });
 });

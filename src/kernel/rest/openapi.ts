@@ -42,6 +42,13 @@ const extraErrorHeaders: Partial<Record<ErrorKey, Record<string, unknown>>> = {
       schema: { type: 'string' },
     },
   },
+  SERVICE_UNAVAILABLE: {
+    'Retry-After': {
+      description: '`0`: the request may be sent again at once, on a new connection.',
+      required: true,
+      schema: { type: 'string' },
+    },
+  },
 };
 
 /**
@@ -112,7 +119,8 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
           : {}),
       };
     }
-    const errorKeys = new Set<ErrorKey>([...operation.errors, 'METHOD_NOT_ALLOWED', 'INTERNAL']);
+    // A process that is shutting down refuses requests arriving on connections it still has open.
+    const errorKeys = new Set<ErrorKey>([...operation.errors, 'METHOD_NOT_ALLOWED', 'INTERNAL', 'SERVICE_UNAVAILABLE']);
     if (operation.security !== 'none') errorKeys.add('UNAUTHORIZED');
     // Any request can be malformed before the operation sees it: a broken percent-encoding in the
     // path, an undocumented query parameter.
