@@ -17,6 +17,20 @@ export default tseslint.config(
     },
   },
   {
+    // Scripts of the service's pages, run by the browser next to the renderers' bundles.
+    files: ['src/**/assets/*.js', 'src/kernel/graphql/graphiql/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        self: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        Scalar: 'readonly',
+        YogaGraphiQL: 'readonly',
+      },
+    },
+  },
+  {
     // Tests and benchmarks read responses of any shape; src/ is held to the stricter rules.
     files: ['test/**', 'bench/**', 'scripts/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', 'max-len': 'off' },

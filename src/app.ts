@@ -168,7 +168,7 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
     authenticate: (header) => authenticator.authenticate(header),
     isMasterKey: (header) => authenticator.isMasterKey(header),
   });
-  mountGraphQL<GraphQLContext>(app, {
+  await mountGraphQL<GraphQLContext>(app, {
     schema: buildGraphQLSchema(),
     authenticate: (header) => authenticator.authenticate(header),
     context: (principal, requestId) => ({ principal, services, requestId }),

@@ -13,6 +13,7 @@ import { oauthModule } from './oauth';
 import { ordersModule } from './orders';
 import { preferencesModule } from './preferences';
 import { proxiesModule } from './proxies';
+import { referenceModule } from './reference';
 import { reservationsModule } from './reservations';
 import { searchModule } from './search';
 import { stockModule } from './stock';
@@ -32,4 +33,5 @@ export const modules: readonly Module[] = [
   supplyModule,
   broadcastsModule,
   housekeepingModule,
+  referenceModule,
 ];

@@ -24,7 +24,7 @@ export interface GraphQLResult<TData = OperationData> {
 
 /** POST /graphql (not part of openapi.yaml, so not through the REST contract client). */
 export async function graphql<TData = OperationData>(
-  t: TestApp,
+  t: Pick<TestApp, 'app'>,
   token: string,
   query: string,
   variables?: Record<string, unknown>,
@@ -40,7 +40,7 @@ export async function graphql<TData = OperationData>(
 
 /** The data of a GraphQL response that must have no errors. */
 export async function graphqlData<TData = OperationData>(
-  t: TestApp,
+  t: Pick<TestApp, 'app'>,
   token: string,
   query: string,
   variables?: Record<string, unknown>,
@@ -53,7 +53,7 @@ export async function graphqlData<TData = OperationData>(
 
 /** The first error of a GraphQL response (HTTP 200), which must carry `code`. */
 export async function graphqlError(
-  t: TestApp,
+  t: Pick<TestApp, 'app'>,
   token: string,
   code: string,
   query: string,

@@ -4,6 +4,7 @@ import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../errors';
 import type { Principal } from '../principal';
 import { executeDirectly } from './direct-execution';
+import { mountGraphiQLAssets, sendGraphiQL } from './graphiql';
 import { createGraphQLServer } from './yoga';
 
 declare module 'fastify' {
@@ -17,7 +18,7 @@ declare module 'fastify' {
  * adapter; see bench/). The bearer credential is verified before yoga runs, so a bad token is an
  * HTTP 401 and never reaches execution.
  */
-export function mountGraphQL<TContext extends object>(
+export async function mountGraphQL<TContext extends object>(
   app: FastifyInstance,
   options: {
     schema: GraphQLSchema;
@@ -40,6 +41,7 @@ export function mountGraphQL<TContext extends object>(
   };
 
   app.decorateRequest('principal', null);
+  await mountGraphiQLAssets(app);
   app.route({
     method: 'POST',
     url: '/graphql',
@@ -63,9 +65,12 @@ export function mountGraphQL<TContext extends object>(
   app.route({
     method: 'GET',
     url: '/graphql',
-    preHandler: authenticate,
     handler: async (request, reply) => {
-      if ((request.query as Record<string, unknown>).private !== '1') {
+      const isPrivate = (request.query as Record<string, unknown>).private === '1';
+      // A browser opening /graphql gets GraphiQL, which asks for the schema with the key the user enters.
+      if (!isPrivate && String(request.headers.accept ?? '').includes('text/html')) return sendGraphiQL(reply);
+      await authenticate(request);
+      if (!isPrivate) {
         throw new AppError(
           'METHOD_NOT_ALLOWED',
           'operations use POST; GET /graphql?private=1 returns the introspection',

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Module } from '../context';
+import { loadContracts, type ServedDocument } from './contracts';
+import { docsPage, homePage, PAGE_CSP, type Link } from './pages';
+
+const root = resolve(import.meta.dirname, '../../..');
+const { name, version } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+};
+const TITLE = 'Commerce Platform API';
+
+const LINKS: Link[] = [
+  { rel: 'docs', href: '/docs', title: 'API reference' },
+  { rel: 'graphiql', href: '/graphql', title: 'GraphiQL' },
+  { rel: 'health', href: '/healthz', title: 'Health' },
+  { rel: 'openapi-yaml', href: '/openapi.yaml', title: 'OpenAPI contract (YAML)' },
+  { rel: 'openapi-json', href: '/openapi.json', title: 'OpenAPI contract (JSON)' },
+  { rel: 'graphql-schema', href: '/graphql/schema.graphql', title: 'GraphQL schema (SDL)' },
+];
+
+/** Answers a document with its ETag, or 304 when the client has it already. */
+function sendDocument(request: FastifyRequest, reply: FastifyReply, document: ServedDocument) {
+  reply.header('ETag', document.etag).header('Cache-Control', 'public, max-age=300');
+  const known = request.headers['if-none-match'];
+  if (known && known.split(',').some((tag) => tag.trim() === document.etag)) return reply.status(304).send();
+  return reply.type(document.type).send(document.body);
+}
+
+/** A browser asks for HTML; curl and API clients (any or JSON accepted) get JSON. */
+const prefersHtml = (request: FastifyRequest) => String(request.headers.accept ?? '').includes('text/html');
+
+/** What a person or a code generator opens first: the home page, the API reference and the contracts. */
+export const referenceModule: Module = {
+  name: 'reference',
+  async http(app, services) {
+    const contracts = loadContracts(services.baseUrl);
+    app.get('/openapi.yaml', (request, reply) => sendDocument(request, reply, contracts.yaml));
+    app.get('/openapi.json', (request, reply) => sendDocument(request, reply, contracts.json));
+    app.get('/graphql/schema.graphql', (request, reply) => sendDocument(request, reply, contracts.sdl));
+    app.get('/', (request, reply) => {
+      if (!prefersHtml(request)) return reply.send({ name, version, links: LINKS });
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('Content-Security-Policy', PAGE_CSP)
+        .send(homePage(TITLE, version, LINKS));
+    });
+    app.get('/docs', (_request, reply) =>
+      reply.type('text/html; charset=utf-8').header('Content-Security-Policy', PAGE_CSP).send(docsPage(TITLE)),
+    );
+    // The renderer's bundle from node_modules and the page's own script, from this origin.
+    await app.register(async (assets) => {
+      await assets.register(fastifyStatic, {
+        root: [
+          resolve(import.meta.dirname, 'assets'),
+          resolve(root, 'node_modules/@scalar/api-reference/dist/browser'),
+        ],
+        prefix: '/docs/assets/',
+        allowedPath: (path) => ['/docs.js', '/standalone.js'].includes(path),
+        maxAge: 3_600_000,
+      });
+    });
+  },
+};

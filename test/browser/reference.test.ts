@@ -1,0 +1,119 @@
+/**
+ * The API reference (/docs) and GraphiQL (/graphql) in Debian's Chromium (playwright-core): each
+ * renders, logs no console error and makes no request to another origin; GraphiQL runs a query
+ * with the key from its header editor. A screenshot of each is kept under the system's temporary
+ * folder (the path is printed). Skipped, saying so, when /usr/bin/chromium is absent.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENAPI_FILE } from '../../src/kernel/rest/openapi-yaml';
+import { createTenant, type Tenant } from '../helpers/app';
+import { startListeningApp } from '../helpers/oauth';
+import { graphqlData } from '../integration/stock.fixtures';
+
+const CHROMIUM = '/usr/bin/chromium';
+const chromiumPresent = existsSync(CHROMIUM);
+if (!chromiumPresent)
+  console.warn(`Skipping the browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium).`);
+
+const service = chromiumPresent ? await startListeningApp() : undefined;
+const screenshots = join(tmpdir(), 'commerce-platform-screenshots');
+
+describe.skipIf(!chromiumPresent)('API reference and GraphiQL in Chromium', () => {
+  let browser: Browser;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    mkdirSync(screenshots, { recursive: true });
+    tenant = await createTenant(service!.rest, 'Acme');
+    await graphqlData(
+      service!,
+      tenant.key,
+      'mutation { createProduct(input: { sku: "LAMP-1", name: "Desk lamp" }) { product { id } } }',
+    );
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** A page that records console errors and every request it makes. */
+  async function openPage(path: string, init?: (page: Page) => Promise<void>) {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('request', (request) => requests.push(request.url()));
+    await init?.(page);
+    await page.goto(`${service!.origin}${path}`);
+    return { page, errors, requests };
+  }
+
+  const foreign = (requests: string[]) =>
+    requests.filter(
+      (url) => !url.startsWith(`${service!.origin}/`) && !url.startsWith('blob:') && !url.startsWith('data:'),
+    );
+
+  it('the reference renders every operation group, from this origin only, without console errors', async () => {
+    const { page, errors, requests } = await openPage('/docs');
+    const tags = [
+      ...new Set(
+        Object.values(
+          parse(readFileSync(OPENAPI_FILE, 'utf8')).paths as Record<string, Record<string, { tags?: string[] }>>,
+        )
+          .flatMap((item) => Object.values(item))
+          .flatMap((operation) => operation.tags ?? []),
+      ),
+    ];
+    expect(tags.length).toBeGreaterThan(3);
+    for (const tag of tags) await page.getByText(tag, { exact: true }).first().waitFor({ timeout: 20_000 });
+    await page.getByText('Rotate the token signing key').first().waitFor();
+    const file = join(screenshots, 'docs.png');
+    await page.screenshot({ path: file, fullPage: false });
+    console.log(`screenshot of /docs: ${file}`);
+    expect(foreign(requests), 'requests to other origins').toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('GraphiQL loads the schema and runs a query with the key from its header editor', async () => {
+    const headers = JSON.stringify({ Authorization: `Bearer ${tenant.key}` });
+    const { page, errors, requests } = await openPage('/graphql', async (p) => {
+      // The header editor's content, as GraphiQL keeps it between visits.
+      await p.addInitScript((value) => localStorage.setItem('graphiql:headers', value), headers);
+    });
+    await page.locator('.graphiql-container').first().waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: /execute query/i }).click();
+    await page.getByText('LAMP-1').first().waitFor({ timeout: 20_000 });
+    // The schema was read through GET /graphql?private=1 (POST refuses introspection).
+    expect(requests).toContain(`${service!.origin}/graphql?private=1`);
+    const file = join(screenshots, 'graphiql.png');
+    await page.screenshot({ path: file });
+    console.log(`screenshot of GraphiQL: ${file}`);
+    expect(foreign(requests), 'requests to other origins').toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('GraphiQL without a key says how to give one instead of failing silently', async () => {
+    const { page } = await openPage('/graphql');
+    await page.locator('.graphiql-container').first().waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: /execute query/i }).click();
+    await page
+      .getByText(/UNAUTHORIZED|Unauthorized/)
+      .first()
+      .waitFor({ timeout: 20_000 });
+    await page.close();
+  });
+});
