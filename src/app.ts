@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { Gauge } from 'prom-client';
 import type { Config } from './kernel/config';
 import { createCursorCodec } from './kernel/cursor';
-import type { Db } from './kernel/db';
+import { poolUse, type Db } from './kernel/db';
 import { mountGraphQL } from './kernel/graphql/endpoint';
 import { buildSchema } from './kernel/graphql/schema';
 import {
@@ -14,6 +15,7 @@ import {
 } from './kernel/http-errors';
 import { AppError } from './kernel/errors';
 import { uuidv7 } from './kernel/ids';
+import { installMetrics, METRICS_PREFIX } from './kernel/metrics';
 import type { Worker } from './kernel/module';
 import { mountRestApi } from './kernel/rest/router';
 import type { GraphQLContext, Services } from './modules/context';
@@ -136,6 +138,21 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
       };
     });
   installErrorHandling(app);
+  const { registry } = installMetrics(app, { token: deps.config.metricsToken });
+  new Gauge({
+    name: `${METRICS_PREFIX}db_pool_connections`,
+    help: 'Connections of this process pool to PostgreSQL: size (the maximum), open, idle, and requests waiting for one.',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const use = poolUse(deps.db);
+      if (!use) return;
+      this.set({ state: 'size' }, use.size);
+      this.set({ state: 'open' }, use.total);
+      this.set({ state: 'idle' }, use.idle);
+      this.set({ state: 'waiting' }, use.waiting);
+    },
+  });
   // Fastify parses text/plain by default, and both openapi-backend and yoga would then read JSON out
   // of it. The API takes application/json only: anything else is a 415 from Fastify itself.
   app.removeContentTypeParser('text/plain');
@@ -174,5 +191,6 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
     context: (principal, requestId) => ({ principal, services, requestId }),
   });
   for (const module of modules) await module.http?.(app, services);
+  for (const module of modules) module.metrics?.(registry, services);
   return { app, services, whenIdle };
 }

@@ -16,6 +16,7 @@ const configSchema = z.object({
   TYPESENSE_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(logLevels).default('info'),
   PUBLIC_BASE_URL: z.url().optional(),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   EDGE_DOMAIN: z
     .string()
     .regex(
@@ -52,6 +53,8 @@ export interface Config {
   typesenseApiKey: string | undefined;
   logLevel: (typeof logLevels)[number];
   publicBaseUrl: string | undefined;
+  /** Bearer token `GET /metrics` needs; public when unset. */
+  metricsToken: string | undefined;
   edge: EdgeConfig;
   broadcasts: BroadcastConfig;
 }
@@ -109,6 +112,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     typesenseApiKey: values.TYPESENSE_API_KEY,
     logLevel: values.LOG_LEVEL,
     publicBaseUrl: values.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    metricsToken: values.METRICS_TOKEN,
     edge: {
       domain: values.EDGE_DOMAIN,
       originTimeoutMs: values.EDGE_ORIGIN_TIMEOUT_MS,

@@ -4,6 +4,7 @@
  * one helper that runs a write transaction.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from '../__generated__/prisma/client';
 import { AppError } from './errors';
 
@@ -15,10 +16,23 @@ export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 /** Either client: a repository function that needs no transaction of its own takes this. */
 export type DbOrTx = Db | Tx;
 
+const pools = new WeakMap<Db, pg.Pool>();
+
 /** Creates the Prisma client over the pg driver adapter (no native query engine involved). */
 export function createDb(databaseUrl: string, options: { poolSize?: number } = {}): Db {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
-  return new PrismaClient({ adapter });
+  // The pool is made here (and closed by the client's $disconnect) so that its use can be reported.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+  const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  pools.set(db, pool);
+  return db;
+}
+
+/** Connections of the client's pool: open, idle, and requests waiting for one. */
+export function poolUse(db: Db) {
+  const pool = pools.get(db);
+  return pool
+    ? { size: pool.options.max ?? 10, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }
+    : undefined;
 }
 
 /** Whether a thrown error is PostgreSQL's unique violation (directly or through Prisma). */

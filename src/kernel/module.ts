@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
 import type { IncomingMessage } from 'node:http';
 import type { RestOperation } from './rest/operation';
 
@@ -42,6 +43,8 @@ export interface AppModule<TServices> {
    * claims requests for `{key}.{EDGE_DOMAIN}`).
    */
   rewriteUrl?(services: TServices): ((request: IncomingMessage) => string | undefined) | undefined;
+  /** Adds the module's metrics to the application's registry (gauges are best read on scrape: `collect`). */
+  metrics?(registry: Registry, services: TServices): void;
   /** Background jobs started once the application is ready. */
   workers?(services: TServices, logError: (error: unknown) => void): Worker[];
   /** Called when the application closes, after the requests in flight are done. */

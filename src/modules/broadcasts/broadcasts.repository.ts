@@ -146,3 +146,12 @@ export async function mutationStatus(db: DbOrTx, tenantId: string, id: string) {
   );
   return row?.status;
 }
+
+/** Deliveries waiting to be sent (PENDING) and the age in seconds of the oldest. */
+export async function backlog(db: Db) {
+  const rows = await db.$queryRaw<{ pending: number; oldest: number }[]>`
+    SELECT count(*)::int AS pending,
+           coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest
+      FROM stock_broadcasts WHERE status = 'PENDING'`;
+  return rows[0]!;
+}

@@ -1,4 +1,7 @@
+import { Gauge } from 'prom-client';
+import { METRICS_PREFIX, scrapeQuery } from '../../kernel/metrics';
 import type { Module } from '../context';
+import * as repository from './broadcasts.repository';
 import { startBroadcastWorker } from './broadcast-worker';
 import { broadcastResolvers } from './broadcasts.resolvers';
 import { BroadcastService } from './broadcasts.service';
@@ -16,4 +19,18 @@ export const broadcastsModule: Module = {
   graphql: { schema: 'broadcasts.graphql', resolvers: [broadcastResolvers] },
   // Every process delivers; claims keep two processes from sending the same delivery.
   workers: ({ broadcasts }, logError) => [startBroadcastWorker(broadcasts, logError)],
+  metrics(registry, { db }) {
+    new Gauge({
+      name: `${METRICS_PREFIX}broadcast_backlog`,
+      help: 'Channel broadcast deliveries waiting to be sent (the outbox), and the age in seconds of the oldest.',
+      labelNames: ['measure'],
+      registers: [registry],
+      async collect() {
+        const backlog = await scrapeQuery(() => repository.backlog(db));
+        if (!backlog) return;
+        this.set({ measure: 'pending' }, backlog.pending);
+        this.set({ measure: 'oldest_age_seconds' }, backlog.oldest);
+      },
+    });
+  },
 };

@@ -64,13 +64,19 @@ export function mountEdgeDataPlane(app: FastifyInstance, services: Services) {
       requestId: request.id,
     });
     reply.status(result.status).headers(result.headers);
+    services.edge.stats.record(String(result.headers['x-cache'] ?? 'MISS'), result.body);
     return result.body === undefined ? reply.send() : reply.send(result.body);
   };
   const refuseMethod = async () => {
     throw new AppError('METHOD_NOT_ALLOWED', 'the edge serves GET and HEAD', { headers: { Allow: 'GET, HEAD' } });
   };
   for (const url of ['/edge/:key', '/edge/:key/*']) {
-    app.route({ method: ['GET', 'HEAD'], url, handler: serve });
-    app.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url, handler: refuseMethod });
+    app.route({ method: ['GET', 'HEAD'], url, handler: serve, config: { metricsLabel: 'edge' } });
+    app.route({
+      method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      url,
+      handler: refuseMethod,
+      config: { metricsLabel: 'edge' },
+    });
   }
 }

@@ -135,7 +135,21 @@ const varyMatches = (entry: CachedResponse, headers: IncomingHttpHeaders) =>
  * The edge data plane: answers GET and HEAD for a proxy key from its routes, through a response
  * cache in front of the origins, with signed wildcard URLs and bearer authentication.
  */
+/** How the cache took part in the data plane's answers, since the start (read by the metrics). */
+export class EdgeCacheStats {
+  readonly responses = { HIT: 0, MISS: 0, STALE: 0 };
+  /** Body bytes answered from the cache (HIT and STALE). */
+  cachedBytes = 0;
+
+  record(status: string, body: unknown) {
+    const key = status === 'HIT' || status === 'STALE' ? status : 'MISS';
+    this.responses[key] += 1;
+    if (key !== 'MISS' && Buffer.isBuffer(body)) this.cachedBytes += body.length;
+  }
+}
+
 export class EdgeService {
+  readonly stats = new EdgeCacheStats();
   private readonly configs = new LRUCache<string, Promise<EdgeProxy | null>>({
     max: MAX_CONFIGS_CACHED,
     ttl: PROXY_CONFIG_TTL_MS,

@@ -1,3 +1,5 @@
+import { Counter } from 'prom-client';
+import { METRICS_PREFIX } from '../../kernel/metrics';
 import type { Module } from '../context';
 import { mountEdgeDataPlane, rewriteEdgeHost } from './edge.http';
 import { edgeOperations } from './edge.routes';
@@ -16,4 +18,26 @@ export const edgeModule: Module = {
   rest: edgeOperations,
   http: mountEdgeDataPlane,
   rewriteUrl: ({ config }) => rewriteEdgeHost(config.edge.domain),
+  metrics(registry, { edge }) {
+    new Counter({
+      name: `${METRICS_PREFIX}edge_cache_responses_total`,
+      help: 'Data plane answers by how the cache took part: HIT, STALE (kept response served on an origin failure) or MISS.',
+      labelNames: ['result'],
+      registers: [registry],
+      // Totals kept by the service, copied on scrape.
+      collect() {
+        this.reset();
+        for (const [result, count] of Object.entries(edge.stats.responses)) this.inc({ result }, count);
+      },
+    });
+    new Counter({
+      name: `${METRICS_PREFIX}edge_cache_served_bytes_total`,
+      help: 'Body bytes the data plane answered from its cache.',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(edge.stats.cachedBytes);
+      },
+    });
+  },
 };

@@ -1,3 +1,5 @@
+import { Counter } from 'prom-client';
+import { METRICS_PREFIX } from '../../kernel/metrics';
 import type { Module } from '../context';
 import { startReservationSweeper } from './reservation-sweeper';
 import { reservationResolvers } from './reservations.resolvers';
@@ -23,4 +25,15 @@ export const reservationsModule: Module = {
   },
   // Expired reservations are released in the ledger by every process, each exactly once overall.
   workers: ({ reservations }, logError) => [startReservationSweeper(reservations, logError)],
+  metrics(registry, { reservations }) {
+    new Counter({
+      name: `${METRICS_PREFIX}reservations_expired_total`,
+      help: 'Reservations past their expiry that this process released (the sweeper).',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(reservations.expiredReleased);
+      },
+    });
+  },
 };

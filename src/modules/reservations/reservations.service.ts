@@ -57,6 +57,9 @@ export class ReservationService {
     run: (batch) => this.runBatch(batch),
   });
 
+  /** Expired reservations this process released (`releaseExpired`), since it started. */
+  expiredReleased = 0;
+
   /** Expired reservations (`reservationKey`) whose release failed in this process, and how often (`releaseExpired`). */
   private readonly releaseFailures = new Map<string, number>();
 
@@ -247,6 +250,7 @@ export class ReservationService {
         fail(new ReleaseFailed(id, tenantId, attempts, { cause: error }));
       }
     }
+    this.expiredReleased += released;
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} expired reservations not released`);
     return released;
   }

@@ -1,4 +1,7 @@
+import { Counter, Gauge } from 'prom-client';
+import { METRICS_PREFIX, scrapeQuery } from '../../kernel/metrics';
 import type { Module } from '../context';
+import * as repository from './search.repository';
 import { createSearchServices, type SearchServices } from './search.module';
 import { searchOperations } from './search.routes';
 
@@ -25,4 +28,41 @@ export const searchModule: Module = {
   rest: searchOperations,
   // Searches waiting for their batch are written before the database closes.
   close: ({ search }) => search.close(),
+  metrics(registry, { db, search }) {
+    // The largest indexes by id: each is a series of its own, so their number is bounded.
+    const sizes = () => scrapeQuery(() => repository.indexSizes(db, 100));
+    new Gauge({
+      name: `${METRICS_PREFIX}search_index_documents`,
+      help: 'Documents stored per search index (the 100 largest), by index id.',
+      labelNames: ['index'],
+      registers: [registry],
+      async collect() {
+        const rows = await sizes();
+        if (!rows) return;
+        this.reset();
+        for (const row of rows) this.set({ index: row.id }, row.documents);
+      },
+    });
+    new Gauge({
+      name: `${METRICS_PREFIX}search_index_catch_up_lag`,
+      help: 'Index versions written but not yet applied to the search engine, per index (the 100 largest).',
+      labelNames: ['index'],
+      registers: [registry],
+      async collect() {
+        const rows = await sizes();
+        if (!rows) return;
+        this.reset();
+        for (const row of rows) this.set({ index: row.id }, row.lag);
+      },
+    });
+    new Counter({
+      name: `${METRICS_PREFIX}search_log_dropped_total`,
+      help: 'Searches not stored for analytics because the database refused them (each is also logged).',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(search.log.dropped);
+      },
+    });
+  },
 };

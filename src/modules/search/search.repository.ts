@@ -421,3 +421,11 @@ export const clicksByPosition = async (db: Db, range: AnalyticsRange) =>
      ORDER BY position
      LIMIT ${range.limit}`,
   );
+
+/** Per index (at most `limit`, largest first): documents stored and changes the engine has not caught up with. */
+export async function indexSizes(db: Db, limit: number) {
+  return db.$queryRaw<{ id: string; documents: number; lag: number }[]>`
+    SELECT i.id::text AS id, (SELECT count(*) FROM search_documents d WHERE d.index_id = i.id)::int AS documents,
+           greatest(i.version - i.processed_version, 0)::float8 AS lag
+      FROM search_indexes i ORDER BY documents DESC, i.id LIMIT ${limit}`;
+}
