@@ -141,7 +141,7 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   const { registry } = installMetrics(app, { token: deps.config.metricsToken });
   new Gauge({
     name: `${METRICS_PREFIX}db_pool_connections`,
-    help: 'Connections of this process pool to PostgreSQL: size (the maximum), open, idle, and requests waiting for one.',
+    help: 'Connections of the process pool to PostgreSQL: size (the maximum), open, idle, and requests waiting.',
     labelNames: ['state'],
     registers: [registry],
     collect() {
