@@ -31,6 +31,8 @@ export interface AppDependencies {
   authCacheTtlMs?: number;
   /** Run the reservation sweeper and the broadcast worker (default true). */
   backgroundWorkers?: boolean;
+  /** Readable log lines (pino-pretty) instead of JSON lines: for a terminal. */
+  prettyLogs?: boolean;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -87,7 +89,12 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   // looked up through this holder once both exist.
   let rewriteUrl: (request: IncomingMessage) => string = (request) => request.url ?? '/';
   const app = Fastify({
-    logger: { level: deps.config.logLevel },
+    logger: {
+      level: deps.config.logLevel,
+      ...(deps.prettyLogs
+        ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } }
+        : {}),
+    },
     bodyLimit: BODY_LIMIT_BYTES,
     // Per-request access logs cost throughput; errors are logged with their request id.
     logController: new LogController({ disableRequestLogging: true }),

@@ -1,4 +1,5 @@
 import { buildApp } from './app';
+import { bannerLines } from './banner';
 import { ConfigError, loadConfig } from './kernel/config';
 import { createDb } from './kernel/db';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './kernel/embedded-postgres';
@@ -15,18 +16,15 @@ async function main() {
   const databaseUrl = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir)).url;
   const migrations = await applyMigrations(databaseUrl);
   const db = createDb(databaseUrl);
-  const { app, whenIdle } = await buildApp({ config, db, masterKey: masterKey.key });
+  // JSON lines for a log collector; readable lines for a person at a terminal.
+  const terminal = process.stdout.isTTY === true;
+  const { app, services, whenIdle } = await buildApp({ config, db, masterKey: masterKey.key, prettyLogs: terminal });
 
   for (const warning of migrations.warnings) app.log.warn(warning);
   if (migrations.applied.length > 0) app.log.info({ migrations: migrations.applied }, 'applied migrations');
   if (embedded) {
     for (const notice of embedded.notices) app.log.warn(notice);
     app.log.info(`embedded PostgreSQL with data in ${config.dataDir}`);
-  }
-  if (masterKey.generated) {
-    app.log.info(`generated the master key (stored in ${masterKey.file}): ${masterKey.key}`);
-  } else if (masterKey.file) {
-    app.log.info(`master key: stored in ${masterKey.file}`);
   }
 
   let stopping = false;
@@ -50,6 +48,9 @@ async function main() {
 
   try {
     await app.listen({ port: config.port, host: config.host });
+    const facts = { baseUrl: services.baseUrl, masterKeyFile: masterKey.file, masterKeyGenerated: masterKey.generated };
+    if (terminal) console.log(`\n${bannerLines(facts).join('\n')}\n`);
+    else app.log.info({ ...facts, docs: `${services.baseUrl}/docs` }, 'listening');
   } catch (error) {
     app.log.error(error);
     await db.$disconnect();

@@ -72,9 +72,11 @@ describe('the service process', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'commerce-data-'));
     dirs.push(dataDir);
     const first = await startService({ DATA_DIR: dataDir });
-    expect(first.output()).toContain('generated the master key');
+    // Not a terminal: the start is one JSON line saying where the new key is kept, never the key.
+    expect(first.output()).toContain('"masterKeyGenerated":true');
+    expect(first.output()).toContain(`"masterKeyFile":${JSON.stringify(join(dataDir, 'master.key'))}`);
     const masterKey = readFileSync(join(dataDir, 'master.key'), 'utf8').trim();
-    expect(first.output()).toContain(masterKey);
+    expect(first.output()).not.toContain(masterKey);
 
     const health = await fetch(url(first, '/healthz'));
     expect(await health.json()).toEqual({ status: 'ok', database: 'up' });
@@ -110,7 +112,7 @@ describe('the service process', () => {
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
 
     const second = await startService({ DATA_DIR: dataDir });
-    expect(second.output()).not.toContain('generated the master key');
+    expect(second.output()).toContain('"masterKeyGenerated":false');
     expect(second.output()).not.toContain('applied migrations');
     const key = await fetch(url(second, `/api/admin/tenants/${tenantId}/api-keys`), {
       method: 'POST',
