@@ -30,31 +30,29 @@ export const searchModule: Module = {
   close: ({ search }) => search.close(),
   metrics(registry, { db, search }) {
     // The largest indexes by id: each is a series of its own, so their number is bounded.
-    const sizes = () => scrapeQuery(() => repository.indexSizes(db, 100));
-    new Gauge({
-      name: `${METRICS_PREFIX}search_index_documents`,
-      help: 'Documents stored per search index (the 100 largest), by index id.',
-      labelNames: ['index'],
-      registers: [registry],
-      async collect() {
-        const rows = await sizes();
-        if (!rows) return;
-        this.reset();
-        for (const row of rows) this.set({ index: row.id }, row.documents);
-      },
-    });
-    new Gauge({
-      name: `${METRICS_PREFIX}search_index_catch_up_lag`,
-      help: 'Index versions written but not yet applied to the search engine, per index (the 100 largest).',
-      labelNames: ['index'],
-      registers: [registry],
-      async collect() {
-        const rows = await sizes();
-        if (!rows) return;
-        this.reset();
-        for (const row of rows) this.set({ index: row.id }, row.lag);
-      },
-    });
+    const perIndex = (name: string, help: string, measure: (row: repository.IndexSize) => number) =>
+      new Gauge({
+        name: `${METRICS_PREFIX}${name}`,
+        help,
+        labelNames: ['index'],
+        registers: [registry],
+        async collect() {
+          const rows = await scrapeQuery(() => repository.indexSizes(db, 100));
+          if (!rows) return;
+          this.reset();
+          for (const row of rows) this.set({ index: row.id }, measure(row));
+        },
+      });
+    perIndex(
+      'search_index_documents',
+      'Documents stored per search index (the 100 largest), by index id.',
+      (row) => row.documents,
+    );
+    perIndex(
+      'search_index_catch_up_lag',
+      'Index versions written but not yet applied to the search engine, per index (the 100 largest).',
+      (row) => row.lag,
+    );
     new Counter({
       name: `${METRICS_PREFIX}search_log_dropped_total`,
       help: 'Searches not stored for analytics because the database refused them (each is also logged).',

@@ -422,9 +422,16 @@ export const clicksByPosition = async (db: Db, range: AnalyticsRange) =>
      LIMIT ${range.limit}`,
   );
 
+export interface IndexSize {
+  id: string;
+  documents: number;
+  /** Index versions written but not applied to the engine yet. */
+  lag: number;
+}
+
 /** Per index (at most `limit`, largest first): documents stored and changes the engine has not caught up with. */
 export async function indexSizes(db: Db, limit: number) {
-  return db.$queryRaw<{ id: string; documents: number; lag: number }[]>`
+  return db.$queryRaw<IndexSize[]>`
     SELECT i.id::text AS id, (SELECT count(*) FROM search_documents d WHERE d.index_id = i.id)::int AS documents,
            greatest(i.version - i.processed_version, 0)::float8 AS lag
       FROM search_indexes i ORDER BY documents DESC, i.id LIMIT ${limit}`;
