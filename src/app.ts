@@ -16,6 +16,7 @@ import {
 import { AppError } from './kernel/errors';
 import { uuidv7 } from './kernel/ids';
 import { installMetrics, METRICS_PREFIX } from './kernel/metrics';
+import { installRateLimitHeaders, limitedAuthentication, RateLimits } from './kernel/rate-limit';
 import type { Worker } from './kernel/module';
 import { mountRestApi } from './kernel/rest/router';
 import type { GraphQLContext, Services } from './modules/context';
@@ -59,6 +60,10 @@ export function createServices(
       config.publicBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
     // Derived from the master key so every process of a deployment signs cursors alike.
     cursors: createCursorCodec(createHmac('sha256', deps.masterKey).update('pagination-cursors').digest()),
+    rateLimits: new RateLimits(deps.db, config.rateLimitPerMinute, async (tenantId) => {
+      const tenant = await deps.db.tenant.findUnique({ where: { id: tenantId }, select: { rateLimitPerMinute: true } });
+      return tenant?.rateLimitPerMinute ?? null;
+    }),
   } as Services;
   for (const module of modules) Object.assign(services, module.services?.(services));
   return services;
@@ -187,14 +192,16 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   app.addHook('onClose', async () => {
     await Promise.all(workers.map((worker) => worker.stop()));
   });
-  const { authenticator } = services;
+  const { authenticator, rateLimits } = services;
+  installRateLimitHeaders(app);
+  const authenticate = limitedAuthentication((header) => authenticator.authenticate(header), rateLimits);
   await mountRestApi(app, restOperations, services, {
-    authenticate: (header) => authenticator.authenticate(header),
+    authenticate,
     isMasterKey: (header) => authenticator.isMasterKey(header),
   });
   await mountGraphQL<GraphQLContext>(app, {
     schema: buildGraphQLSchema(),
-    authenticate: (header) => authenticator.authenticate(header),
+    authenticate,
     context: (principal, requestId) => ({ principal, services, requestId }),
   });
   for (const module of modules) await module.http?.(app, services);

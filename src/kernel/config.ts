@@ -17,6 +17,7 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(logLevels).default('info'),
   PUBLIC_BASE_URL: z.url().optional(),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).optional(),
   EDGE_DOMAIN: z
     .string()
     .regex(
@@ -55,6 +56,8 @@ export interface Config {
   publicBaseUrl: string | undefined;
   /** Bearer token `GET /metrics` needs; public when unset. */
   metricsToken: string | undefined;
+  /** Requests per minute per credential of a tenant without a limit of its own; unset: no limit. */
+  rateLimitPerMinute: number | undefined;
   edge: EdgeConfig;
   broadcasts: BroadcastConfig;
 }
@@ -113,6 +116,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: values.LOG_LEVEL,
     publicBaseUrl: values.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     metricsToken: values.METRICS_TOKEN,
+    rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
     edge: {
       domain: values.EDGE_DOMAIN,
       originTimeoutMs: values.EDGE_ORIGIN_TIMEOUT_MS,

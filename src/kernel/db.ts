@@ -27,6 +27,13 @@ export function createDb(databaseUrl: string, options: { poolSize?: number } = {
   return db;
 }
 
+/** The pg pool under the client (for libraries that take one), shared with Prisma. */
+export function poolOf(db: Db): pg.Pool {
+  const pool = pools.get(db);
+  if (!pool) throw new Error('not a client made by createDb');
+  return pool;
+}
+
 /** Connections of the client's pool: open, idle, and requests waiting for one. */
 export function poolUse(db: Db) {
   const pool = pools.get(db);

@@ -9,6 +9,7 @@ import type { CursorCodec } from '../kernel/cursor';
 import type { Db } from '../kernel/db';
 import type { AppModule } from '../kernel/module';
 import type { Principal } from '../kernel/principal';
+import type { RateLimits } from '../kernel/rate-limit';
 import { operationDefiner } from '../kernel/rest/operation';
 import type { Scope } from './auth/scopes';
 
@@ -20,6 +21,8 @@ export interface Services {
   /** Origin used in absolute links (page URLs): PUBLIC_BASE_URL or http://HOST:PORT. */
   baseUrl: string;
   cursors: CursorCodec;
+  /** Requests per minute per credential, counted in PostgreSQL for every process. */
+  rateLimits: RateLimits;
   log: FastifyBaseLogger;
   /** How long a verified credential is trusted without asking the database again (tests shorten it). */
   authCacheTtlMs?: number;

@@ -35,8 +35,8 @@ const t = await startTestApp();
 const schema = buildGraphQLSchema();
 const mutations = Object.values(schema.getMutationType()!.getFields());
 const errorCodes = new Set((schema.getType('ErrorCode') as GraphQLEnumType).getValues().map((value) => value.name));
-/** What an answer may be: 200 with data or errors, 401 before the operation runs, 400/413/415 for a broken body. */
-const STATUSES = new Set([200, 400, 401, 413, 415]);
+/** What an answer may be: 200 with data or errors, 401 or 429 before the operation runs, 400/413/415 for a broken body. */
+const STATUSES = new Set([200, 400, 401, 413, 415, 429]);
 
 /** A: the caller's tenant; B: another tenant, whose data nothing may change; C: a third, whose key is misused. */
 let a: StockWorld;

@@ -268,8 +268,19 @@ function violation(operation: Operation, status: number, headers: Record<string,
   return validate(body) ? null : `body does not match the contract: ${ajv.errorsText(validate.errors)}`;
 }
 
-/** Creates the tenant's proxy and index with its documents, those that a request deleted again. */
+/**
+ * Creates the tenant's proxy and index with its documents, those that a request deleted again,
+ * and lifts a rate limit a request may have set on the tenant.
+ */
 async function seed(tenant: Tenant, prefix: string) {
+  const lifted = await t.app.inject({
+    method: 'PATCH',
+    url: `/api/admin/tenants/${tenant.id}`,
+    headers: { authorization: `Bearer ${TEST_MASTER_KEY}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ data: { rate_limit_per_minute: null } }),
+  });
+  expect(lifted.statusCode, lifted.body).toBe(200);
+  t.services.rateLimits.forget(tenant.id);
   const send = async (method: 'POST' | 'PUT', url: string, body: unknown) => {
     const response = await t.app.inject({
       method,

@@ -28,6 +28,7 @@ export interface RestClient {
   get(url: string, options?: RequestOptions): Promise<RestResponse>;
   post(url: string, options?: RequestOptions): Promise<RestResponse>;
   put(url: string, options?: RequestOptions): Promise<RestResponse>;
+  patch(url: string, options?: RequestOptions): Promise<RestResponse>;
   delete(url: string, options?: RequestOptions): Promise<RestResponse>;
 }
 
@@ -135,6 +136,7 @@ export function createRestClient(app: FastifyInstance): RestClient {
     get: (url, options) => request('GET', url, options),
     post: (url, options) => request('POST', url, options),
     put: (url, options) => request('PUT', url, options),
+    patch: (url, options) => request('PATCH', url, options),
     delete: (url, options) => request('DELETE', url, options),
   };
 }

@@ -49,7 +49,7 @@ describe('POST /api/admin/tenants', () => {
     const response = await postTenant({ data: { name: 'Acme Retail' } });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
-      data: { id: expect.stringMatching(UUID_PATTERN), name: 'Acme Retail' },
+      data: { id: expect.stringMatching(UUID_PATTERN), name: 'Acme Retail', rate_limit_per_minute: null },
       page: null,
       meta: null,
     });

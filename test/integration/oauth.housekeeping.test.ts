@@ -150,6 +150,11 @@ describe('housekeeping', () => {
         [tenant.id, `key-${name}`],
       );
     }
+    await sql(
+      t.databaseUrl,
+      `INSERT INTO rate_limits (key, points, expire) VALUES ('ended', 3, 1), ('current', 2, $1)`,
+      [Date.now() + 60_000],
+    );
     // A code that expired a minute ago is kept for an hour: presented again, it still revokes its grant.
     await sql(
       t.databaseUrl,
@@ -160,7 +165,14 @@ describe('housekeeping', () => {
 
     const passes = await Promise.all([deleteExpired({ db: t.db }), deleteExpired({ db: otherDb })]);
     const total = (key: keyof (typeof passes)[0]) => passes.reduce((sum, pass) => sum + pass[key], 0);
-    expect([total('sessions'), total('codes'), total('refreshTokens'), total('idempotencyKeys')]).toEqual([1, 1, 1, 1]);
+    expect([
+      total('sessions'),
+      total('codes'),
+      total('refreshTokens'),
+      total('idempotencyKeys'),
+      total('rateLimitWindows'),
+    ]).toEqual([1, 1, 1, 1, 1]);
+    expect(await sql(t.databaseUrl, 'SELECT key FROM rate_limits')).toEqual([{ key: 'current' }]);
 
     expect(await sql(t.databaseUrl, 'SELECT id FROM oauth_authorization_sessions ORDER BY id')).toEqual([
       { id: 'session-fresh' },

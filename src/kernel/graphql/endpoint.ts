@@ -32,8 +32,8 @@ export async function mountGraphQL<TContext extends object>(
   app: FastifyInstance,
   options: {
     schema: GraphQLSchema;
-    /** Verifies the Authorization header: the caller, or an UNAUTHORIZED AppError. */
-    authenticate(authorization: string | undefined): Promise<Principal>;
+    /** Verifies the Authorization header: the caller, or UNAUTHORIZED (TOO_MANY_REQUESTS beyond its limit). */
+    authenticate(authorization: string | undefined, request: FastifyRequest): Promise<Principal>;
     /** The resolvers' context of one request. */
     context(principal: Principal, requestId: string): TContext;
   },
@@ -47,7 +47,7 @@ export async function mountGraphQL<TContext extends object>(
 
   let introspection: unknown;
   const authenticate = async (request: FastifyRequest) => {
-    request.principal = await options.authenticate(request.headers.authorization);
+    request.principal = await options.authenticate(request.headers.authorization, request);
   };
 
   app.decorateRequest('principal', null);

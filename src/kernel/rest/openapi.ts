@@ -122,6 +122,8 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
     // A process that is shutting down refuses requests arriving on connections it still has open.
     const errorKeys = new Set<ErrorKey>([...operation.errors, 'METHOD_NOT_ALLOWED', 'INTERNAL', 'SERVICE_UNAVAILABLE']);
     if (operation.security !== 'none') errorKeys.add('UNAUTHORIZED');
+    // A tenant credential counts against its rate limit (when one applies).
+    if (operation.security === 'bearer' || operation.security === 'bearer-optional') errorKeys.add('TOO_MANY_REQUESTS');
     // Any request can be malformed before the operation sees it: a broken percent-encoding in the
     // path, an undocumented query parameter.
     errorKeys.add('BAD_REQUEST');

@@ -20,8 +20,8 @@ declare module 'fastify' {
 }
 
 export interface RestSecurity {
-  /** Verifies a tenant credential: the caller, or an UNAUTHORIZED AppError. */
-  authenticate(authorization: string | undefined): Promise<Principal>;
+  /** Verifies a tenant credential: the caller, or an UNAUTHORIZED AppError (TOO_MANY_REQUESTS beyond its limit). */
+  authenticate(authorization: string | undefined, request: FastifyRequest): Promise<Principal>;
   isMasterKey(authorization: string | undefined): boolean;
 }
 
@@ -171,11 +171,13 @@ async function contractRoutes<TServices>(operations: RestOperation<TServices>[])
 function authenticatorFor(kind: Security, security: RestSecurity) {
   switch (kind) {
     case 'bearer':
-      return (request: FastifyRequest) => security.authenticate(request.headers.authorization);
+      return (request: FastifyRequest) => security.authenticate(request.headers.authorization, request);
     case 'bearer-optional':
       // Without an Authorization header the caller is anonymous; a bad one is still a 401.
       return (request: FastifyRequest) =>
-        request.headers.authorization === undefined ? null : security.authenticate(request.headers.authorization);
+        request.headers.authorization === undefined
+          ? null
+          : security.authenticate(request.headers.authorization, request);
     case 'master':
       return (request: FastifyRequest) => {
         if (!security.isMasterKey(request.headers.authorization))

@@ -8,7 +8,13 @@ const TenantIdParams = z.object({
   tenant_id: z.uuid().openapi({ description: 'ID of the tenant.' }),
 });
 
-const Tenant = z.object({ id: z.uuid(), name: z.string() }).openapi('Tenant');
+const RateLimit = z.number().int().min(1).max(1_000_000).nullable().openapi({
+  description: 'Requests per minute each API key or OAuth client of the tenant may make; null: RATE_LIMIT_PER_MINUTE.',
+});
+
+const Tenant = z
+  .object({ id: z.uuid(), name: z.string(), rate_limit_per_minute: z.number().int().nullable() })
+  .openapi('Tenant');
 
 const ScopeName = z.enum([...SCOPES, ALL_SCOPES]).openapi('Scope', {
   description: 'A permission of a credential; `*` grants every scope.',
@@ -32,11 +38,37 @@ export const createTenant = defineOperation({
   summary: 'Create a tenant',
   tag: 'Admin',
   security: 'master',
-  body: z.object({ data: z.object({ name }).strict() }).strict(),
+  body: z.object({ data: z.object({ name, rate_limit_per_minute: RateLimit.optional() }).strict() }).strict(),
   responses: { 201: { description: 'The tenant.', schema: singleEnvelope(Tenant) } },
   errors: ['BAD_REQUEST'],
   async handler({ body, services }) {
-    return { status: 201, body: single(await services.admin.createTenant(body.data.name)) };
+    const { name, rate_limit_per_minute: limit } = body.data;
+    return { status: 201, body: single(await services.admin.createTenant(name, limit ?? null)) };
+  },
+});
+
+export const updateTenant = defineOperation({
+  operationId: 'updateTenant',
+  method: 'patch',
+  path: '/api/admin/tenants/{tenant_id}',
+  summary: "Change a tenant's name or rate limit",
+  description:
+    'Members left out keep their value. A new rate limit applies at once in this process, within 5 seconds ' +
+    'in the others.',
+  tag: 'Admin',
+  security: 'master',
+  params: TenantIdParams,
+  body: z
+    .object({ data: z.object({ name: name.optional(), rate_limit_per_minute: RateLimit.optional() }).strict() })
+    .strict(),
+  responses: { 200: { description: 'The tenant.', schema: singleEnvelope(Tenant) } },
+  errors: ['BAD_REQUEST', 'NOT_FOUND'],
+  async handler({ params, body, services }) {
+    const { name, rate_limit_per_minute: rateLimitPerMinute } = body.data;
+    return {
+      status: 200,
+      body: single(await services.admin.updateTenant(params.tenant_id, { name, rateLimitPerMinute })),
+    };
   },
 });
 
@@ -85,4 +117,4 @@ export const revokeApiKey = defineOperation({
   },
 });
 
-export const adminOperations = [createTenant, createApiKey, revokeApiKey];
+export const adminOperations = [createTenant, updateTenant, createApiKey, revokeApiKey];

@@ -1,7 +1,7 @@
 import type { Db } from '../../kernel/db';
 import { notFound } from '../../kernel/errors';
 import { uuidv7 } from '../../kernel/ids';
-import { insertApiKey, insertTenant, revokeApiKey, tenantExists } from './auth.repository';
+import { insertApiKey, insertTenant, revokeApiKey, tenantExists, updateTenant } from './auth.repository';
 import type { Authenticator } from './authenticator';
 import { generateApiKey } from './credentials';
 import type { GrantableScope } from './scopes';
@@ -11,12 +11,21 @@ export class AdminService {
   constructor(
     private readonly db: Db,
     private readonly authenticator: Authenticator,
+    /** Told when a tenant's rate limit changed, so that this process applies it at once. */
+    private readonly onTenantLimitChanged: (tenantId: string) => void = () => {},
   ) {}
 
-  /** Creates a tenant. */
-  async createTenant(name: string) {
-    const tenant = await insertTenant(this.db, { id: uuidv7(), name });
-    return { id: tenant.id, name: tenant.name };
+  /** Creates a tenant, with a rate limit of its own or none (RATE_LIMIT_PER_MINUTE then applies). */
+  async createTenant(name: string, rateLimitPerMinute: number | null = null) {
+    return tenantView(await insertTenant(this.db, { id: uuidv7(), name, rateLimitPerMinute }));
+  }
+
+  /** Changes a tenant's name or rate limit (null: back to RATE_LIMIT_PER_MINUTE). */
+  async updateTenant(tenantId: string, changes: { name?: string; rateLimitPerMinute?: number | null }) {
+    if (!(await tenantExists(this.db, tenantId))) throw notFound('no tenant with this id');
+    const tenant = await updateTenant(this.db, tenantId, changes);
+    this.onTenantLimitChanged(tenantId);
+    return tenantView(tenant);
   }
 
   /** Issues an API key; the returned `key` is the only time the secret is visible. */
@@ -35,3 +44,9 @@ export class AdminService {
     this.authenticator.forget(keyId);
   }
 }
+
+const tenantView = (tenant: { id: string; name: string; rateLimitPerMinute: number | null }) => ({
+  id: tenant.id,
+  name: tenant.name,
+  rate_limit_per_minute: tenant.rateLimitPerMinute,
+});

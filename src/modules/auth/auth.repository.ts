@@ -6,7 +6,11 @@ export const findApiKey = (db: Db, id: string) =>
     select: { id: true, tenantId: true, secretHash: true, scopes: true, revokedAt: true },
   });
 
-export const insertTenant = (db: Db, tenant: { id: string; name: string }) => db.tenant.create({ data: tenant });
+export const insertTenant = (db: Db, tenant: { id: string; name: string; rateLimitPerMinute: number | null }) =>
+  db.tenant.create({ data: tenant });
+
+export const updateTenant = (db: Db, id: string, changes: { name?: string; rateLimitPerMinute?: number | null }) =>
+  db.tenant.update({ where: { id }, data: changes });
 
 export const tenantExists = async (db: Db, id: string) =>
   (await db.tenant.findUnique({ where: { id }, select: { id: true } })) !== null;

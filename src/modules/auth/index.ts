@@ -19,7 +19,8 @@ export const authModule: Module = {
       // The OAuth module is built after this one; its verifier is needed only once a token arrives.
       accessTokens: { verify: (token) => services.oauth.accessTokens.verify(token) },
     });
-    return { authenticator, admin: new AdminService(services.db, authenticator) };
+    const admin = new AdminService(services.db, authenticator, (tenantId) => services.rateLimits.forget(tenantId));
+    return { authenticator, admin };
   },
   rest: adminOperations,
 };

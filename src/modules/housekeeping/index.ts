@@ -1,5 +1,6 @@
 import { deleteExpiredIdempotencyKeys } from '../../kernel/idempotency';
 import { startPoller } from '../../kernel/poller';
+import { deleteEndedWindows } from '../../kernel/rate-limit';
 import type { Module, Services } from '../context';
 import * as oauth from '../oauth/oauth.repository';
 
@@ -8,14 +9,16 @@ export const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 
 /**
  * Deletes what has expired, in one pass: authorization sessions, codes and refresh tokens, signing
- * keys past their retirement, idempotency keys past their 24 hours. Every statement deletes by
- * expiry alone, so passes of several processes at once delete each row once and wait on nothing.
+ * keys past their retirement, idempotency keys past their 24 hours, rate limit windows that ended.
+ * Every statement deletes by expiry alone, so passes of several processes at once delete each row
+ * once and wait on nothing.
  */
 export async function deleteExpired({ db }: Pick<Services, 'db'>) {
   const authorization = await oauth.deleteExpiredAuthorizationState(db);
   const signingKeys = (await oauth.deleteRetiredSigningKeys(db)).count;
   const idempotencyKeys = await deleteExpiredIdempotencyKeys(db);
-  return { ...authorization, signingKeys, idempotencyKeys };
+  const rateLimitWindows = await deleteEndedWindows(db);
+  return { ...authorization, signingKeys, idempotencyKeys, rateLimitWindows };
 }
 
 /** Housekeeping: a background pass in every process that deletes expired rows. */

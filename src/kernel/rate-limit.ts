@@ -1,0 +1,116 @@
+/**
+ * Requests per minute per credential (an API key, or an OAuth client with the tokens it obtained),
+ * counted in PostgreSQL by rate-limiter-flexible so that every process of a deployment shares the
+ * count. A tenant's own limit overrides RATE_LIMIT_PER_MINUTE; without either, nothing is counted.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { poolOf, type Db } from './db';
+import { AppError } from './errors';
+import type { Principal } from './principal';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller's window, once a limit applied to the request (for the RateLimit-* headers). */
+    rateLimit?: RateLimitState;
+  }
+}
+
+export const WINDOW_SECONDS = 60;
+/** How long a tenant's limit is trusted without asking the database again. */
+const TENANT_LIMIT_TTL_MS = 5_000;
+
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window ends. */
+  reset: number;
+}
+
+/** The credential a request counts against: an API key, or the OAuth client behind a token. */
+const credentialOf = ({ tenantId, actor }: Principal) =>
+  `${tenantId}:${actor.type === 'user' ? `oauth_client:${actor.clientId}` : `${actor.type}:${actor.id}`}`;
+
+export class RateLimits {
+  /** Made on the first request a limit applies to: a deployment without limits never touches the table. */
+  private limiter: RateLimiterPostgres | undefined;
+  private readonly tenantLimits: LRUCache<string, { limit: number | null }>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly defaultLimit: number | undefined,
+    tenantLimit: (tenantId: string) => Promise<number | null>,
+  ) {
+    this.tenantLimits = new LRUCache({
+      max: 10_000,
+      ttl: TENANT_LIMIT_TTL_MS,
+      fetchMethod: async (tenantId) => ({ limit: await tenantLimit(tenantId) }),
+    });
+  }
+
+  /** One limiter for every limit: it counts, and each request is compared with its tenant's limit. */
+  private counter() {
+    this.limiter ??= new RateLimiterPostgres({
+      storeClient: poolOf(this.db),
+      tableName: 'rate_limits',
+      tableCreated: true,
+      points: Number.MAX_SAFE_INTEGER,
+      duration: WINDOW_SECONDS,
+      clearExpiredByTimeout: false,
+    });
+    return this.limiter;
+  }
+
+  /** Forgets a tenant's limit, after it changed in this process. */
+  forget(tenantId: string) {
+    this.tenantLimits.delete(tenantId);
+  }
+
+  /** Counts one request of the principal; TOO_MANY_REQUESTS beyond its limit. */
+  async consume(principal: Principal): Promise<RateLimitState | undefined> {
+    const own = (await this.tenantLimits.fetch(principal.tenantId))?.limit ?? null;
+    const limit = own ?? this.defaultLimit;
+    if (limit === undefined) return undefined;
+    const counted: RateLimiterRes = await this.counter().consume(credentialOf(principal), 1);
+    const reset = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
+    const state = { limit, remaining: Math.max(0, limit - counted.consumedPoints), reset };
+    if (counted.consumedPoints > limit) {
+      throw new AppError('TOO_MANY_REQUESTS', `this credential may make ${limit} requests per minute`, {
+        headers: { 'Retry-After': String(reset), ...rateLimitHeaders(state) },
+      });
+    }
+    return state;
+  }
+}
+
+const rateLimitHeaders = (state: RateLimitState) => ({
+  'RateLimit-Limit': String(state.limit),
+  'RateLimit-Remaining': String(state.remaining),
+  'RateLimit-Reset': String(state.reset),
+});
+
+/** Authenticates, then counts the request against the caller's limit and keeps its window for the headers. */
+export function limitedAuthentication(
+  authenticate: (authorization: string | undefined) => Promise<Principal>,
+  limits: RateLimits,
+) {
+  return async (authorization: string | undefined, request?: FastifyRequest) => {
+    const principal = await authenticate(authorization);
+    const state = await limits.consume(principal);
+    if (state && request) request.rateLimit = state;
+    return principal;
+  };
+}
+
+/** Every answer to a limited request says where its caller stands. */
+export function installRateLimitHeaders(app: FastifyInstance) {
+  app.decorateRequest('rateLimit', undefined);
+  app.addHook('onSend', async (request, reply) => {
+    if (request.rateLimit) reply.headers(rateLimitHeaders(request.rateLimit));
+  });
+}
+
+/** Deletes the counters of windows that have ended; safe in several processes at once. */
+export const deleteEndedWindows = (db: Db) =>
+  db.$executeRaw`DELETE FROM rate_limits WHERE expire < (extract(epoch FROM now()) * 1000)::bigint`;
