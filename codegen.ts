@@ -7,7 +7,8 @@ const withGraphQL = modules.flatMap((module) => (module.graphql ? [{ name: modul
 
 /**
  * Resolver signatures typed from every module's SDL in schema/, with GraphQL types mapped to the
- * rows their resolvers receive (each module names its mappers relative to its own folder).
+ * rows their resolvers receive (each module names its mappers relative to its own folder), and the
+ * typed operations of the TypeScript client.
  */
 const config: CodegenConfig = {
   schema: [BASE_SCHEMA_FILE, ...withGraphQL.map((module) => module.schema)].map((file) => `schema/${file}`),
@@ -28,6 +29,18 @@ const config: CodegenConfig = {
             ]),
           ),
         ),
+      },
+    },
+    // The typed documents of the TypeScript client (clients/typescript), one per operation file.
+    'clients/typescript/src/__generated__/graphql/': {
+      documents: ['clients/typescript/operations/*.graphql'],
+      preset: 'client',
+      presetConfig: { fragmentMasking: false },
+      config: {
+        documentMode: 'string',
+        useTypeImports: true,
+        enumsAsTypes: true,
+        scalars: { Int64: 'number', QueryFilter: 'string' },
       },
     },
   },

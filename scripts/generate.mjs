@@ -1,5 +1,6 @@
-// Regenerates the Prisma client and the GraphQL resolver types into src/__generated__ when their
-// inputs changed since the last run (a content hash is kept beside the output).
+// Regenerates the Prisma client and the GraphQL resolver types into src/__generated__, and the
+// TypeScript client's REST types and GraphQL documents into clients/typescript/src/__generated__,
+// when their inputs changed since the last run (a content hash is kept beside the output).
 import { execFileSync } from 'node:child_process';
 import process from 'node:process';
 import { createHash } from 'node:crypto';
@@ -13,6 +14,11 @@ const inputs = [
   'prisma.config.ts',
   'codegen.ts',
   'package-lock.json',
+  'openapi.yaml',
+  ...readdirSync(join(root, 'clients/typescript/operations'))
+    .filter((f) => f.endsWith('.graphql'))
+    .sort()
+    .map((f) => `clients/typescript/operations/${f}`),
   ...readdirSync(join(root, 'schema'))
     .filter((f) => f.endsWith('.graphql'))
     .sort()
@@ -29,7 +35,13 @@ const hash = createHash('sha256');
 for (const file of inputs) hash.update(file).update(readFileSync(join(root, file)));
 const digest = hash.digest('hex');
 
-const outputs = ['src/__generated__/prisma/client.ts', 'src/__generated__/graphql.ts'];
+const clientOpenApi = 'clients/typescript/src/__generated__/openapi.ts';
+const outputs = [
+  'src/__generated__/prisma/client.ts',
+  'src/__generated__/graphql.ts',
+  clientOpenApi,
+  'clients/typescript/src/__generated__/graphql/graphql.ts',
+];
 const fresh =
   existsSync(stampFile) &&
   readFileSync(stampFile, 'utf8') === digest &&
@@ -45,6 +57,11 @@ if (!fresh) {
   };
   execFileSync(bin('prisma'), ['generate'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
   execFileSync(bin('graphql-codegen'), ['--config', 'codegen.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  execFileSync(bin('openapi-typescript'), ['openapi.yaml', '--output', clientOpenApi], {
     cwd: root,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
