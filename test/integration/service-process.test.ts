@@ -14,7 +14,12 @@ const started: ChildProcess[] = [];
 const dirs: string[] = [];
 
 afterAll(() => {
-  for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const child of started) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    // `npm start` children lead a process group: the service under npm goes with it.
+    if (child.spawnargs[0] === 'npm') process.kill(-child.pid!, 'SIGKILL');
+    else child.kill('SIGKILL');
+  }
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -25,19 +30,27 @@ interface Service {
   exited: Promise<number | null>;
 }
 
-/** Runs `src/main.ts` as `npm start` does and waits until it listens (or exits). */
-async function startService(env: Record<string, string>): Promise<Service> {
+/**
+ * Runs the service as `npm start` runs it (`node --import tsx src/main.ts`), or through `npm start`
+ * itself in a process group of its own, and waits until it listens (or exits).
+ */
+async function startService(env: Record<string, string>, via: 'node' | 'npm' = 'node'): Promise<Service> {
   const port = await freePort();
-  const child = spawn(tsx, ['src/main.ts'], {
+  const [command, args] = via === 'npm' ? ['npm', ['start']] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];
+  const child = spawn(command, args, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A group of its own, as a terminal gives a foreground job: Ctrl-C signals the whole group.
+    detached: via === 'npm',
   });
   started.push(child);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
+  const exited = new Promise<number | null>((resolveExit) =>
+    child.on('exit', (code, signal) => resolveExit(signal ? null : code)),
+  );
   await new Promise<void>((resolveReady, reject) => {
     const timer = setInterval(() => {
       if (output.includes('Server listening')) {
@@ -124,66 +137,84 @@ describe('the service process', () => {
     expect(await second.exited).toBe(0);
   });
 
-  it('finishes a request in flight after SIGTERM and refuses new connections', async () => {
-    // The request in flight is a proxied one whose origin answers only when told to, so the test
-    // knows the service is inside the request when the signal arrives, however loaded the machine.
-    let arrived!: () => void;
-    const originReached = new Promise<void>((resolveArrived) => (arrived = resolveArrived));
-    let release!: () => void;
-    const released = new Promise<void>((resolveRelease) => (release = resolveRelease));
-    const origin = createServer(async (_request, response) => {
-      arrived();
-      await released;
-      response.end('answered after SIGTERM');
-    });
-    await new Promise<void>((resolveListen) => origin.listen(0, '127.0.0.1', resolveListen));
-    const originPort = (origin.address() as AddressInfo).port;
+  describe.each([
+    ['SIGTERM sent to the npm process alone', 'SIGTERM', 'npm'],
+    ['SIGTERM sent to the service process alone', 'SIGTERM', 'service'],
+    ['SIGINT sent to the whole process group (Ctrl-C in a terminal)', 'SIGINT', 'group'],
+  ] as const)('%s', (_name, signal, target) => {
+    it('finishes every request in flight with PostgreSQL still up, refuses new ones, and exits 0', async () => {
+      // The requests in flight are proxied ones whose origin answers only when told to, so the test
+      // knows the service is inside them when the signal arrives, however loaded the machine.
+      const inFlightCount = 5;
+      let arrivals = 0;
+      let allArrived!: () => void;
+      const originReached = new Promise<void>((resolveArrived) => (allArrived = resolveArrived));
+      let release!: () => void;
+      const released = new Promise<void>((resolveRelease) => (release = resolveRelease));
+      const origin = createServer(async (request, response) => {
+        if ((arrivals += 1) === inFlightCount) allArrived();
+        await released;
+        response.end(`answered ${request.url}`);
+      });
+      await new Promise<void>((resolveListen) => origin.listen(0, '127.0.0.1', resolveListen));
+      const originPort = (origin.address() as AddressInfo).port;
 
-    const dataDir = mkdtempSync(join(tmpdir(), 'commerce-data-'));
-    dirs.push(dataDir);
-    const service = await startService({ DATA_DIR: dataDir, EDGE_ALLOW_PRIVATE_ORIGINS: 'true' });
-    const masterKey = readFileSync(join(dataDir, 'master.key'), 'utf8').trim();
-    const tenantId = ((await (await createTenant(service, masterKey, 'In flight')).json()) as { data: { id: string } })
-      .data.id;
-    const keyResponse = await fetch(url(service, `/api/admin/tenants/${tenantId}/api-keys`), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ data: { name: 'in flight', scopes: ['*'] } }),
-    });
-    const apiKey = ((await keyResponse.json()) as { data: { key: string } }).data.key;
-    const proxy = await fetch(url(service, '/api/storage/edge/proxies'), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        data: { key: 'slow', routes: { path: '/slow', origin: { uri: `http://127.0.0.1:${originPort}/slow` } } },
-      }),
-    });
-    expect(proxy.status).toBe(201);
+      const dataDir = mkdtempSync(join(tmpdir(), 'commerce-data-'));
+      dirs.push(dataDir);
+      const service = await startService({ DATA_DIR: dataDir, EDGE_ALLOW_PRIVATE_ORIGINS: 'true' }, 'npm');
+      expect(service.output()).toContain('Server listening');
+      const masterKey = readFileSync(join(dataDir, 'master.key'), 'utf8').trim();
+      const tenant = (await (await createTenant(service, masterKey, 'In flight')).json()) as { data: { id: string } };
+      const keyResponse = await fetch(url(service, `/api/admin/tenants/${tenant.data.id}/api-keys`), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ data: { name: 'in flight', scopes: ['*'] } }),
+      });
+      const apiKey = ((await keyResponse.json()) as { data: { key: string } }).data.key;
+      const proxy = await fetch(url(service, '/api/storage/edge/proxies'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          data: { key: 'slow', routes: { path: '*', origin: { uri: `http://127.0.0.1:${originPort}/` } } },
+        }),
+      });
+      expect(proxy.status).toBe(201);
 
-    const inFlight = fetch(url(service, '/edge/slow/slow'));
-    const early = await Promise.race([
-      originReached.then(() => null),
-      inFlight.then(async (r) => `${r.status} ${await r.clone().text()}`),
-    ]);
-    expect(early, 'the proxied request answered before reaching the origin').toBeNull();
-    service.child.kill('SIGTERM');
-    // Once the listener is closed, new connections are refused.
-    await expect
-      .poll(
-        async () =>
-          fetch(url(service, '/healthz')).then(
-            () => 'accepted',
-            () => 'refused',
-          ),
-        { timeout: 10_000 },
-      )
-      .toBe('refused');
-    release();
-    const response = await inFlight;
-    expect(response.status).toBe(200);
-    expect(await response.text()).toBe('answered after SIGTERM');
-    expect(await service.exited).toBe(0);
-    origin.close();
+      const inFlight = Array.from({ length: inFlightCount }, (_, index) => fetch(url(service, `/edge/slow/${index}`)));
+      const early = await Promise.race([
+        originReached.then(() => null),
+        Promise.any(inFlight).then(async (r) => `${r.status} ${await r.clone().text()}`),
+      ]);
+      expect(early, 'a proxied request answered before reaching the origin').toBeNull();
+
+      // The service is the npm process's only child: npm runs it with `exec`, no shell in between.
+      const servicePid = Number(execFileSync('pgrep', ['-P', String(service.child.pid)], { encoding: 'utf8' }).trim());
+      const postmasterPid = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      if (target === 'npm') service.child.kill(signal);
+      else if (target === 'service') process.kill(servicePid, signal);
+      else process.kill(-service.child.pid!, signal);
+
+      // Once the listener is closed, new connections are refused; PostgreSQL keeps running meanwhile.
+      await expect
+        .poll(
+          async () =>
+            fetch(url(service, '/healthz')).then(
+              () => 'accepted',
+              () => 'refused',
+            ),
+          { timeout: 10_000 },
+        )
+        .toBe('refused');
+      expect(() => process.kill(postmasterPid, 0), 'PostgreSQL stopped while requests were in flight').not.toThrow();
+      release();
+      const answers = await Promise.all(inFlight.map(async (r) => `${(await r).status} ${await (await r).text()}`));
+      expect(answers).toEqual(Array.from({ length: inFlightCount }, (_, index) => `200 answered /${index}`));
+      expect(await service.exited).toBe(0);
+      expect(service.output()).toContain(`${signal}: finishing requests in flight and stopping`);
+      // PostgreSQL removes its pid file when it has shut down cleanly.
+      expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+      origin.close();
+    });
   });
 
   it('uses DATABASE_URL instead of the embedded server when it is set', async () => {
