@@ -14,10 +14,11 @@ import { httpOverheadSuite } from './suites/http-overhead';
 import { edgeSuite } from './suites/edge';
 import { searchSuite } from './suites/search';
 import { reservationsSuite } from './suites/reservations';
+import { startSuite } from './suites/start';
 import { stockSuite } from './suites/stock';
 
 /** Every suite, in the order its rows appear; later benchmarks add theirs here. */
-const allSuites: Suite[] = [httpOverheadSuite, edgeSuite, searchSuite, stockSuite, reservationsSuite];
+const allSuites: Suite[] = [httpOverheadSuite, edgeSuite, searchSuite, stockSuite, reservationsSuite, startSuite];
 
 /** BENCH_SUITES (comma-separated, matched against the start of a suite's name, case-insensitive) runs only those. */
 const wanted = (process.env.BENCH_SUITES ?? '')
