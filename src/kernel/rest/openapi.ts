@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import type { ZodObject, ZodType } from 'zod';
 import { errorRegistry, type ErrorKey } from '../errors';
+import { packageInfo } from '../package-info';
 import type { RestOperation } from './operation';
 import { ErrorEnvelopeSchema } from './schemas';
 
@@ -197,7 +198,7 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
     openapi: '3.1.0',
     info: {
       title: 'Commerce Platform API',
-      version: '0.1.0',
+      version: packageInfo.version,
       description:
         'REST interface of the commerce platform: edge proxies, search, authorization and inventory writes. ' +
         'Every response carries the envelope `{data, page, meta}` or `{error: {code, message, details}, meta}`.',

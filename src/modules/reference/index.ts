@@ -1,16 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { packageInfo } from '../../kernel/package-info';
 import type { Module } from '../context';
 import { loadContracts, type ServedDocument } from './contracts';
 import { docsPage, homePage, PAGE_CSP, type Link } from './pages';
 
 const root = resolve(import.meta.dirname, '../../..');
-const { name, version } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
-  name: string;
-  version: string;
-};
+const { name, version } = packageInfo;
 const TITLE = 'Commerce Platform API';
 
 const LINKS: Link[] = [
