@@ -79,6 +79,10 @@ describe.skipIf(!chromiumPresent)('API reference and GraphiQL in Chromium', () =
     expect(tags.length).toBeGreaterThan(3);
     for (const tag of tags) await page.getByText(tag, { exact: true }).first().waitFor({ timeout: 20_000 });
     await page.getByText('Rotate the token signing key').first().waitFor();
+    // The content beside the navigation: the contract's title, its download and the bearer field.
+    await page.getByRole('heading', { name: 'Commerce Platform API' }).first().waitFor({ timeout: 20_000 });
+    await page.getByText('Download OpenAPI Document').first().waitFor();
+    await page.getByText('Bearer Token').first().waitFor();
     const file = join(screenshots, 'docs.png');
     await page.screenshot({ path: file, fullPage: false });
     console.log(`screenshot of /docs: ${file}`);
