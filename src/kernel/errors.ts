@@ -113,6 +113,10 @@ const DEFAULT_HEADERS: Partial<Record<ErrorKey, Record<string, string>>> = {
 export interface FieldProblem {
   field: string;
   message: string;
+  /** A compare-and-set conflict: the entity whose value changed, the value expected and the one found. */
+  id?: string;
+  expected?: number;
+  actual?: number;
 }
 
 export class AppError extends Error {

@@ -10,6 +10,12 @@ export const FieldProblemSchema = z
   .object({
     field: z.string().openapi({ description: 'Where the problem is, e.g. `body.data.key` or `query.page[size]`.' }),
     message: z.string(),
+    id: z.string().optional().openapi({ description: 'A compare-and-set conflict: the entity that changed.' }),
+    expected: z
+      .int()
+      .optional()
+      .openapi({ description: 'A compare-and-set conflict: the value the request expected.' }),
+    actual: z.int().optional().openapi({ description: 'A compare-and-set conflict: the value found.' }),
   })
   .openapi('FieldProblem');
 
@@ -18,10 +24,9 @@ export const ErrorEnvelopeSchema = z
     error: z.object({
       code: z.int().openapi({ description: 'Equals the HTTP status.' }),
       message: z.string().openapi({ description: 'A fixed prefix per status, optionally followed by `; <reason>`.' }),
-      details: z
-        .array(FieldProblemSchema)
-        .nullable()
-        .openapi({ description: 'Null, except for validation errors, which list the fields.' }),
+      details: z.array(FieldProblemSchema).nullable().openapi({
+        description: 'Null, except for validation errors, which list the fields, and compare-and-set conflicts.',
+      }),
     }),
     meta: z.null(),
   })

@@ -80,6 +80,12 @@ export const InventoryItemUpdate = z
   .object({
     id: Text(64, 'Id of the line (from `inventoryItems` or the `ids` of an Inventory node).'),
     quantity: Quantity.optional().openapi({ description: "The counted quantity: replaces the line's quantity." }),
+    expectedQuantity: Quantity.optional().openapi({
+      description:
+        'Compare-and-set: the quantity the line must hold when the request is applied (as the client last read ' +
+        'it). If any line holds another, the whole request is a 409 CONFLICT whose `details` name each such ' +
+        'line (`id`, `expected`, `actual`) and nothing is applied.',
+    }),
     state: z
       .enum(['AVAILABLE', 'UNAVAILABLE'])
       .optional()

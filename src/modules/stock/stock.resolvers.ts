@@ -2,8 +2,9 @@ import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import type { Resolvers } from '../../__generated__/graphql';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
 import { positionLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
-import { parseValue } from '../../kernel/validation';
-import { InventoryArguments, InventoryItemsArguments } from './stock.schemas';
+import { idempotencyOf } from '../../kernel/graphql/idempotency';
+import { parseValue, withInput } from '../../kernel/validation';
+import { InventoryArguments, InventoryItemsArguments, SetInventoryQuantitiesInput } from './stock.schemas';
 import type { InventoryGroup, InventoryLine, StockReference } from './stock.types';
 
 const notAString = () =>
@@ -64,6 +65,16 @@ export const stockResolvers: Resolvers = {
       ),
     stockMutations: async (_parent, args, { principal, services }) =>
       toConnection(await services.stock.stockMutations(principal, args.query, connectionArguments(args))),
+  },
+  Mutation: {
+    setInventoryQuantities: (_parent, { input }, { principal, services }) =>
+      withInput(SetInventoryQuantitiesInput, input, async (valid) => ({
+        items: await services.stock.setQuantities(
+          principal,
+          valid.items,
+          idempotencyOf('setInventoryQuantities', valid),
+        ),
+      })),
   },
   Inventory: {
     id: inventoryId,

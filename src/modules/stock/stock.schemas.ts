@@ -1,6 +1,7 @@
 /** The stock queries' GraphQL arguments, parsed at the edge: the service receives them valid and typed. */
 import { z } from 'zod';
 import { isUuid } from '../../kernel/ids';
+import { IdempotencyKey } from '../../kernel/graphql/idempotency';
 import { id } from '../../kernel/validation';
 import { INVENTORY_ITEM_STATES } from './stock.types';
 
@@ -54,4 +55,20 @@ export const InventoryItemsArguments = z.object({
   filters: StockFilterArguments.refine((filters) => Object.values(filters).some((value) => value != null), {
     message: 'needs at least one filter',
   }),
+});
+
+const COUNTED_QUANTITY = z.int().min(0).max(1_000_000_000);
+
+/** One line of `setInventoryQuantities`. */
+const QuantityCount = z.object({
+  item_id: z.string().min(1).max(64),
+  quantity: COUNTED_QUANTITY,
+  change_from_quantity: COUNTED_QUANTITY.nullish(),
+});
+export type QuantityCount = z.output<typeof QuantityCount>;
+
+/** `setInventoryQuantities(input:)`. */
+export const SetInventoryQuantitiesInput = z.object({
+  items: z.array(QuantityCount).min(1, 'must not be an empty list').max(1000, 'may hold at most 1000 lines'),
+  idempotency_key: IdempotencyKey,
 });

@@ -1,6 +1,6 @@
 import type { CursorCodec } from '../../kernel/cursor';
 import { writeTransaction, type Db, type Tx } from '../../kernel/db';
-import { notFound, type FieldProblem } from '../../kernel/errors';
+import { AppError, notFound, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
@@ -8,7 +8,7 @@ import { requireScope, type Principal } from '../auth/scopes';
 import { checkSinglePosition } from '../preferences/preferences.service';
 import * as catalog from '../catalog/catalog.repository';
 import type { InventoryItemCreateInput, InventoryItemRecord, InventoryItemUpdateInput } from './inventory.schemas';
-import type { InventoryArguments, StockFilterArguments } from './stock.schemas';
+import type { InventoryArguments, QuantityCount, StockFilterArguments } from './stock.schemas';
 import { invalidInput } from '../../kernel/validation';
 import { parseMutationQuery } from './mutation-query';
 import { sqlKeysetSource } from '../../kernel/keyset';
@@ -73,6 +73,32 @@ const noSuchLines = (ids: string[]) =>
       .map((id) => `"${id}"`)
       .join(', ')}${ids.length > 10 ? ', ...' : ''}`,
   );
+
+/**
+ * The 409 of a compare-and-set whose lines hold other quantities than the request expected: every
+ * such line in `details`, with its id, the expected and the actual quantity.
+ */
+function staleQuantities(
+  stale: { index: number; id: string; expected: number; actual: number }[],
+  fieldOf: (index: number) => string,
+) {
+  const first = stale[0]!;
+  const more = stale.length > 1 ? ` (and ${stale.length - 1} more)` : '';
+  return new AppError(
+    'CONFLICT',
+    `line "${first.id}" holds ${first.actual}, not the expected ${first.expected}${more}: ` +
+      'nothing was changed; read the lines again and resend',
+    {
+      details: stale.map(({ index, id, expected, actual }) => ({
+        field: fieldOf(index),
+        message: `line "${id}" holds ${actual}, not ${expected}`,
+        id,
+        expected,
+        actual,
+      })),
+    },
+  );
+}
 
 /** Both a single-value argument and a list filter of the same key: values satisfying both. */
 function both(single: string | null | undefined, list: string[] | undefined): string[] | undefined {
@@ -224,7 +250,9 @@ export class StockService {
   /**
    * Corrects lines (`PATCH /api/inventory/items`), all or nothing, entries applied in order: every
    * field given replaces the line's value. A line whose identity then equals another line's is
-   * merged into that line. One CORRECTION mutation per entry. Returns the resulting lines, each once.
+   * merged into that line. One CORRECTION mutation per entry. An entry with `expectedQuantity` is
+   * applied only if its line holds that quantity (compare-and-set; otherwise 409 and nothing is
+   * applied). Returns the resulting lines, each once.
    */
   async updateItems(
     principal: Principal,
@@ -239,11 +267,71 @@ export class StockService {
       const id = entry.id.toLowerCase();
       if (seen.has(id)) problems.push({ field: `[${index}].id`, message: `"${entry.id}" appears more than once` });
       seen.add(id);
-      if (Object.keys(entry).length === 1)
-        problems.push({ field: `[${index}]`, message: 'changes nothing: give at least one field besides id' });
+      if (Object.keys(entry).every((key) => key === 'id' || key === 'expectedQuantity'))
+        problems.push({ field: `[${index}]`, message: 'changes nothing: give at least one field to set' });
     });
     if (problems.length > 0) throw invalidInput(problems);
+    return this.correctLines(
+      principal,
+      entries,
+      idempotency,
+      (index) => `[${index}].expectedQuantity`,
+      (tx, resultIds) => this.linesInOrder(tx, tenantId, resultIds),
+    );
+  }
 
+  /**
+   * Records counted quantities (GraphQL `setInventoryQuantities`), all or nothing: each item's line
+   * gets the quantity, and an item with `change_from_quantity` only if its line still holds that
+   * quantity (otherwise a 409 CONFLICT naming the line, the expected and the actual quantity). One
+   * CORRECTION mutation per item.
+   */
+  async setQuantities(
+    principal: Principal,
+    items: QuantityCount[],
+    idempotency?: Idempotency,
+  ): Promise<InventoryLine[]> {
+    requireScope(principal, 'inventory:write');
+    const seen = new Set<string>();
+    const problems: FieldProblem[] = [];
+    items.forEach((item, index) => {
+      const id = item.item_id.toLowerCase();
+      if (seen.has(id))
+        problems.push({ field: `items[${index}].item_id`, message: `"${item.item_id}" appears more than once` });
+      seen.add(id);
+    });
+    if (problems.length > 0) throw invalidInput(problems);
+    const entries = items.map((item): InventoryItemUpdateInput => ({
+      id: item.item_id,
+      quantity: item.quantity,
+      ...(item.change_from_quantity != null ? { expectedQuantity: item.change_from_quantity } : {}),
+    }));
+    // The ids are what an idempotent replay returns: the lines are read afresh either way.
+    const resultIds = await this.correctLines(
+      principal,
+      entries,
+      idempotency,
+      (index) => `items[${index}].change_from_quantity`,
+      async (_tx, ids) => ids,
+    );
+    const lines = await lineRepository.findLines(this.db, principal.tenantId, resultIds);
+    const byId = new Map(lines.map((line) => [line.id, line]));
+    return [...new Set(resultIds)].map((id) => byId.get(id)!);
+  }
+
+  /**
+   * The transaction of a correction: the entries applied in order, after every `expectedQuantity`
+   * was compared with its line as the request found it (under the stock locks). Returns the id of
+   * the line each entry ended in, through `result` (what an idempotent replay returns).
+   */
+  private correctLines<T>(
+    principal: Principal,
+    entries: InventoryItemUpdateInput[],
+    idempotency: Idempotency | undefined,
+    expectedField: (index: number) => string,
+    result: (tx: Tx, resultIds: string[]) => Promise<T>,
+  ): Promise<T> {
+    const { tenantId } = principal;
     return writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         const ids = entries.map((entry) => entry.id.toLowerCase());
@@ -251,7 +339,14 @@ export class StockService {
         const targetPositions = await this.resolvePatchPositions(tx, tenantId, entries, found);
         await lockStockLevels(tx, tenantId, [...found.values()]);
         // Read again under the locks: a concurrent writer may have changed or removed a line.
-        await this.existingLines(tx, tenantId, ids, true);
+        const current = await this.existingLines(tx, tenantId, ids, true);
+        const stale = entries.flatMap((entry, index) => {
+          const actual = current.get(ids[index]!)!.quantity;
+          return entry.expectedQuantity !== undefined && entry.expectedQuantity !== actual
+            ? [{ index, id: ids[index]!, expected: entry.expectedQuantity, actual }]
+            : [];
+        });
+        if (stale.length > 0) throw staleQuantities(stale, expectedField);
 
         const changes: LineChangeRecord[] = [];
         const resultIds: string[] = [];
@@ -308,7 +403,7 @@ export class StockService {
           ),
         );
         await ledger.recordMutations(tx, tenantId, this.mutationContext(principal, 'CORRECTION'), changes);
-        return this.linesInOrder(tx, tenantId, resultIds);
+        return result(tx, resultIds);
       }),
     );
   }
