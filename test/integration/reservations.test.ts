@@ -226,6 +226,72 @@ describe('removeReservation', () => {
   });
 });
 
+describe('extendReservation', () => {
+  const EXTEND = `mutation($input: ExtendReservationInput!) {
+    extendReservation(input: $input) { reservation { id status expires_at } } }`;
+  const expire = (id: string) =>
+    sql(t.databaseUrl, `UPDATE reservations SET expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
+
+  it('moves the expiry later and keeps the units held, writing no stock mutation', async () => {
+    const reservation = await reserve([{ sku: 'SKU-3', quantity: 2 }]);
+    const before = await levels(t, world, 'SKU-3');
+    const ledgerBefore = await sql(
+      t.databaseUrl,
+      'SELECT count(*)::int AS n FROM stock_mutations WHERE tenant_id = $1',
+      [world.tenant.id],
+    );
+    const later = reservation.expires_at + 86_400_000;
+    const extended = (
+      await graphqlData(t, world.tenant.key, EXTEND, { input: { id: reservation.id, expires_at: later } })
+    ).extendReservation.reservation;
+    expect(extended).toEqual({ id: reservation.id, status: 'ACTIVE', expires_at: later });
+    expect(await levels(t, world, 'SKU-3')).toEqual(before);
+    expect(
+      await sql(t.databaseUrl, 'SELECT count(*)::int AS n FROM stock_mutations WHERE tenant_id = $1', [
+        world.tenant.id,
+      ]),
+    ).toEqual(ledgerBefore);
+    await graphqlData(t, world.tenant.key, REMOVE, { input: { id: reservation.id } });
+  });
+
+  it('refuses an earlier or too distant expiry, and an expired, removed or unknown reservation, changing nothing', async () => {
+    const reservation = await reserve([{ sku: 'SKU-3', quantity: 1 }]);
+    const before = await operationsSnapshot(t, world.tenant.id);
+    const earlier = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', EXTEND, {
+      input: { id: reservation.id, expires_at: reservation.expires_at - 1000 },
+    });
+    expect(earlier.extensions?.field).toBe('input.expires_at');
+    const tooFar = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', EXTEND, {
+      input: { id: reservation.id, expires_at: Date.now() + 31 * 86_400_000 },
+    });
+    expect(tooFar.extensions?.field).toBe('input.expires_at');
+    await graphqlError(t, world.tenant.key, 'NOT_FOUND', EXTEND, {
+      input: { id: '0190f5b4-1c5e-7000-8000-0000000000fe', expires_at: inAnHour() },
+    });
+    const other = await createStockWorld(t, 'Other extender', 1);
+    await graphqlError(t, other.tenant.key, 'NOT_FOUND', EXTEND, {
+      input: { id: reservation.id, expires_at: inAnHour() + 60_000 },
+    });
+    expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
+
+    await expire(reservation.id);
+    const expired = await graphqlError(t, world.tenant.key, 'INVALID_STATE', EXTEND, {
+      input: { id: reservation.id, expires_at: inAnHour() },
+    });
+    expect(expired.message).toContain('EXPIRED');
+    const removed = await reserve([{ sku: 'SKU-3', quantity: 1 }]);
+    await graphqlData(t, world.tenant.key, REMOVE, { input: { id: removed.id } });
+    await graphqlError(t, world.tenant.key, 'INVALID_STATE', EXTEND, {
+      input: { id: removed.id, expires_at: inAnHour() + 60_000 },
+    });
+    const [row] = await sql<{ status: string }>(t.databaseUrl, 'SELECT status::text FROM reservations WHERE id = $1', [
+      removed.id,
+    ]);
+    expect(row!.status).toBe('REMOVED');
+    await expectStockInvariants(t, world.tenant.id);
+  });
+});
+
 describe('expiry', () => {
   /** Moves reservations' expiry into the past, as if their time ran out. */
   const expire = (ids: string[]) =>

@@ -114,6 +114,17 @@ export const reservationList = (
   keyOf: (record) => record.id,
 });
 
+/**
+ * Moves the expiry of an ACTIVE reservation whose time has not run out (by the clock, not the
+ * transaction's start); false when it ended or expired meanwhile.
+ */
+export async function extendActiveReservation(tx: Tx, tenantId: string, id: string, expiresAt: Date) {
+  const extended = await tx.$executeRaw`
+    UPDATE reservations SET expires_at = ${expiresAt.toISOString()}::timestamptz
+     WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid AND status = 'ACTIVE' AND expires_at > clock_timestamp()`;
+  return extended === 1;
+}
+
 const ExpiredRow = z.object({ id: uuid, tenantId: uuid });
 
 /** `tenantId/id`: what names a reservation across tenants (ids are unique per tenant). */

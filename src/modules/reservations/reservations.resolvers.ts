@@ -5,7 +5,7 @@ import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import { placeResolvers, productLoader } from '../catalog/catalog.loaders';
 import type { ReservationRecord } from './reservations.repository';
-import { CreateReservationInput, RemoveReservationInput } from './reservations.schemas';
+import { CreateReservationInput, ExtendReservationInput, RemoveReservationInput } from './reservations.schemas';
 import { withInput } from '../../kernel/validation';
 
 const reservationLoader = (context: GraphQLContext) =>
@@ -33,6 +33,10 @@ export const reservationResolvers: Resolvers = {
           valid,
           idempotencyOf('createReservation', valid),
         ),
+      })),
+    extendReservation: (_parent, { input }, { principal, services }) =>
+      withInput(ExtendReservationInput, input, async (valid) => ({
+        reservation: await services.reservations.extendReservation(principal, valid.id, valid.expires_at),
       })),
     removeReservation: (_parent, { input }, { principal, services }) =>
       withInput(RemoveReservationInput, input, async (valid) => ({

@@ -19,20 +19,25 @@ const Contact = z.object({
     .nullish(),
 });
 
+/** When a reservation stops holding stock: in the future, at most 30 days ahead. */
+const ExpiresAt = z.number().refine(
+  (at) => {
+    const now = Date.now();
+    return Number.isSafeInteger(at) && at > now && at <= now + MAX_RESERVATION_MS;
+  },
+  { message: 'must be a time (Unix milliseconds) in the future, at most 30 days ahead' },
+);
+
 export const CreateReservationInput = z.object({
   id: id().nullish(),
   ...AllocationTargetInput.shape,
   customer: Contact,
-  expires_at: z.number().refine(
-    (at) => {
-      const now = Date.now();
-      return Number.isSafeInteger(at) && at > now && at <= now + MAX_RESERVATION_MS;
-    },
-    { message: 'must be a time (Unix milliseconds) in the future, at most 30 days ahead' },
-  ),
+  expires_at: ExpiresAt,
   notes: z.string().max(2000, 'must be at most 2000 characters').nullish(),
   idempotency_key: IdempotencyKey,
 });
 export type CreateReservationInput = z.output<typeof CreateReservationInput>;
 
 export const RemoveReservationInput = z.object({ id: z.string(), idempotency_key: IdempotencyKey });
+
+export const ExtendReservationInput = z.object({ id: z.string(), expires_at: ExpiresAt });

@@ -3,6 +3,7 @@ import * as locks from '../stock/repository/locks';
 import type { CursorCodec } from '../../kernel/cursor';
 import { isInterruption, writeInterrupted, writeTransaction, type Db } from '../../kernel/db';
 import { AppError, invalidState, notFound } from '../../kernel/errors';
+import { invalidInput } from '../../kernel/validation';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { sqlKeysetSource } from '../../kernel/keyset';
@@ -218,6 +219,39 @@ export class ReservationService {
         return found.id;
       }),
     );
+    return this.load(tenantId, found.id);
+  }
+
+  /**
+   * Moves the expiry of an ACTIVE reservation (later than today's, at most 30 days ahead); its
+   * units stay held throughout. One that expired, even if not yet released, or that ended is
+   * INVALID_STATE: its units may already be sold.
+   */
+  async extendReservation(principal: Principal, id: string, expiresAt: number): Promise<ReservationRecord> {
+    requireScope(principal, 'inventory:write');
+    const { tenantId } = principal;
+    const found = await this.load(tenantId, id);
+    if (found.status !== 'ACTIVE')
+      throw invalidState(`reservation "${found.id}" is ${found.status} and holds no stock`);
+    if (expiresAt <= found.expiresAt.getTime()) {
+      throw invalidInput([
+        {
+          field: 'expires_at',
+          message: `must be later than the reservation's expires_at (${found.expiresAt.getTime()})`,
+        },
+      ]);
+    }
+    await writeTransaction(this.db, async (tx) => {
+      // Under the stock locks, so that no expired-units reuse or sweep of these SKUs runs meanwhile.
+      await locks.lockStockLevels(
+        tx,
+        tenantId,
+        await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [found.id] }),
+      );
+      if (!(await repository.extendActiveReservation(tx, tenantId, found.id, new Date(expiresAt)))) {
+        throw invalidState(`reservation "${found.id}" expired or ended meanwhile and holds no stock`);
+      }
+    });
     return this.load(tenantId, found.id);
   }
 
