@@ -4,11 +4,38 @@ import { IdempotencyKey } from '../../kernel/graphql/idempotency';
 import { id } from '../../kernel/validation';
 import { AllocationTargetInput } from '../stock/allocation.schemas';
 
-export const CreateOrderInput = z.object({
-  id: id().nullish(),
-  ...AllocationTargetInput.shape,
-  idempotency_key: IdempotencyKey,
-});
+const TARGET_FIELDS = ['business_id', 'warehouse_id', 'channel_id'] as const;
+
+/**
+ * `createOrder(input:)`: a business, warehouse, channel and items, or a reservation to convert
+ * (`reservation_id`, optionally with fewer items), never both.
+ */
+export const CreateOrderInput = z
+  .object({
+    id: id().nullish(),
+    business_id: AllocationTargetInput.shape.business_id.nullish(),
+    warehouse_id: AllocationTargetInput.shape.warehouse_id.nullish(),
+    channel_id: AllocationTargetInput.shape.channel_id.nullish(),
+    items: AllocationTargetInput.shape.items.nullish(),
+    reservation_id: id().nullish(),
+    idempotency_key: IdempotencyKey,
+  })
+  .superRefine((input, context) => {
+    const converting = input.reservation_id != null;
+    for (const field of TARGET_FIELDS) {
+      if (converting && input[field] != null)
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: "must be left out with reservation_id: the reservation's is used",
+        });
+    }
+    if (converting) return;
+    for (const field of [...TARGET_FIELDS, 'items'] as const) {
+      if (input[field] == null)
+        context.addIssue({ code: 'custom', path: [field], message: 'is required without reservation_id' });
+    }
+  });
 export type CreateOrderInput = z.output<typeof CreateOrderInput>;
 
 /** A change of a whole order (ship, cancel). */

@@ -21,6 +21,9 @@ import { allowsBackorder, checkSinglePosition } from '../preferences/preferences
 import * as repository from './orders.repository';
 import type { OrderItemRecord, OrderItemState, OrderRecord, OrderStatus } from './orders.repository';
 import type { CreateOrderInput, OrderItemReference } from './orders.schemas';
+import type { ItemInput } from '../stock/allocation.schemas';
+import * as reservationRepository from '../reservations/reservations.repository';
+import type { ReservationRecord } from '../reservations/reservations.repository';
 
 /** What one order-item operation does to each item it names. */
 interface ItemOperation {
@@ -53,6 +56,47 @@ interface Location {
 const backorderPolicy = (preferences: preferenceRepository.ItemPreferenceRecord[]) => (request: allocations.Pair) =>
   allowsBackorder(preferences.find((p) => p.productId === request.productId && p.warehouseId === request.warehouseId));
 
+/**
+ * The items of an order converted from a reservation: the ones asked for, each a SKU the
+ * reservation holds and, summed per SKU, no more units than it holds; all reserved items by default.
+ */
+function orderItemsOfReservation(reservation: ReservationRecord, asked: ItemInput[] | undefined) {
+  const held = new Map<string, { productId: string; quantity: number }>();
+  for (const item of reservation.items) {
+    const entry = held.get(item.sku) ?? { productId: item.productId, quantity: 0 };
+    held.set(item.sku, { ...entry, quantity: entry.quantity + Number(item.quantity) });
+  }
+  const wanted = asked ?? reservation.items.map((item) => ({ sku: item.sku, quantity: Number(item.quantity) }));
+  const problems: FieldProblem[] = [];
+  const total = new Map<string, number>();
+  wanted.forEach((item, index) => {
+    const reserved = held.get(item.sku);
+    if (!reserved) {
+      problems.push({
+        field: `items[${index}].sku`,
+        message: `"${item.sku}" is not held by reservation "${reservation.id}"`,
+      });
+      return;
+    }
+    total.set(item.sku, (total.get(item.sku) ?? 0) + item.quantity);
+    if (total.get(item.sku)! > reserved.quantity) {
+      problems.push({
+        field: `items[${index}].quantity`,
+        message: `asks for ${total.get(item.sku)} units of "${item.sku}"; the reservation holds ${reserved.quantity}`,
+      });
+    }
+  });
+  if (problems.length > 0) throw invalidInput(problems);
+  // UUIDv7s of one millisecond are not ordered among themselves: sorted, items keep input order.
+  const ids = wanted.map(() => uuidv7()).sort();
+  return wanted.map((item, index) => ({
+    id: ids[index]!,
+    productId: held.get(item.sku)!.productId,
+    sku: item.sku,
+    quantity: item.quantity,
+  }));
+}
+
 /** Orders, minimal: allocation on creation, shipping, cancelling, returns, restock and picking corrections. */
 export class OrderService {
   constructor(
@@ -67,10 +111,18 @@ export class OrderService {
    */
   async createOrder(principal: Principal, input: CreateOrderInput, idempotency?: Idempotency): Promise<OrderRecord> {
     requireScope(principal, 'orders:write');
+    if (input.reservation_id != null)
+      return this.convertReservation(principal, input.reservation_id, input, idempotency);
     const { tenantId } = principal;
     const chosenId = input.id ?? undefined;
     const orderId = chosenId ?? uuidv7();
-    const target = await resolveAllocationTarget(this.db, tenantId, input);
+    // The input schema requires these without reservation_id.
+    const target = await resolveAllocationTarget(this.db, tenantId, {
+      business_id: input.business_id!,
+      warehouse_id: input.warehouse_id!,
+      channel_id: input.channel_id!,
+      items: input.items!,
+    });
     const itemIds = target.items.map(() => uuidv7()).sort();
     const items = target.items.map((item, index) => ({ ...item, id: itemIds[index]! }));
     const requests = items.map((item) => ({
@@ -113,6 +165,93 @@ export class OrderService {
           return orderId;
         }),
       ),
+    );
+    return this.load(tenantId, id);
+  }
+
+  /**
+   * Turns an ACTIVE reservation into an order in one transaction under its stock locks: the units
+   * of the ordered items go from RESERVED to COMMITTED without ever being available, the rest of
+   * the reservation is released (AVAILABLE), and the reservation becomes CONVERTED. Each ledger
+   * entry names both the order and the reservation.
+   */
+  private async convertReservation(
+    principal: Principal,
+    reservationId: string,
+    input: CreateOrderInput,
+    idempotency?: Idempotency,
+  ): Promise<OrderRecord> {
+    const { tenantId } = principal;
+    const [reservation] = isUuid(reservationId)
+      ? await reservationRepository.findReservations(this.db, tenantId, [reservationId.toLowerCase()])
+      : [];
+    if (!reservation) throw notFound(`no reservation with id "${reservationId}"`);
+    const status =
+      reservation.status === 'ACTIVE' && reservation.expiresAt.getTime() <= Date.now() ? 'EXPIRED' : reservation.status;
+    const items = orderItemsOfReservation(reservation, input.items ?? undefined);
+    const orderId = input.id ?? uuidv7();
+    const id = await writeTransaction(this.db, (tx) =>
+      runIdempotent(tx, tenantId, idempotency, async () => {
+        // Not before: a request replayed with its idempotency key finds the reservation CONVERTED.
+        if (status !== 'ACTIVE') throw invalidState(`reservation "${reservation.id}" is ${status} and holds no stock`);
+        if (input.id && (await repository.orderExists(tx, tenantId, orderId))) throw clientIdTaken('order', orderId);
+        await repository.insertOrder(tx, tenantId, {
+          id: orderId,
+          businessId: reservation.businessId,
+          warehouseId: reservation.warehouseId,
+          channelId: reservation.channelId,
+          items,
+        });
+        const holder = { reservationIds: [reservation.id] };
+        await locks.lockStockLevels(tx, tenantId, await allocationRepository.pairsOf(tx, tenantId, holder));
+        if (!(await reservationRepository.convertActiveReservation(tx, tenantId, reservation.id, orderId))) {
+          throw invalidState(`reservation "${reservation.id}" expired or ended meanwhile: its units may be sold`);
+        }
+        const left = new Map(items.map((item) => [item.id, item.quantity]));
+        const committed: allocations.Allocation[] = [];
+        const changes: LineChangeRecord[] = [];
+        for (const allocation of await allocationRepository.allocationsOf(tx, tenantId, holder)) {
+          let rest = allocation.quantity;
+          for (const item of items.filter((candidate) => candidate.productId === allocation.productId)) {
+            const take = Math.min(rest, left.get(item.id)!);
+            if (take === 0) continue;
+            left.set(item.id, left.get(item.id)! - take);
+            rest -= take;
+            const at = { state: 'COMMITTED' as const, positionId: allocation.positionId };
+            changes.push(await allocations.moveAllocation(tx, tenantId, { ...allocation, quantity: take }, at));
+            committed.push({
+              ...allocation,
+              ...at,
+              id: uuidv7(),
+              reservationId: null,
+              orderItemId: item.id,
+              quantity: take,
+            });
+          }
+          if (rest > 0) {
+            const at = { state: 'AVAILABLE' as const, positionId: allocation.positionId };
+            changes.push(await allocations.moveAllocation(tx, tenantId, { ...allocation, quantity: rest }, at));
+          }
+        }
+        if ([...left.values()].some((quantity) => quantity > 0)) {
+          throw new Error(`reservation ${reservation.id} holds fewer units than its items`);
+        }
+        await allocationRepository.insertAllocations(tx, tenantId, committed);
+        await ledger.recordMutations(
+          tx,
+          tenantId,
+          {
+            source: 'ALLOCATION',
+            actor: principal.actor,
+            references: [
+              { type: 'Order', id: orderId },
+              { type: 'Reservation', id: reservation.id },
+            ],
+          },
+          changes,
+        );
+        return orderId;
+      }),
     );
     return this.load(tenantId, id);
   }

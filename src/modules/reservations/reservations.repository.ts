@@ -4,7 +4,7 @@ import type { SqlKeysetList } from '../../kernel/keyset';
 import { int8, int8OrNull, parseRows, timestamp, uuid } from '../../kernel/rows';
 import { Prisma } from '../../__generated__/prisma/client';
 
-export type ReservationStatus = 'ACTIVE' | 'REMOVED' | 'EXPIRED';
+export type ReservationStatus = 'ACTIVE' | 'REMOVED' | 'EXPIRED' | 'CONVERTED';
 
 export interface ReservationContact {
   name: string;
@@ -23,6 +23,8 @@ export interface ReservationRecord {
   /** As stored: an ACTIVE reservation past `expiresAt` is reported EXPIRED (see the service). */
   status: ReservationStatus;
   releasedAt: Date | null;
+  /** The order a CONVERTED reservation became. */
+  orderId: string | null;
   createdAt: Date;
   items: ReservationItemRecord[];
 }
@@ -65,8 +67,9 @@ const ReservationRow = z.object({
   customer: z.object({ name: z.string(), email: z.string().nullish(), phone: z.string().nullish() }),
   notes: z.string().nullable(),
   expiresAt: timestamp,
-  status: z.enum(['ACTIVE', 'REMOVED', 'EXPIRED']),
+  status: z.enum(['ACTIVE', 'REMOVED', 'EXPIRED', 'CONVERTED']),
   releasedAt: timestamp.nullable(),
+  orderId: uuid.nullable(),
   createdAt: timestamp,
   items: z.array(z.object({ productId: uuid, sku: z.string(), quantity: int8 })),
 }) satisfies z.ZodType<ReservationRecord, unknown>;
@@ -74,7 +77,7 @@ const ReservationRow = z.object({
 const RESERVATION_SELECT = Prisma.sql`
   SELECT r.id, r.business_id AS "businessId", r.warehouse_id AS "warehouseId", r.channel_id AS "channelId",
          r.customer, r.notes, r.expires_at AS "expiresAt", r.status::text AS status,
-         r.released_at AS "releasedAt", r.created_at AS "createdAt",
+         r.released_at AS "releasedAt", r.order_id AS "orderId", r.created_at AS "createdAt",
          coalesce((SELECT json_agg(json_build_object('productId', i.product_id, 'sku', p.sku, 'quantity', i.quantity)
                                    ORDER BY i.id)
                      FROM reservation_items i JOIN products p ON p.id = i.product_id
@@ -98,6 +101,7 @@ function listConditions(tenantId: string, status: ReservationStatus | undefined)
   if (status === 'EXPIRED')
     conditions.push(Prisma.sql`(r.status = 'EXPIRED' OR (r.status = 'ACTIVE' AND r.expires_at <= now()))`);
   if (status === 'REMOVED') conditions.push(Prisma.sql`r.status = 'REMOVED'`);
+  if (status === 'CONVERTED') conditions.push(Prisma.sql`r.status = 'CONVERTED'`);
   return conditions;
 }
 
@@ -123,6 +127,17 @@ export async function extendActiveReservation(tx: Tx, tenantId: string, id: stri
     UPDATE reservations SET expires_at = ${expiresAt.toISOString()}::timestamptz
      WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid AND status = 'ACTIVE' AND expires_at > clock_timestamp()`;
   return extended === 1;
+}
+
+/**
+ * Ends an ACTIVE reservation whose time has not run out as CONVERTED into `orderId`; false when it
+ * ended or expired meanwhile. The caller holds the stock locks of its allocations.
+ */
+export async function convertActiveReservation(tx: Tx, tenantId: string, id: string, orderId: string) {
+  const converted = await tx.$executeRaw`
+    UPDATE reservations SET status = 'CONVERTED', released_at = now(), order_id = ${orderId}::uuid
+     WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid AND status = 'ACTIVE' AND expires_at > clock_timestamp()`;
+  return converted === 1;
 }
 
 const ExpiredRow = z.object({ id: uuid, tenantId: uuid });

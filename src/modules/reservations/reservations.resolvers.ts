@@ -57,6 +57,7 @@ export const reservationResolvers: Resolvers = {
     status: async (parent, _args, context) => (await full(parent, context)).status,
     released_at: async (parent, _args, context) => (await full(parent, context)).releasedAt?.getTime() ?? null,
     created_at: async (parent, _args, context) => (await full(parent, context)).createdAt.getTime(),
+    order_id: async (parent, _args, context) => (await full(parent, context)).orderId,
   },
   ReservationItem: {
     product: async (item, _args, context) => (await productLoader(context).load(item.productId))!,

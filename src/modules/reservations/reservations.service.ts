@@ -150,6 +150,7 @@ export class ReservationService {
           expiresAt: reservation.expiresAt,
           status: 'ACTIVE',
           releasedAt: null,
+          orderId: null,
           createdAt: done.createdAt,
           items: input.items.map((item, index) => ({
             productId: done.productIds[index]!,
