@@ -22,6 +22,8 @@ interface Field {
   type: string;
   optional?: boolean;
   index?: boolean;
+  facet?: boolean;
+  sort?: boolean;
 }
 
 interface Collection {
@@ -67,6 +69,38 @@ function typeError(field: Field, value: unknown): string | null {
         : typeof item === 'number';
   const items = array ? (value as unknown[]) : [value];
   if (!items.every(fits)) return `Field \`${field.name}\` must be ${array ? 'an array of ' : 'a '}${base}.`;
+  return null;
+}
+
+const names = (list: unknown) => (typeof list === 'string' && list !== '' ? list.split(',') : []);
+
+/**
+ * What Typesense answers when a search names a field the schema lacks or whose flags do not allow
+ * the use (status and message as in its server source, collection.cpp and filter.cpp).
+ */
+function refusal(search: Record<string, unknown>, fields: Field[]): SearchAnswer | null {
+  const field = (name: string) => fields.find((candidate) => candidate.name === name && candidate.index !== false);
+  for (const name of names(search.query_by)) {
+    if (!field(name)) return { code: 404, error: `Could not find a field named \`${name}\` in the schema.` };
+  }
+  for (const name of names(search.facet_by)) {
+    if (!field(name)?.facet)
+      return { code: 404, error: `Could not find a facet field named \`${name}\` in the schema.` };
+  }
+  for (const name of names(search.group_by)) {
+    if (!field(name)?.facet) return { code: 400, error: `Group by field \`${name}\` should be a facet field.` };
+  }
+  for (const part of names(search.sort_by)) {
+    const name = part.replace(/\(.*\)/, '').split(':')[0]!;
+    const sortable = (candidate: Field | undefined) =>
+      candidate?.sort === true || (candidate !== undefined && /^(float|int32|int64)$/.test(candidate.type));
+    if (name !== '_text_match' && !sortable(field(name))) {
+      return { code: 404, error: `Could not find a field named \`${name}\` in the schema for sorting.` };
+    }
+  }
+  for (const [, name] of String(search.filter_by ?? '').matchAll(/(?:^|&& )([\w.]+):/g)) {
+    if (!field(name!)) return { code: 404, error: `Could not find a filter field named \`${name}\` in the schema.` };
+  }
   return null;
 }
 
@@ -275,6 +309,7 @@ export class TypesenseStandIn {
     if (stopwords && !this.stopwordSets.has(stopwords)) {
       return { code: 404, error: `Could not find the stopword set named \`${stopwords}\`.` };
     }
-    return this.answerSearch(search, collection);
+    const refused = refusal(search, collection.schema.fields);
+    return refused ?? this.answerSearch(search, collection);
   }
 }

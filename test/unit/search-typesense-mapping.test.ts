@@ -7,6 +7,7 @@ import {
   collectionSchema,
   fromSearchResult,
   leavesOutStopWords,
+  legacyStopwordSetName,
   searchResultOf,
   schemaFields,
   stopwordSetName,
@@ -51,6 +52,13 @@ describe('names', () => {
     expect(aliasName(definition())).toBe('idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b');
     expect(collectionName(definition())).toMatch(/^idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_v7_[0-9a-f]{8}$/);
     expect(stopwordSetName(COLLECTION)).toBe(`${COLLECTION}_stopwords`);
+  });
+
+  it('collections of earlier releases had no fingerprint and shared one stopwords set per index', () => {
+    expect(legacyStopwordSetName('idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_v3')).toBe(
+      'idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_stopwords',
+    );
+    expect(legacyStopwordSetName(COLLECTION)).toBeNull();
   });
 
   it('a collection fits a definition while the schema is the same, whatever the version', () => {

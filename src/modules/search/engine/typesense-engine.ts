@@ -16,6 +16,7 @@ import {
   collectionName,
   collectionSchema,
   fromSearchResult,
+  legacyStopwordSetName,
   migratedSynonymSetName,
   searchResultOf,
   stopwordSetName,
@@ -110,15 +111,18 @@ export class TypesenseEngine implements SearchEngine {
   }
 
   async search(definition: IndexDefinition, query: EngineQuery): Promise<EngineResult> {
-    const known = this.searched.get(definition.id);
+    const searched = this.searched.get(definition.id) ?? (await this.collectionToSearch(definition));
     try {
-      return await this.searchIn(known ?? (await this.collectionToSearch(definition)), definition, query);
+      return await this.searchIn(searched, definition, query);
     } catch (error) {
-      // Another process moved the alias and dropped the collection or its stopwords set (404), or the
-      // remembered collection predates a field the search names (400): look at the alias again, once.
       const status = (error as { httpStatus?: number }).httpStatus;
-      if (known === undefined || (status !== 404 && status !== 400)) throw error;
-      return this.searchIn(await this.collectionToSearch(definition), definition, query);
+      if (status !== 404 && status !== 400) throw error;
+      // The collection is gone or lacks what the search names: another process may have moved the
+      // alias, or the collection predates this definition's schema (built by an earlier release).
+      const current = await this.currentCollection(definition);
+      if (current !== null && current !== searched) return this.searchIn(current, definition, query);
+      if (current !== null && collectionFits(current, definition)) throw error;
+      return this.searchIn(await this.rebuild(definition, current), definition, query);
     }
   }
 
@@ -235,6 +239,8 @@ export class TypesenseEngine implements SearchEngine {
       await this.ignoreMissing(() => this.client.synonymSets(migratedSynonymSetName(name)).delete());
     }
     await this.ignoreMissing(() => this.client.stopwords(stopwordSetName(name)).delete());
+    const legacy = legacyStopwordSetName(name);
+    if (legacy) await this.ignoreMissing(() => this.client.stopwords(legacy).delete());
   }
 
   private async importDocuments(definition: IndexDefinition, collection: string, documents: IndexedDocument[]) {

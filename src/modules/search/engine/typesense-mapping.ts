@@ -117,6 +117,11 @@ export const collectionFits = (collection: string, definition: IndexDefinition) 
 /** The synonym set (v30) and the stopwords set of one collection, created before it and deleted with it. */
 export const synonymSetName = (collection: string) => `${collection}_synonyms`;
 export const stopwordSetName = (collection: string) => `${collection}_stopwords`;
+/** Earlier releases named collections `<alias>_v<version>` and kept one stopwords set per index. */
+export const legacyStopwordSetName = (collection: string) => {
+  const alias = /^(idx_[0-9a-f]{32})_v\d+$/.exec(collection)?.[1];
+  return alias === undefined ? null : `${alias}_stopwords`;
+};
 /** The set Typesense v30 makes of a collection's synonyms when it upgrades a server that had them. */
 export const migratedSynonymSetName = (collection: string) => `${collection}_synonyms_index`;
 
