@@ -458,6 +458,31 @@ for (const version of ['30.0', '29.0']) {
       });
     });
 
+    it('fields settings name before any document shows them are declared: searches are accepted', async () => {
+      const { alias, typesenseAlias } = await create({
+        search_fields: ['name', 'title'],
+        filters: [{ key: 'color' }],
+        ranking_rules: ['rank:asc', 'words'],
+      });
+      await services.indexes.upsertDocuments(principal, alias, [{ id: 'a', name: 'Desk lamp' }]);
+      const [entry] = await services.search.searchIndex(principal, alias, [
+        { q: 'lamp', filters: [{ key: 'color', operator: 'in', values: ['red'] }], facets: ['color'] } as never,
+      ]);
+      expect(entry!.results[0]!.count).toBe(0);
+      expect(standIn.collections.get(collectionOf(typesenseAlias))!.schema.fields.slice(0, 4)).toEqual([
+        { name: 'name', type: 'string[]', optional: true },
+        { name: 'title', type: 'string[]', optional: true },
+        { name: 'color', type: 'string[]', optional: true, facet: true },
+        { name: 'rank', type: 'string', optional: true, sort: true },
+      ]);
+      expect(lastSearch()).toMatchObject({
+        query_by: 'name,title',
+        filter_by: 'color:=[`red`]',
+        facet_by: 'color',
+        sort_by: 'rank(missing_values: last):asc,_text_match:desc,__id:asc',
+      });
+    });
+
     it('a search of an index without a collection builds it, then searches again', async () => {
       const { alias, typesenseAlias } = await create({ fields: typedFields });
       const first = collectionOf(typesenseAlias);

@@ -386,6 +386,15 @@ for (const engine of engines) {
       });
     });
 
+    it('settings may name fields no document has shown yet', async () => {
+      const { ids } = await indexWith(
+        { search_fields: ['name', 'title'], filters: [{ key: 'color' }], ranking_rules: ['rank:asc', 'words'] },
+        [{ id: 'a', name: 'Desk lamp' }],
+      );
+      expect(await ids({ q: 'lamp' })).toEqual(['a']);
+      expect(await ids({ filters: [{ key: 'color', operator: 'in', values: ['red'] }] })).toEqual([]);
+    });
+
     it('search_fields limits what the query matches', async () => {
       const { ids } = await indexWith({ search_fields: ['name'] }, [{ id: 'a', name: 'Desk lamp', brand: 'Lumo' }]);
       expect(await ids({ q: 'lamp' })).toEqual(['a']);

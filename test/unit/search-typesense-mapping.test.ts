@@ -86,6 +86,24 @@ describe('collection schema', () => {
     ]);
   });
 
+  it('declares the fields settings name before any document has shown them, as strings', () => {
+    const fields = schemaFields(
+      definition({
+        fields: [{ name: 'name', type: 'STRING' }],
+        searchFields: ['name', 'title'],
+        filterFields: ['color'],
+        facetFields: [],
+        rankingRules: [{ field: 'rank', direction: 'asc' }],
+      }),
+    );
+    expect(fields.slice(0, 4)).toEqual([
+      { name: 'name', type: 'string[]', optional: true },
+      { name: 'title', type: 'string[]', optional: true },
+      { name: 'color', type: 'string[]', optional: true },
+      { name: 'rank', type: 'string', optional: true, sort: true },
+    ]);
+  });
+
   it('a distinct field is single-valued and a facet', () => {
     expect(schemaFields(definition({ distinctField: 'name' }))[0]).toEqual({
       name: 'name',

@@ -52,6 +52,22 @@ const singleValued = (definition: IndexDefinition, field: string) =>
 /** STRING until a document shows a field's type: a later type changes the schema and rebuilds the collection. */
 const typeOf = (field: IndexDefinition['fields'][number]): FieldType => field.type ?? 'STRING';
 
+/**
+ * The index fields, then every field a setting names that no document has shown yet: Typesense
+ * refuses a search naming a field its schema lacks.
+ */
+function declaredFields(definition: IndexDefinition): IndexDefinition['fields'] {
+  const known = new Set(definition.fields.map((field) => field.name));
+  const named = new Set([
+    ...definition.searchFields,
+    ...definition.filterFields,
+    ...definition.facetFields,
+    ...sortFieldsOf(definition),
+    ...(definition.distinctField ? [definition.distinctField] : []),
+  ]);
+  return [...definition.fields, ...[...named].filter((name) => !known.has(name)).map((name) => ({ name, type: null }))];
+}
+
 /** Fields the query matches: Typesense searches string fields only. */
 const queryFields = (definition: IndexDefinition) =>
   definition.searchFields.filter(
@@ -73,7 +89,7 @@ export function schemaFields(definition: IndexDefinition): CollectionFieldSchema
     ...(definition.distinctField ? [definition.distinctField] : []),
   ]);
   const fields: CollectionFieldSchema[] = [];
-  for (const field of definition.fields) {
+  for (const field of declaredFields(definition)) {
     const type = typeOf(field);
     const facet = definition.facetFields.includes(field.name) || field.name === definition.distinctField;
     fields.push({
