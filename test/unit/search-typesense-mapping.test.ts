@@ -14,7 +14,7 @@ import {
   toFilterBy,
   toSearch,
   toSortBy,
-  toTypesenseDocument,
+  toTypesenseDocuments,
   toTypesenseSynonyms,
 } from '../../src/modules/search/engine/typesense-mapping';
 import { protocolFor } from '../../src/modules/search/engine/typesense-version';
@@ -128,26 +128,24 @@ describe('documents and synonyms', () => {
   it('sends arrays, the first value of single-valued fields, number facets as text, and the values as sent', () => {
     const values = { name: 'Lamp', brand: ['Lumo', 'Brite'], price: [25.5, 30], new: null, later: 'x' };
     expect(
-      toTypesenseDocument(definition({ rankingRules: [{ field: 'price', direction: 'desc' }] }), {
+      toTypesenseDocuments(definition({ rankingRules: [{ field: 'price', direction: 'desc' }] }), [
+        { id: 'a', values, metadata: { url: 'u' } },
+      ]),
+    ).toEqual([
+      {
         id: 'a',
-        values,
-        metadata: { url: 'u' },
-      }),
-    ).toEqual({
-      id: 'a',
-      __id: 'a',
-      name: ['Lamp'],
-      brand: ['Lumo', 'Brite'],
-      price: 25.5,
-      __text_price: ['25.5', '30'],
-      __values: JSON.stringify(values),
-      __metadata: '{"url":"u"}',
-    });
-    expect(toTypesenseDocument(definition(), { id: 'b', values: {}, metadata: null })).toEqual({
-      id: 'b',
-      __id: 'b',
-      __values: '{}',
-    });
+        __id: 'a',
+        name: ['Lamp'],
+        brand: ['Lumo', 'Brite'],
+        price: 25.5,
+        __text_price: ['25.5', '30'],
+        __values: JSON.stringify(values),
+        __metadata: '{"url":"u"}',
+      },
+    ]);
+    expect(toTypesenseDocuments(definition(), [{ id: 'b', values: {}, metadata: null }])).toEqual([
+      { id: 'b', __id: 'b', __values: '{}' },
+    ]);
   });
 
   it('synonyms keep their root (one-way) or have none (multi-way)', () => {

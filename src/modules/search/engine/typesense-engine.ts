@@ -22,7 +22,7 @@ import {
   stopwordSetName,
   synonymSetName,
   toSearch,
-  toTypesenseDocument,
+  toTypesenseDocuments,
   toTypesenseSynonyms,
   type TypesenseMultiSearchEntry,
 } from './typesense-mapping';
@@ -249,9 +249,7 @@ export class TypesenseEngine implements SearchEngine {
       await this.client
         .collections(collection)
         .documents()
-        .import(documents.map((document) => toTypesenseDocument(definition, document)) as never[], {
-          action: 'upsert',
-        });
+        .import(toTypesenseDocuments(definition, documents) as never[], { action: 'upsert' });
     } catch (error) {
       if (!(error instanceof Errors.ImportError)) throw error;
       const failed = error.importResults.filter((result: ImportResponse) => !result.success);

@@ -165,26 +165,33 @@ export const toTypesenseSynonyms = (definition: IndexDefinition) =>
 const valuesOf = (value: FieldValue): Scalar[] =>
   value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
 
-export function toTypesenseDocument(definition: IndexDefinition, document: IndexedDocument): Record<string, unknown> {
-  const indexed: Record<string, unknown> = {};
-  for (const field of schemaFields(definition)) {
-    if (field.index === false || !(field.name in document.values)) continue;
-    const values = valuesOf(document.values[field.name]!);
-    if (values.length === 0) continue;
-    indexed[field.name] = field.type.endsWith('[]') ? values : values[0];
-    if (definition.facetFields.includes(field.name) && typeof values[0] === 'number') {
-      indexed[numberFacetField(field.name)] = values.map(String);
+/** Documents as Typesense documents of the definition's collection (the schema is worked out once). */
+export function toTypesenseDocuments(
+  definition: IndexDefinition,
+  documents: IndexedDocument[],
+): Record<string, unknown>[] {
+  const indexedFields = schemaFields(definition).filter((field) => field.index !== false);
+  const facetFields = new Set(definition.facetFields);
+  return documents.map((document) => {
+    const indexed: Record<string, unknown> = {};
+    for (const field of indexedFields) {
+      const values = valuesOf(document.values[field.name] ?? null);
+      if (values.length === 0) continue;
+      indexed[field.name] = field.type.endsWith('[]') ? values : values[0];
+      if (facetFields.has(field.name) && typeof values[0] === 'number') {
+        indexed[numberFacetField(field.name)] = values.map(String);
+      }
     }
-  }
-  return {
-    id: document.id,
-    [SORT_ID_FIELD]: document.id,
-    ...indexed,
-    [VALUES_FIELD]: JSON.stringify(document.values),
-    ...(document.metadata !== null && document.metadata !== undefined
-      ? { [METADATA_FIELD]: JSON.stringify(document.metadata) }
-      : {}),
-  };
+    return {
+      id: document.id,
+      [SORT_ID_FIELD]: document.id,
+      ...indexed,
+      [VALUES_FIELD]: JSON.stringify(document.values),
+      ...(document.metadata !== null && document.metadata !== undefined
+        ? { [METADATA_FIELD]: JSON.stringify(document.metadata) }
+        : {}),
+    };
+  });
 }
 
 const quote = (value: Scalar) => (typeof value === 'string' ? `\`${value.replaceAll('`', '')}\`` : String(value));
