@@ -4,6 +4,7 @@
  * services over a real database. Each test asserts the exact requests the adapter sends.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildApp } from '../../src/app';
 import type { Principal } from '../../src/modules/auth/scopes';
 import { TypesenseEngine } from '../../src/modules/search/engine/typesense-engine';
 import { createSearchServices, type SearchServices } from '../../src/modules/search/search.module';
@@ -648,6 +649,22 @@ for (const version of ['30.0', '29.0']) {
 }
 
 describe('servers outside the supported range', () => {
+  it('stop the service from starting, with the reason', async () => {
+    const standIn = await TypesenseStandIn.start('28.0');
+    const { app } = await buildApp({
+      config: { ...config, typesenseUrl: standIn.url, typesenseApiKey: STAND_IN_API_KEY },
+      db,
+      masterKey: TEST_MASTER_KEY,
+      backgroundWorkers: false,
+    });
+    try {
+      await expect(app.ready()).rejects.toThrow('Typesense server version 28.0 is not supported');
+    } finally {
+      await app.close();
+      await standIn.close();
+    }
+  });
+
   for (const version of ['28.0', '0.25.2', '31.0']) {
     it(`refuses Typesense ${version} at start, saying which versions are supported`, async () => {
       const standIn = await TypesenseStandIn.start(version);
