@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { IndexDefinition } from '../../src/modules/search/engine/engine';
 import {
   aliasName,
+  builtByEarlierRelease,
   collectionFits,
   collectionName,
   collectionSchema,
@@ -59,6 +60,8 @@ describe('names', () => {
       'idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_stopwords',
     );
     expect(legacyStopwordSetName(COLLECTION)).toBeNull();
+    expect(builtByEarlierRelease('idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_v3')).toBe(true);
+    expect(builtByEarlierRelease(COLLECTION)).toBe(false);
   });
 
   it('a collection fits a definition while the schema is the same, whatever the version', () => {

@@ -12,6 +12,7 @@ import * as repository from '../search.repository';
 import type { EngineQuery, EngineResult, IndexDefinition, IndexedDocument, SearchEngine } from './engine';
 import {
   aliasName,
+  builtByEarlierRelease,
   collectionFits,
   collectionName,
   collectionSchema,
@@ -117,11 +118,12 @@ export class TypesenseEngine implements SearchEngine {
     } catch (error) {
       const status = (error as { httpStatus?: number }).httpStatus;
       if (status !== 404 && status !== 400) throw error;
-      // The collection is gone or lacks what the search names: another process may have moved the
-      // alias, or the collection predates this definition's schema (built by an earlier release).
+      // The collection is gone or lacks what the search names: another process may have moved the alias.
       const current = await this.currentCollection(definition);
       if (current !== null && current !== searched) return this.searchIn(current, definition, query);
-      if (current !== null && collectionFits(current, definition)) throw error;
+      // Nothing else builds a missing collection or replaces one of an earlier release; a collection
+      // awaiting a pending change is left to the delivery of that change.
+      if (current !== null && !builtByEarlierRelease(current)) throw error;
       return this.searchIn(await this.rebuild(definition, current), definition, query);
     }
   }

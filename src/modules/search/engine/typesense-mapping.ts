@@ -133,9 +133,11 @@ export const collectionFits = (collection: string, definition: IndexDefinition) 
 /** The synonym set (v30) and the stopwords set of one collection, created before it and deleted with it. */
 export const synonymSetName = (collection: string) => `${collection}_synonyms`;
 export const stopwordSetName = (collection: string) => `${collection}_stopwords`;
-/** Earlier releases named collections `<alias>_v<version>` and kept one stopwords set per index. */
+/** Earlier releases named collections `<alias>_v<version>` (no fingerprint) and kept one stopwords set per index. */
+const EARLIER_RELEASE_COLLECTION = /^(idx_[0-9a-f]{32})_v\d+$/;
+export const builtByEarlierRelease = (collection: string) => EARLIER_RELEASE_COLLECTION.test(collection);
 export const legacyStopwordSetName = (collection: string) => {
-  const alias = /^(idx_[0-9a-f]{32})_v\d+$/.exec(collection)?.[1];
+  const alias = EARLIER_RELEASE_COLLECTION.exec(collection)?.[1];
   return alias === undefined ? null : `${alias}_stopwords`;
 };
 /** The set Typesense v30 makes of a collection's synonyms when it upgrades a server that had them. */
