@@ -185,6 +185,9 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   });
   let workers: Worker[] = [];
   app.addHook('onReady', async () => {
+    for (const module of modules) await module.start?.(services);
+  });
+  app.addHook('onReady', async () => {
     if (deps.backgroundWorkers === false) return;
     const logError = (error: unknown) => app.log.error(error);
     workers = modules.flatMap((module) => module.workers?.(services, logError) ?? []);

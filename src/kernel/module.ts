@@ -45,6 +45,8 @@ export interface AppModule<TServices> {
   rewriteUrl?(services: TServices): ((request: IncomingMessage) => string | undefined) | undefined;
   /** Adds the module's metrics to the application's registry (gauges are best read on scrape: `collect`). */
   metrics?(registry: Registry, services: TServices): void;
+  /** Checks run once before the application listens; a rejection stops the start with its message. */
+  start?(services: TServices): Promise<void>;
   /** Background jobs started once the application is ready. */
   workers?(services: TServices, logError: (error: unknown) => void): Worker[];
   /** Called when the application closes, after the requests in flight are done. */

@@ -2,16 +2,23 @@ import { describe, expect, it } from 'vitest';
 import type { IndexDefinition } from '../../src/modules/search/engine/engine';
 import {
   aliasName,
+  builtByEarlierRelease,
+  collectionFits,
   collectionName,
   collectionSchema,
-  fromSearchResponse,
+  fromSearchResult,
+  leavesOutStopWords,
+  legacyStopwordSetName,
+  searchResultOf,
+  schemaFields,
   stopwordSetName,
   toFilterBy,
-  toSearchParams,
+  toSearch,
   toSortBy,
-  toTypesenseDocument,
+  toTypesenseDocuments,
   toTypesenseSynonyms,
 } from '../../src/modules/search/engine/typesense-mapping';
+import { protocolFor } from '../../src/modules/search/engine/typesense-version';
 
 const definition = (overrides: Partial<IndexDefinition> = {}): IndexDefinition => ({
   id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
@@ -27,7 +34,7 @@ const definition = (overrides: Partial<IndexDefinition> = {}): IndexDefinition =
     { name: 'later', type: null },
   ],
   searchFields: ['name', 'brand'],
-  filterFields: ['brand', 'price'],
+  filterFields: ['brand', 'price', 'new'],
   facetFields: ['brand', 'price'],
   distinctField: null,
   synonyms: [],
@@ -36,41 +43,114 @@ const definition = (overrides: Partial<IndexDefinition> = {}): IndexDefinition =
   ...overrides,
 });
 
+const v30 = protocolFor('30.0');
+const v29 = protocolFor('29.0');
 const query = { q: 'lamp', filters: [], facets: [], limit: 10, offset: 0, threshold: 1 };
+const COLLECTION = 'idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_v7_abcdef12';
 
 describe('names', () => {
-  it('one alias per index, one collection per version behind it', () => {
+  it('one alias per index, one collection per version and schema behind it', () => {
     expect(aliasName(definition())).toBe('idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b');
-    expect(collectionName(definition())).toBe('idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_v7');
-    expect(stopwordSetName(definition())).toBe('idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_stopwords');
+    expect(collectionName(definition())).toMatch(/^idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_v7_[0-9a-f]{8}$/);
+    expect(stopwordSetName(COLLECTION)).toBe(`${COLLECTION}_stopwords`);
+  });
+
+  it('collections of earlier releases had no fingerprint and shared one stopwords set per index', () => {
+    expect(legacyStopwordSetName('idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_v3')).toBe(
+      'idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_stopwords',
+    );
+    expect(legacyStopwordSetName(COLLECTION)).toBeNull();
+    expect(builtByEarlierRelease('idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_v3')).toBe(true);
+    expect(builtByEarlierRelease(COLLECTION)).toBe(false);
+  });
+
+  it('a collection fits a definition while the schema is the same, whatever the version', () => {
+    const built = collectionName(definition());
+    expect(collectionFits(built, definition({ version: 9 }))).toBe(true);
+    expect(collectionFits(built, definition({ fields: [{ name: 'name', type: 'NUMBER' }] }))).toBe(false);
+    expect(collectionFits(built, definition({ id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c' }))).toBe(false);
   });
 });
 
-describe('collectionSchema', () => {
-  it('maps types, marks facets and filters, stores metadata unindexed and auto-detects untyped fields', () => {
-    expect(collectionSchema(definition({ rankingRules: [{ field: 'price', direction: 'asc' }] }))).toEqual({
-      name: 'idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_v7',
-      fields: [
-        { name: 'name', type: 'string*', optional: true, facet: false },
-        { name: 'brand', type: 'string*', optional: true, facet: true },
-        { name: 'price', type: 'float', optional: true, facet: true, sort: true },
-        { name: 'new', type: 'bool', optional: true, facet: false },
-        { name: '__metadata', type: 'string', optional: true, index: false },
-        { name: '.*', type: 'auto', optional: true },
-      ],
+describe('collection schema', () => {
+  it('declares every field with its type, facet only for facet fields, sort for sort fields', () => {
+    expect(schemaFields(definition({ rankingRules: [{ field: 'price', direction: 'asc' }] }))).toEqual([
+      { name: 'name', type: 'string[]', optional: true },
+      { name: 'brand', type: 'string[]', optional: true, facet: true },
+      { name: 'price', type: 'float', optional: true, facet: true, sort: true },
+      { name: '__text_price', type: 'string[]', optional: true, facet: true },
+      // Filter-only: indexed, no facet.
+      { name: 'new', type: 'bool[]', optional: true },
+      // Untyped and only displayed.
+      { name: 'later', type: 'string[]', optional: true, index: false },
+      { name: '__id', type: 'string', sort: true },
+      { name: '__values', type: 'string', optional: true, index: false },
+      { name: '__metadata', type: 'string', optional: true, index: false },
+    ]);
+  });
+
+  it('declares the fields settings name before any document has shown them, as strings', () => {
+    const fields = schemaFields(
+      definition({
+        fields: [{ name: 'name', type: 'STRING' }],
+        searchFields: ['name', 'title'],
+        filterFields: ['color'],
+        facetFields: [],
+        rankingRules: [{ field: 'rank', direction: 'asc' }],
+      }),
+    );
+    expect(fields.slice(0, 4)).toEqual([
+      { name: 'name', type: 'string[]', optional: true },
+      { name: 'title', type: 'string[]', optional: true },
+      { name: 'color', type: 'string[]', optional: true },
+      { name: 'rank', type: 'string', optional: true, sort: true },
+    ]);
+  });
+
+  it('a distinct field is single-valued and a facet', () => {
+    expect(schemaFields(definition({ distinctField: 'name' }))[0]).toEqual({
+      name: 'name',
+      type: 'string',
+      optional: true,
+      facet: true,
     });
+  });
+
+  it('v30 attaches the synonym set of the collection; v29 keeps synonyms in the collection', () => {
+    const withSynonyms = definition({ synonyms: [{ synonyms: ['sofa', 'couch'] }] });
+    expect(collectionSchema(withSynonyms, COLLECTION, v30)).toMatchObject({
+      name: COLLECTION,
+      synonym_sets: [`${COLLECTION}_synonyms`],
+    });
+    expect(collectionSchema(withSynonyms, COLLECTION, v29)).not.toHaveProperty('synonym_sets');
+    expect(collectionSchema(definition(), COLLECTION, v30)).not.toHaveProperty('synonym_sets');
   });
 });
 
 describe('documents and synonyms', () => {
-  it('a document drops null values and carries metadata as JSON text', () => {
-    expect(toTypesenseDocument({ id: 'a', values: { name: 'Lamp', price: null }, metadata: { url: 'u' } })).toEqual({
-      id: 'a',
-      name: 'Lamp',
-      __metadata: '{"url":"u"}',
-    });
-    expect(toTypesenseDocument({ id: 'b', values: {}, metadata: null })).toEqual({ id: 'b' });
+  it('sends arrays, the first value of single-valued fields, number facets as text, and the values as sent', () => {
+    const values = { name: 'Lamp', brand: ['Lumo', 'Brite'], price: [25.5, 30], new: null, later: 'x' };
+    expect(
+      toTypesenseDocuments(definition({ rankingRules: [{ field: 'price', direction: 'desc' }] }), [
+        { id: 'a', values, metadata: { url: 'u' } },
+      ]),
+    ).toEqual([
+      {
+        id: 'a',
+        __id: 'a',
+        name: ['Lamp'],
+        brand: ['Lumo', 'Brite'],
+        price: 25.5,
+        __text_price: ['25.5', '30'],
+        __values: JSON.stringify(values),
+        __metadata: '{"url":"u"}',
+      },
+    ]);
+    expect(toTypesenseDocuments(definition(), [{ id: 'b', values: {}, metadata: null }])).toEqual([
+      { id: 'b', __id: 'b', __values: '{}' },
+    ]);
   });
+
   it('synonyms keep their root (one-way) or have none (multi-way)', () => {
     expect(
       toTypesenseSynonyms(
@@ -96,41 +176,46 @@ describe('search parameters', () => {
     expect(toFilterBy([])).toBeUndefined();
   });
 
-  it('sort: custom rules around _text_match, which stands where the first built-in rule is; at most three', () => {
-    expect(toSortBy(definition())).toBeUndefined();
+  it('sort: custom rules (missing values last) around _text_match, then the id; at most three', () => {
+    expect(toSortBy(definition())).toBe('_text_match:desc,__id:asc');
     expect(toSortBy(definition({ rankingRules: [{ field: 'price', direction: 'asc' }, 'typo'] }))).toBe(
-      'price:asc,_text_match:desc',
+      'price(missing_values: last):asc,_text_match:desc,__id:asc',
     );
-    expect(toSortBy(definition({ rankingRules: ['words', 'typo', { field: 'price', direction: 'desc' }] }))).toBe(
-      '_text_match:desc,price:desc',
+    expect(toSortBy(definition({ rankingRules: [{ field: 'price', direction: 'desc' }] }))).toBe(
+      'price(missing_values: last):desc,__id:asc',
     );
     expect(
       toSortBy(
         definition({
-          rankingRules: [
-            { field: 'a', direction: 'asc' },
-            { field: 'b', direction: 'asc' },
-            { field: 'c', direction: 'asc' },
-            'typo',
-          ],
+          rankingRules: [{ field: 'a', direction: 'asc' }, { field: 'b', direction: 'asc' }, 'typo'],
         }),
       ),
-    ).toBe('a:asc,b:asc,c:asc');
+    ).toBe('a(missing_values: last):asc,b(missing_values: last):asc,_text_match:desc');
+  });
+
+  it('stop words are left out unless the query has nothing else', () => {
+    const withStopWords = definition({ stopWords: ['the', 'a'] });
+    expect(leavesOutStopWords(withStopWords, 'the lamp')).toBe(true);
+    expect(leavesOutStopWords(withStopWords, 'The  A ')).toBe(false);
+    expect(leavesOutStopWords(definition(), 'the lamp')).toBe(false);
   });
 
   it('maps typo budget, prefix, threshold, paging, facets, distinct, stop words and exactness', () => {
-    const params = toSearchParams(
+    const search = toSearch(
       definition({ distinctField: 'brand', stopWords: ['the'], rankingRules: ['exactness', 'attribute'] }),
+      COLLECTION,
       {
         ...query,
         filters: [{ field: 'price', operator: 'gt', values: [5] }],
-        facets: ['brand'],
+        facets: ['brand', 'price'],
         limit: 20,
         offset: 40,
         threshold: 3,
       },
+      v30,
     );
-    expect(params).toEqual({
+    expect(search).toEqual({
+      collection: COLLECTION,
       q: 'lamp',
       query_by: 'name,brand',
       query_by_weights: '15,14',
@@ -150,60 +235,86 @@ describe('search parameters', () => {
       highlight_end_tag: '</mark>',
       enable_highlight_v1: false,
       filter_by: 'price:>5',
-      facet_by: 'brand',
+      facet_by: 'brand,price,__text_price',
       max_facet_values: 100,
+      sort_by: '_text_match:desc,__id:asc',
       group_by: 'brand',
       group_limit: 1,
-      stopwords: 'idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_stopwords',
+      group_missing_values: false,
+      group_max_candidates: 10_000,
+      stopwords: `${COLLECTION}_stopwords`,
     });
   });
 
-  it('an empty query, or an index without search fields, matches everything', () => {
-    expect(toSearchParams(definition(), { ...query, q: ' ' }).q).toBe('*');
-    expect(toSearchParams(definition({ searchFields: [] }), query)).toMatchObject({ q: '*' });
-    expect(toSearchParams(definition({ searchFields: [] }), query)).not.toHaveProperty('query_by');
+  it('v29 has no group_max_candidates; without the attribute rule fields weigh the same', () => {
+    const search = toSearch(definition({ distinctField: 'brand', rankingRules: ['words'] }), COLLECTION, query, v29);
+    expect(search).not.toHaveProperty('group_max_candidates');
+    expect(search).toMatchObject({ query_by_weights: '1,1', group_missing_values: false });
+  });
+
+  it('a query ending with a space or punctuation matches its last word whole', () => {
+    expect(toSearch(definition(), COLLECTION, { ...query, q: 'desk lamp ' }, v30).prefix).toBe(false);
+    expect(toSearch(definition(), COLLECTION, { ...query, q: 'desk lamp.' }, v30).prefix).toBe(false);
+    expect(toSearch(definition(), COLLECTION, { ...query, q: 'desk la' }, v30).prefix).toBe(true);
+  });
+
+  it('an empty query, or an index without string search fields, matches everything', () => {
+    expect(toSearch(definition(), COLLECTION, { ...query, q: ' ' }, v30).q).toBe('*');
+    const numbersOnly = toSearch(definition({ searchFields: ['price'] }), COLLECTION, query, v30);
+    expect(numbersOnly.q).toBe('*');
+    expect(numbersOnly).not.toHaveProperty('query_by');
+    expect(numbersOnly).not.toHaveProperty('highlight_full_fields');
   });
 });
 
-describe('fromSearchResponse', () => {
-  it('maps hits, metadata, highlights, facet counts and numeric facet stats', () => {
-    const result = fromSearchResponse(
+describe('search results', () => {
+  it('maps hits from the values as sent, metadata, per-element highlights, facet counts and number stats', () => {
+    const values = { name: 'Desk <lamp>', brand: ['Lumo', 'Desk & co'], price: 25.5 };
+    const result = fromSearchResult(
       definition(),
       { ...query, q: 'desk lamp' },
       {
         found: 12,
         hits: [
           {
-            document: { id: 'a', name: 'Desk <lamp>', brand: 'Lumo', price: 25, __metadata: '{"url":"https://x"}' },
-            highlight: { name: { value: 'Desk <mark>lamp</mark> & co', matched_tokens: ['lamp'] } },
+            document: { id: 'a', name: ['Desk <lamp>'], __values: JSON.stringify(values), __metadata: '{"url":"x"}' },
+            highlight: {
+              name: [{ matched_tokens: ['Desk', 'lamp'], snippet: '<mark>Desk</mark> <<mark>lamp</mark>>' }],
+              brand: [
+                { matched_tokens: [], snippet: 'Lumo' },
+                { matched_tokens: ['Desk'], snippet: '<mark>Desk</mark> & co', value: '<mark>Desk</mark> & co' },
+              ],
+            },
           },
         ],
         facet_counts: [
-          {
-            field_name: 'brand',
-            counts: [
-              { value: 'Lumo', count: 9 },
-              { value: 'Brite', count: 3 },
-            ],
-          },
-          { field_name: 'price', counts: [{ value: '25', count: 1 }], stats: { min: 5, max: 50, avg: 20, sum: 240 } },
+          { field_name: 'brand', counts: [{ value: 'Lumo', count: 9 }], stats: { total_values: 1 } },
+          { field_name: 'price', counts: [{ value: '25.5', count: 1 }], stats: { min: 5, max: 50, avg: 20, sum: 240 } },
+          { field_name: '__text_price', counts: [{ value: '25.5', count: 1 }] },
         ],
       },
     );
     expect(result).toEqual({
       count: 12,
-      facets: { brand: { Lumo: 9, Brite: 3 }, price: { 25: 1 } },
+      facets: { brand: { Lumo: 9 }, price: { '25.5': 1 } },
       facetsStats: { price: { min: 5, max: 50, avg: 20, sum: 240 } },
       hits: [
         {
           document: {
             id: 'a',
-            values: { name: 'Desk <lamp>', brand: 'Lumo', price: 25, new: null, later: null },
-            metadata: { url: 'https://x' },
+            values: { name: 'Desk <lamp>', brand: ['Lumo', 'Desk & co'], price: 25.5, new: null, later: null },
+            metadata: { url: 'x' },
           },
           highlight: {
-            name: { value: 'Desk <mark>lamp</mark> &amp; co', matchLevel: 'partial', matchedWords: ['lamp'] },
-            brand: { value: 'Lumo', matchLevel: 'none', matchedWords: [] },
+            name: {
+              value: '<mark>Desk</mark> &lt;<mark>lamp</mark>&gt;',
+              matchLevel: 'full',
+              matchedWords: ['desk', 'lamp'],
+            },
+            brand: [
+              { value: 'Lumo', matchLevel: 'none', matchedWords: [] },
+              { value: '<mark>Desk</mark> &amp; co', matchLevel: 'partial', matchedWords: ['desk'] },
+            ],
           },
         },
       ],
@@ -211,14 +322,21 @@ describe('fromSearchResponse', () => {
   });
 
   it('takes the best hit of each group when grouped by the distinct field', () => {
-    const result = fromSearchResponse(definition({ distinctField: 'brand' }), query, {
+    const result = fromSearchResult(definition({ distinctField: 'brand' }), query, {
       found: 2,
       grouped_hits: [
-        { group_key: ['Lumo'], hits: [{ document: { id: 'a' } }] },
-        { group_key: ['Brite'], hits: [{ document: { id: 'c' } }] },
+        { group_key: ['Lumo'], hits: [{ document: { id: 'a', __values: '{}' } }] },
+        { group_key: ['Brite'], hits: [{ document: { id: 'c', __values: '{}' } }] },
       ],
     });
     expect(result.count).toBe(2);
     expect(result.hits.map((hit) => hit.document.id)).toEqual(['a', 'c']);
+  });
+
+  it('a search refused inside multi_search is an error with its status', () => {
+    expect(() => searchResultOf({ code: 404, error: 'Not found.' })).toThrow(
+      expect.objectContaining({ httpStatus: 404, message: 'Typesense refused the search (404): Not found.' }),
+    );
+    expect(searchResultOf({ found: 0 })).toEqual({ found: 0 });
   });
 });

@@ -26,6 +26,7 @@ export const searchModule: Module = {
     }),
   }),
   rest: searchOperations,
+  start: ({ search }) => search.start(),
   // Searches waiting for their batch are written before the database closes.
   close: ({ search }) => search.close(),
   metrics(registry, { db, search }) {

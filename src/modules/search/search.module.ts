@@ -17,6 +17,8 @@ export interface SearchServices {
   search: SearchService;
   analytics: AnalyticsService;
   log: SearchLog;
+  /** Checks the engine before the service listens (a Typesense server of an unsupported version is refused). */
+  start(): Promise<void>;
   /** Writes pending searches and releases the engine. */
   close(): Promise<void>;
 }
@@ -52,6 +54,9 @@ export function createSearchServices({
     search: new SearchService(db, engine, clicks, log, baseUrl),
     analytics: new AnalyticsService(db, log),
     log,
+    async start() {
+      await engine.start?.();
+    },
     async close() {
       await log.flush();
       await engine.close();

@@ -100,6 +100,8 @@ export interface SearchEngine {
   readonly name: 'embedded' | 'typesense';
   /** Whether a search first brings the engine's copy up to the definition's version, applying any pending change. */
   readonly catchesUpOnSearch: boolean;
+  /** Checks, before the service listens, that the engine can serve; rejects with the reason otherwise. */
+  start?(): Promise<void>;
   /** The definition changed (or the index is new): the copy is rebuilt from every stored document. */
   definitionChanged(definition: IndexDefinition): Promise<void>;
   /** These documents were inserted or replaced. */

@@ -3,6 +3,7 @@
  * collections, documents, search parameters and responses. See the README ("Search", Typesense)
  * for what maps to what and where the engines differ.
  */
+import { createHash } from 'node:crypto';
 import type { CollectionCreateSchema } from 'typesense/lib/Typesense/Collections';
 import type { CollectionFieldSchema } from 'typesense/lib/Typesense/Collection';
 import type {
@@ -18,71 +19,182 @@ import type {
   Scalar,
 } from './engine';
 import { MAX_FACET_VALUES, MAX_PREFIX_EXPANSIONS } from './memory-index';
+import { escapeHtml, tokenize } from './text';
+import type { TypesenseProtocol } from './typesense-version';
 
 /** Where metadata travels in a Typesense document: a string field that is stored, not indexed. */
 export const METADATA_FIELD = '__metadata';
+/** The document's values as sent, returned with hits (indexed copies may be reshaped, see `schemaFields`). */
+export const VALUES_FIELD = '__values';
+/** A sortable copy of the id: Typesense cannot sort by `id`, and ties are broken by id. */
+export const SORT_ID_FIELD = '__id';
+/** Facet counts of a NUMBER field come from the original text, not from Typesense's 32-bit float. */
+export const numberFacetField = (field: string) => `__text_${field}`;
 /** Typesense looks for typo variants while it has fewer results than this. */
 export const TYPO_TOKENS_THRESHOLD = 100;
 /** Typesense sorts by at most three fields. */
 export const MAX_TYPESENSE_SORT_FIELDS = 3;
+/** With a distinct field, groups are counted exactly up to this many (v30; v29 estimates). */
+export const GROUP_MAX_CANDIDATES = 10_000;
 
 /** The alias that always points at the current collection of an index. */
 export const aliasName = (definition: Pick<IndexDefinition, 'id'>) => `idx_${definition.id.replaceAll('-', '')}`;
-/** A collection per rebuild, so a rebuild fills a new collection while searches use the old one. */
-export const collectionName = (definition: Pick<IndexDefinition, 'id' | 'version'>) =>
-  `${aliasName(definition)}_v${definition.version}`;
-export const stopwordSetName = (definition: Pick<IndexDefinition, 'id'>) => `${aliasName(definition)}_stopwords`;
 
-const TYPESENSE_TYPES: Record<FieldType, CollectionFieldSchema['type']> = {
-  STRING: 'string*',
-  NUMBER: 'float',
-  BOOLEAN: 'bool',
-};
+const TYPESENSE_TYPES: Record<FieldType, string> = { STRING: 'string', NUMBER: 'float', BOOLEAN: 'bool' };
 
-export function collectionSchema(definition: IndexDefinition): CollectionCreateSchema {
-  const sortFields = new Set(definition.rankingRules.flatMap((rule) => (typeof rule === 'object' ? [rule.field] : [])));
-  const fields: CollectionFieldSchema[] = definition.fields
-    .filter((field) => field.type !== null)
-    .map((field) => ({
+const sortFieldsOf = (definition: IndexDefinition) =>
+  new Set(definition.rankingRules.flatMap((rule) => (typeof rule === 'object' ? [rule.field] : [])));
+
+/** Fields Typesense must hold one value in (it sorts and groups single values): the first value is sent. */
+const singleValued = (definition: IndexDefinition, field: string) =>
+  sortFieldsOf(definition).has(field) || field === definition.distinctField;
+
+/** STRING until a document shows a field's type: a later type changes the schema and rebuilds the collection. */
+const typeOf = (field: IndexDefinition['fields'][number]): FieldType => field.type ?? 'STRING';
+
+/**
+ * The index fields, then every field a setting names that no document has shown yet: Typesense
+ * refuses a search naming a field its schema lacks.
+ */
+function declaredFields(definition: IndexDefinition): IndexDefinition['fields'] {
+  const known = new Set(definition.fields.map((field) => field.name));
+  const named = new Set([
+    ...definition.searchFields,
+    ...definition.filterFields,
+    ...definition.facetFields,
+    ...sortFieldsOf(definition),
+    ...(definition.distinctField ? [definition.distinctField] : []),
+  ]);
+  return [...definition.fields, ...[...named].filter((name) => !known.has(name)).map((name) => ({ name, type: null }))];
+}
+
+/** Fields the query matches: Typesense searches string fields only. */
+const queryFields = (definition: IndexDefinition) =>
+  definition.searchFields.filter(
+    (name) => typeOf(definition.fields.find((field) => field.name === name) ?? { name, type: null }) === 'STRING',
+  );
+
+/**
+ * Every index field with its type and the flags it needs: `facet` for facet and distinct fields,
+ * `sort` for the fields of sort rules, `index: false` for fields only displayed. Fields hold arrays
+ * (a value may be one value or several), except single-valued sort and distinct fields.
+ */
+export function schemaFields(definition: IndexDefinition): CollectionFieldSchema[] {
+  const sortFields = sortFieldsOf(definition);
+  const indexed = new Set([
+    ...definition.searchFields,
+    ...definition.filterFields,
+    ...definition.facetFields,
+    ...sortFields,
+    ...(definition.distinctField ? [definition.distinctField] : []),
+  ]);
+  const fields: CollectionFieldSchema[] = [];
+  for (const field of declaredFields(definition)) {
+    const type = typeOf(field);
+    const facet = definition.facetFields.includes(field.name) || field.name === definition.distinctField;
+    fields.push({
       name: field.name,
-      type: TYPESENSE_TYPES[field.type!],
+      type: `${TYPESENSE_TYPES[type]}${singleValued(definition, field.name) ? '' : '[]'}`,
       optional: true,
-      // Typesense filters and groups (distinct) on facet fields only.
-      facet:
-        definition.facetFields.includes(field.name) ||
-        definition.filterFields.includes(field.name) ||
-        field.name === definition.distinctField,
+      ...(facet ? { facet: true } : {}),
       ...(sortFields.has(field.name) ? { sort: true } : {}),
-    }));
+      ...(indexed.has(field.name) ? {} : { index: false }),
+    } as CollectionFieldSchema);
+    if (type === 'NUMBER' && definition.facetFields.includes(field.name)) {
+      fields.push({ name: numberFacetField(field.name), type: 'string[]', optional: true, facet: true });
+    }
+  }
+  return [
+    ...fields,
+    { name: SORT_ID_FIELD, type: 'string', sort: true },
+    { name: VALUES_FIELD, type: 'string', optional: true, index: false },
+    { name: METADATA_FIELD, type: 'string', optional: true, index: false },
+  ];
+}
+
+/** Eight hex digits that change whenever the fields of the schema do. */
+export const schemaFingerprint = (definition: IndexDefinition) =>
+  createHash('sha256')
+    .update(JSON.stringify(schemaFields(definition)))
+    .digest('hex')
+    .slice(0, 8);
+
+/**
+ * A collection per rebuild, named by the index version and the schema's fingerprint, so a rebuild
+ * fills a new collection while searches use the old one, and a change of field types is noticed.
+ */
+export const collectionName = (definition: IndexDefinition) =>
+  `${aliasName(definition)}_v${definition.version}_${schemaFingerprint(definition)}`;
+
+/** Whether a collection was built with the schema this definition needs. */
+export const collectionFits = (collection: string, definition: IndexDefinition) =>
+  collection.startsWith(`${aliasName(definition)}_v`) && collection.endsWith(`_${schemaFingerprint(definition)}`);
+
+/** The synonym set (v30) and the stopwords set of one collection, created before it and deleted with it. */
+export const synonymSetName = (collection: string) => `${collection}_synonyms`;
+export const stopwordSetName = (collection: string) => `${collection}_stopwords`;
+/** Earlier releases named collections `<alias>_v<version>` (no fingerprint) and kept one stopwords set per index. */
+const EARLIER_RELEASE_COLLECTION = /^(idx_[0-9a-f]{32})_v\d+$/;
+export const builtByEarlierRelease = (collection: string) => EARLIER_RELEASE_COLLECTION.test(collection);
+export const legacyStopwordSetName = (collection: string) => {
+  const alias = EARLIER_RELEASE_COLLECTION.exec(collection)?.[1];
+  return alias === undefined ? null : `${alias}_stopwords`;
+};
+/** The set Typesense v30 makes of a collection's synonyms when it upgrades a server that had them. */
+export const migratedSynonymSetName = (collection: string) => `${collection}_synonyms_index`;
+
+export function collectionSchema(
+  definition: IndexDefinition,
+  name: string,
+  protocol: TypesenseProtocol,
+): CollectionCreateSchema {
+  const withSynonymSet = protocol.synonyms === 'synonym-sets' && definition.synonyms.length > 0;
   return {
-    name: collectionName(definition),
-    fields: [
-      ...fields,
-      { name: METADATA_FIELD, type: 'string', optional: true, index: false },
-      // Fields no document has shown yet take the type Typesense detects.
-      { name: '.*', type: 'auto', optional: true },
-    ],
+    name,
+    fields: schemaFields(definition),
+    ...(withSynonymSet ? { synonym_sets: [synonymSetName(name)] } : {}),
   } as CollectionCreateSchema;
 }
 
-export function toTypesenseDocument(document: IndexedDocument): Record<string, unknown> {
-  const values = Object.fromEntries(Object.entries(document.values).filter(([, value]) => value !== null));
-  return {
-    ...values,
-    id: document.id,
-    ...(document.metadata !== null && document.metadata !== undefined
-      ? { [METADATA_FIELD]: JSON.stringify(document.metadata) }
-      : {}),
-  };
-}
-
-/** Synonyms as Typesense synonym objects (one-way when `root` is set). */
+/** Synonyms as Typesense synonym items (one-way when `root` is set), for a set or a collection. */
 export const toTypesenseSynonyms = (definition: IndexDefinition) =>
   definition.synonyms.map((synonym, i) => ({
     id: `synonym-${i}`,
     synonyms: synonym.synonyms,
     ...(synonym.root !== undefined ? { root: synonym.root } : {}),
   }));
+
+const valuesOf = (value: FieldValue): Scalar[] =>
+  value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
+
+/** Documents as Typesense documents of the definition's collection (the schema is worked out once). */
+export function toTypesenseDocuments(
+  definition: IndexDefinition,
+  documents: IndexedDocument[],
+): Record<string, unknown>[] {
+  const indexedFields = schemaFields(definition).filter((field) => field.index !== false);
+  const facetFields = new Set(definition.facetFields);
+  return documents.map((document) => {
+    const indexed: Record<string, unknown> = {};
+    for (const field of indexedFields) {
+      const values = valuesOf(document.values[field.name] ?? null);
+      if (values.length === 0) continue;
+      indexed[field.name] = field.type.endsWith('[]') ? values : values[0];
+      if (facetFields.has(field.name) && typeof values[0] === 'number') {
+        indexed[numberFacetField(field.name)] = values.map(String);
+      }
+    }
+    return {
+      id: document.id,
+      [SORT_ID_FIELD]: document.id,
+      ...indexed,
+      [VALUES_FIELD]: JSON.stringify(document.values),
+      ...(document.metadata !== null && document.metadata !== undefined
+        ? { [METADATA_FIELD]: JSON.stringify(document.metadata) }
+        : {}),
+    };
+  });
+}
 
 const quote = (value: Scalar) => (typeof value === 'string' ? `\`${value.replaceAll('`', '')}\`` : String(value));
 
@@ -100,35 +212,52 @@ export function toFilterBy(filters: EngineFilter[]): string | undefined {
 
 /**
  * The sort: `_text_match` stands for the built-in rules (Typesense ranks text relevance its own
- * way), placed where the first built-in rule is; custom `<field>:asc|desc` rules around it.
+ * way), placed where the first built-in rule is; custom rules around it, documents without the
+ * field last; then the id for ties, as far as Typesense's three sort fields reach.
  */
 export function toSortBy(definition: IndexDefinition): string | undefined {
   const parts: string[] = [];
   let textMatchPlaced = false;
   for (const rule of definition.rankingRules) {
-    if (typeof rule === 'object') parts.push(`${rule.field}:${rule.direction}`);
+    if (typeof rule === 'object') parts.push(`${rule.field}(missing_values: last):${rule.direction}`);
     else if (!textMatchPlaced) {
       parts.push('_text_match:desc');
       textMatchPlaced = true;
     }
   }
-  if (!parts.some((part) => part !== '_text_match:desc')) return undefined;
+  parts.push(`${SORT_ID_FIELD}:asc`);
   return parts.slice(0, MAX_TYPESENSE_SORT_FIELDS).join(',');
 }
 
-export function toSearchParams(definition: IndexDefinition, query: EngineQuery): Record<string, unknown> {
-  const searchable = definition.searchFields.length > 0;
-  const rules = new Set(
-    definition.rankingRules.filter((rule): rule is Exclude<typeof rule, object> => typeof rule === 'string'),
-  );
-  const params: Record<string, unknown> = {
-    q: searchable && query.q.trim() !== '' ? query.q : '*',
-    ...(searchable ? { query_by: definition.searchFields.join(',') } : {}),
-    // The `attribute` rule: earlier search fields weigh more.
-    ...(searchable && rules.has('attribute')
-      ? { query_by_weights: definition.searchFields.map((_, i) => Math.max(1, 15 - i)).join(',') }
-      : {}),
-    prefix: true,
+/** Whether stop words are left out: a query of stop words only is searched as typed. */
+export function leavesOutStopWords(definition: IndexDefinition, q: string) {
+  if (definition.stopWords.length === 0) return false;
+  const stopWords = new Set(definition.stopWords.flatMap(tokenize));
+  return tokenize(q).some((word) => !stopWords.has(word));
+}
+
+/** One search of a `multi_search` request (sent as POST, so long filters fit). */
+export function toSearch(
+  definition: IndexDefinition,
+  collection: string,
+  query: EngineQuery,
+  protocol: TypesenseProtocol,
+): Record<string, unknown> {
+  const fields = queryFields(definition);
+  const searchable = fields.length > 0 && query.q.trim() !== '';
+  const rules = new Set(definition.rankingRules.filter((rule) => typeof rule === 'string'));
+  const search: Record<string, unknown> = {
+    collection,
+    q: searchable ? query.q : '*',
+  };
+  if (fields.length > 0) {
+    search.query_by = fields.join(',');
+    // The `attribute` rule: earlier search fields weigh more; without it every field weighs the same.
+    search.query_by_weights = fields.map((_, i) => (rules.has('attribute') ? Math.max(1, 15 - i) : 1)).join(',');
+  }
+  Object.assign(search, {
+    // The last word is a prefix unless the query ends with a space or punctuation (as the embedded engine does).
+    prefix: !/[\s\p{P}]$/u.test(query.q),
     max_candidates: MAX_PREFIX_EXPANSIONS,
     num_typos: 2,
     min_len_1typo: 5,
@@ -139,42 +268,53 @@ export function toSearchParams(definition: IndexDefinition, query: EngineQuery):
     prioritize_token_position: false,
     offset: query.offset,
     limit: query.limit,
-    highlight_full_fields: searchable ? definition.searchFields.join(',') : undefined,
-    highlight_start_tag: '<mark>',
-    highlight_end_tag: '</mark>',
-    enable_highlight_v1: false,
-  };
+  });
+  if (fields.length > 0) {
+    Object.assign(search, {
+      highlight_full_fields: fields.join(','),
+      highlight_start_tag: '<mark>',
+      highlight_end_tag: '</mark>',
+      enable_highlight_v1: false,
+    });
+  }
   const filterBy = toFilterBy(query.filters);
-  if (filterBy) params.filter_by = filterBy;
+  if (filterBy) search.filter_by = filterBy;
   if (query.facets.length > 0) {
-    params.facet_by = query.facets.join(',');
-    params.max_facet_values = MAX_FACET_VALUES;
+    const numberFacets = query.facets.filter((facet) => isNumberFacet(definition, facet)).map(numberFacetField);
+    search.facet_by = [...query.facets, ...numberFacets].join(',');
+    search.max_facet_values = MAX_FACET_VALUES;
   }
-  const sortBy = toSortBy(definition);
-  if (sortBy) params.sort_by = sortBy;
+  search.sort_by = toSortBy(definition);
   if (definition.distinctField) {
-    params.group_by = definition.distinctField;
-    params.group_limit = 1;
+    Object.assign(search, {
+      group_by: definition.distinctField,
+      group_limit: 1,
+      // Documents without the field are each their own group, as in the embedded engine.
+      group_missing_values: false,
+      ...(protocol.exactGroupCount ? { group_max_candidates: GROUP_MAX_CANDIDATES } : {}),
+    });
   }
-  if (definition.stopWords.length > 0) params.stopwords = stopwordSetName(definition);
-  for (const key of Object.keys(params)) if (params[key] === undefined) delete params[key];
-  return params;
+  if (leavesOutStopWords(definition, query.q)) search.stopwords = stopwordSetName(collection);
+  return search;
 }
 
+const isNumberFacet = (definition: IndexDefinition, field: string) =>
+  definition.facetFields.includes(field) &&
+  definition.fields.find((candidate) => candidate.name === field)?.type === 'NUMBER';
+
+/** An element's highlight (current format: one per array element, or one for a single value). */
 interface TypesenseHighlight {
   snippet?: string;
   value?: string;
-  snippets?: string[];
-  values?: string[];
-  matched_tokens?: string[] | string[][];
+  matched_tokens?: string[];
 }
 
 interface TypesenseHit {
   document: Record<string, unknown>;
-  highlight?: Record<string, TypesenseHighlight>;
+  highlight?: Record<string, TypesenseHighlight | TypesenseHighlight[]>;
 }
 
-export interface TypesenseSearchResponse {
+export interface TypesenseSearchResult {
   found: number;
   hits?: TypesenseHit[];
   grouped_hits?: { group_key: unknown[]; hits: TypesenseHit[]; found?: number }[];
@@ -185,8 +325,25 @@ export interface TypesenseSearchResponse {
   }[];
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+/** One entry of a `multi_search` response: a result, or the error of that search alone. */
+export type TypesenseMultiSearchEntry = TypesenseSearchResult | { code: number; error: string };
+
+/** A search that Typesense refused inside a `multi_search` (which itself answers 200). */
+export class TypesenseSearchFailed extends Error {
+  constructor(
+    readonly httpStatus: number,
+    message: string,
+  ) {
+    super(`Typesense refused the search (${httpStatus}): ${message}`);
+    this.name = 'TypesenseSearchFailed';
+  }
+}
+
+export function searchResultOf(entry: TypesenseMultiSearchEntry | undefined): TypesenseSearchResult {
+  if (entry === undefined) throw new TypesenseSearchFailed(500, 'no result in the multi_search response');
+  if ('error' in entry) throw new TypesenseSearchFailed(entry.code, entry.error);
+  return entry;
+}
 
 /** Typesense marks matches in the raw text; escape around the marks so the result matches the embedded engine's. */
 const escapeMarked = (marked: string) =>
@@ -195,57 +352,51 @@ const escapeMarked = (marked: string) =>
     .map((part) => (part === '<mark>' || part === '</mark>' ? part : escapeHtml(part)))
     .join('');
 
-function toHighlight(
-  text: string,
-  highlight: TypesenseHighlight | undefined,
-  words: number,
-  marked?: string,
-): HighlightResult {
-  const matched = [
-    ...new Set(((highlight?.matched_tokens ?? []) as (string | string[])[]).flat().map((token) => token.toLowerCase())),
-  ];
-  const value = marked ?? highlight?.value ?? highlight?.snippet;
+function toHighlight(text: string, highlight: TypesenseHighlight | undefined, words: number): HighlightResult {
+  const matched = [...new Set((highlight?.matched_tokens ?? []).map((token) => token.toLowerCase()))];
+  const marked = matched.length > 0 ? (highlight?.value ?? highlight?.snippet) : undefined;
   return {
-    value: value !== undefined ? escapeMarked(value) : escapeHtml(text),
+    value: marked !== undefined ? escapeMarked(marked) : escapeHtml(text),
     matchLevel: matched.length === 0 ? 'none' : matched.length >= words ? 'full' : 'partial',
     matchedWords: matched,
   };
 }
 
-export function fromSearchResponse(
-  definition: IndexDefinition,
-  query: EngineQuery,
-  response: TypesenseSearchResponse,
-): EngineResult {
-  const words = query.q.trim() === '' ? 0 : query.q.trim().split(/\s+/).length;
-  const hits = response.grouped_hits
-    ? response.grouped_hits.map((group) => group.hits[0]!).filter(Boolean)
-    : (response.hits ?? []);
+function toFacets(definition: IndexDefinition, result: TypesenseSearchResult) {
   const facets: EngineResult['facets'] = {};
   const facetsStats: EngineResult['facetsStats'] = {};
-  for (const facet of response.facet_counts ?? []) {
-    facets[facet.field_name] = Object.fromEntries(facet.counts.map((count) => [count.value, count.count]));
+  const counts = new Map((result.facet_counts ?? []).map((facet) => [facet.field_name, facet]));
+  for (const facet of result.facet_counts ?? []) {
+    if (facet.field_name.startsWith('__')) continue;
+    const number = isNumberFacet(definition, facet.field_name);
+    const source = number ? counts.get(numberFacetField(facet.field_name)) : facet;
+    facets[facet.field_name] = Object.fromEntries((source?.counts ?? []).map((count) => [count.value, count.count]));
     const stats = facet.stats;
-    const type = definition.fields.find((field) => field.name === facet.field_name)?.type;
-    if (
-      type === 'NUMBER' &&
-      stats &&
-      stats.min !== undefined &&
-      stats.max !== undefined &&
-      stats.sum !== undefined &&
-      stats.avg !== undefined
-    ) {
-      facetsStats[facet.field_name] = { min: stats.min, max: stats.max, avg: stats.avg, sum: stats.sum };
+    if (number && stats?.min !== undefined && stats.max !== undefined && stats.sum !== undefined) {
+      if (stats.avg !== undefined) {
+        facetsStats[facet.field_name] = { min: stats.min, max: stats.max, avg: stats.avg, sum: stats.sum };
+      }
     }
   }
+  return { facets, facetsStats };
+}
+
+export function fromSearchResult(
+  definition: IndexDefinition,
+  query: EngineQuery,
+  result: TypesenseSearchResult,
+): EngineResult {
+  const words = tokenize(query.q).length;
+  const hits = result.grouped_hits
+    ? result.grouped_hits.map((group) => group.hits[0]!).filter(Boolean)
+    : (result.hits ?? []);
   return {
-    count: response.found,
-    facets,
-    facetsStats,
+    count: result.found,
+    ...toFacets(definition, result),
     hits: hits.map((hit) => {
+      const sent = JSON.parse(String(hit.document[VALUES_FIELD] ?? '{}')) as Record<string, FieldValue>;
       const values: Record<string, FieldValue> = {};
-      for (const field of definition.fields)
-        values[field.name] = (hit.document[field.name] as FieldValue | undefined) ?? null;
+      for (const field of definition.fields) values[field.name] = sent[field.name] ?? null;
       const rawMetadata = hit.document[METADATA_FIELD];
       const document: IndexedDocument = {
         id: String(hit.document.id),
@@ -257,9 +408,10 @@ export function fromSearchResponse(
         const value = values[field];
         if (value === null || value === undefined) continue;
         const found = hit.highlight?.[field];
+        const elements = Array.isArray(found) ? found : [found];
         highlight[field] = Array.isArray(value)
-          ? value.map((item, i) => toHighlight(String(item), found, words, found?.values?.[i] ?? found?.snippets?.[i]))
-          : toHighlight(String(value), found, words);
+          ? value.map((item, i) => toHighlight(String(item), elements[i], words))
+          : toHighlight(String(value), elements[0], words);
       }
       return { document, highlight };
     }),

@@ -1,0 +1,315 @@
+/**
+ * A stand-in for a Typesense server on 127.0.0.1: the subset of the v30 and v29 HTTP API that the
+ * adapter uses (endpoints, status codes, error bodies and response shapes as in Typesense's API
+ * specification, typesense/typesense-api-spec openapi.yml, and its server source). It keeps
+ * collections, aliases, synonym and stopwords sets, checks imported documents against the
+ * collection's field types, and records every request so tests can assert the exact protocol.
+ * Searches are answered by the test (`answerSearch`): the stand-in does not rank.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  /** Parsed JSON, JSON lines as an array for imports, or undefined without a body. */
+  body: unknown;
+}
+
+interface Field {
+  name: string;
+  type: string;
+  optional?: boolean;
+  index?: boolean;
+  facet?: boolean;
+  sort?: boolean;
+}
+
+interface Collection {
+  schema: { name: string; fields: Field[]; synonym_sets?: string[] } & Record<string, unknown>;
+  documents: Map<string, Record<string, unknown>>;
+  synonyms: Map<string, unknown>;
+  createdAt: number;
+}
+
+/** An injected answer: the next `times` requests matching `method` and `path` get this status and body. */
+interface Failure {
+  method: string;
+  path: RegExp;
+  status: number;
+  body: unknown;
+  times: number;
+}
+
+export type SearchAnswer = Record<string, unknown> | { code: number; error: string };
+
+/** The API key the stand-in accepts. */
+export const STAND_IN_API_KEY = 'stand-in-key';
+
+/** Answers with JSON, or with the text as it is (the JSON lines of an import). */
+const json = (response: ServerResponse, status: number, body: unknown) => {
+  const text = typeof body === 'string';
+  response.writeHead(status, { 'content-type': `${text ? 'text/plain' : 'application/json'}; charset=utf-8` });
+  response.end(text ? body : JSON.stringify(body));
+};
+const notFound = (response: ServerResponse, message = 'Not Found') => json(response, 404, { message });
+
+/** The error Typesense gives for a document value that does not fit the field's type. */
+function typeError(field: Field, value: unknown): string | null {
+  const array = field.type.endsWith('[]');
+  const base = field.type.replace('[]', '');
+  if (array && !Array.isArray(value)) return `Field \`${field.name}\` must be an array.`;
+  if (!array && Array.isArray(value)) return `Field \`${field.name}\` must be a ${base}.`;
+  const fits = (item: unknown) =>
+    base === 'string'
+      ? typeof item === 'string'
+      : base === 'bool'
+        ? typeof item === 'boolean'
+        : typeof item === 'number';
+  const items = array ? (value as unknown[]) : [value];
+  if (!items.every(fits)) return `Field \`${field.name}\` must be ${array ? 'an array of ' : 'a '}${base}.`;
+  return null;
+}
+
+const names = (list: unknown) => (typeof list === 'string' && list !== '' ? list.split(',') : []);
+
+/**
+ * What Typesense answers when a search names a field the schema lacks or whose flags do not allow
+ * the use (status and message as in its server source, collection.cpp and filter.cpp).
+ */
+function refusal(search: Record<string, unknown>, fields: Field[]): SearchAnswer | null {
+  const field = (name: string) => fields.find((candidate) => candidate.name === name && candidate.index !== false);
+  for (const name of names(search.query_by)) {
+    if (!field(name)) return { code: 404, error: `Could not find a field named \`${name}\` in the schema.` };
+  }
+  for (const name of names(search.facet_by)) {
+    if (!field(name)?.facet)
+      return { code: 404, error: `Could not find a facet field named \`${name}\` in the schema.` };
+  }
+  for (const name of names(search.group_by)) {
+    if (!field(name)?.facet) return { code: 400, error: `Group by field \`${name}\` should be a facet field.` };
+  }
+  for (const part of names(search.sort_by)) {
+    const name = part.replace(/\(.*\)/, '').split(':')[0]!;
+    const sortable = (candidate: Field | undefined) =>
+      candidate?.sort === true || (candidate !== undefined && /^(float|int32|int64)$/.test(candidate.type));
+    if (name !== '_text_match' && !sortable(field(name))) {
+      return { code: 404, error: `Could not find a field named \`${name}\` in the schema for sorting.` };
+    }
+  }
+  for (const [, name] of String(search.filter_by ?? '').matchAll(/(?:^|&& )([\w.]+):/g)) {
+    if (!field(name!)) return { code: 404, error: `Could not find a filter field named \`${name}\` in the schema.` };
+  }
+  return null;
+}
+
+export class TypesenseStandIn {
+  readonly requests: RecordedRequest[] = [];
+  readonly collections = new Map<string, Collection>();
+  readonly aliases = new Map<string, string>();
+  readonly synonymSets = new Map<string, { items: unknown[] }>();
+  readonly stopwordSets = new Map<string, { stopwords: string[] }>();
+  /** Answers each search of a `multi_search` whose collection exists; the default finds nothing. */
+  answerSearch: (search: Record<string, unknown>, collection: Collection) => SearchAnswer = () => ({
+    found: 0,
+    hits: [],
+    facet_counts: [],
+    out_of: 0,
+    page: 1,
+    search_time_ms: 0,
+    request_params: {},
+  });
+  private readonly failures: Failure[] = [];
+  private server!: Server;
+  private clock = 1_700_000_000;
+
+  private constructor(readonly version: string) {}
+
+  /** Starts a stand-in that reports this version (`"30.0"`, `"29.0"`) on a random port. */
+  static async start(version: string): Promise<TypesenseStandIn> {
+    const standIn = new TypesenseStandIn(version);
+    standIn.server = createServer((request, response) => void standIn.handle(request, response));
+    await new Promise<void>((resolve) => standIn.server.listen(0, '127.0.0.1', resolve));
+    return standIn;
+  }
+
+  get url() {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  get major() {
+    return Number(this.version.split('.')[0]);
+  }
+
+  /** The next `times` requests of this method to a path matching `path` fail with `status` and `body`. */
+  fail(method: string, path: RegExp, status: number, body: unknown, times = 1) {
+    this.failures.push({ method, path, status, body, times });
+  }
+
+  /** Recorded requests from index `from` on, as `METHOD /path` lines (query strings left out). */
+  lines(from = 0) {
+    return this.requests.slice(from).map((request) => `${request.method} ${request.path}`);
+  }
+
+  async close() {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse) {
+    const url = new URL(request.url!, 'http://stand-in');
+    const text = await new Promise<string>((resolve) => {
+      let data = '';
+      request.setEncoding('utf8');
+      request.on('data', (chunk: string) => (data += chunk));
+      request.on('end', () => resolve(data));
+    });
+    const path = decodeURIComponent(url.pathname);
+    const isImport = path.endsWith('/documents/import');
+    const body =
+      text === '' ? undefined : isImport ? text.split('\n').map((line) => JSON.parse(line)) : JSON.parse(text);
+    const method = request.method!;
+    this.requests.push({ method, path, query: Object.fromEntries(url.searchParams), body });
+
+    if (request.headers['x-typesense-api-key'] !== STAND_IN_API_KEY) {
+      return json(response, 401, { message: 'Forbidden - a valid `x-typesense-api-key` header must be sent.' });
+    }
+    const failure = this.failures.find((f) => f.method === method && f.path.test(path) && f.times > 0);
+    if (failure) {
+      failure.times -= 1;
+      return json(response, failure.status, failure.body);
+    }
+    this.route(method, path.split('/').slice(1), body, response);
+  }
+
+  private route(method: string, parts: string[], body: any, response: ServerResponse) {
+    const [resource, name, sub, subName] = parts;
+    if (method === 'POST' && resource === 'collections' && sub === 'documents' && subName === 'import') {
+      return this.importDocuments(name!, body, response);
+    }
+    const route = `${method} /${resource}${name !== undefined ? '/:name' : ''}${sub ? `/${sub}` : ''}${
+      subName ? '/:sub' : ''
+    }`;
+    switch (route) {
+      case 'GET /debug':
+        return json(response, 200, { state: 1, version: this.version });
+      case 'GET /aliases/:name': {
+        const collection = this.aliases.get(name!);
+        return collection ? json(response, 200, { name, collection_name: collection }) : notFound(response);
+      }
+      case 'PUT /aliases/:name':
+        this.aliases.set(name!, body.collection_name);
+        return json(response, 200, { name, collection_name: body.collection_name });
+      case 'DELETE /aliases/:name': {
+        const collection = this.aliases.get(name!);
+        if (!collection) return notFound(response);
+        this.aliases.delete(name!);
+        return json(response, 200, { name, collection_name: collection });
+      }
+      case 'POST /collections':
+        return this.createCollection(body, response);
+      case 'DELETE /collections/:name': {
+        const collection = this.collections.get(name!);
+        if (!collection) return notFound(response, `No collection with name \`${name}\` found.`);
+        this.collections.delete(name!);
+        return json(response, 200, this.describe(collection));
+      }
+      case 'PUT /collections/:name/synonyms/:sub': {
+        // v30 moved synonyms to synonym sets; the old route is gone.
+        if (this.major >= 30) return notFound(response);
+        const collection = this.collection(name!);
+        if (!collection) return notFound(response, 'Could not find that `collection`.');
+        collection.synonyms.set(subName!, body);
+        return json(response, 200, { id: subName, ...body });
+      }
+      case 'PUT /synonym_sets/:name':
+        if (this.major < 30) return notFound(response);
+        this.synonymSets.set(name!, body);
+        return json(response, 200, { name, ...body });
+      case 'DELETE /synonym_sets/:name':
+        if (this.major < 30 || !this.synonymSets.delete(name!)) return notFound(response, 'Synonym index not found');
+        return json(response, 200, { name });
+      case 'PUT /stopwords/:name':
+        this.stopwordSets.set(name!, body);
+        return json(response, 200, { id: name, stopwords: body.stopwords });
+      case 'DELETE /stopwords/:name':
+        if (!this.stopwordSets.delete(name!)) return notFound(response, `Stopword \`${name}\` not found.`);
+        return json(response, 200, { id: name });
+      case 'POST /multi_search':
+        return json(response, 200, { results: body.searches.map((search: any) => this.search(search)) });
+      default:
+        return notFound(response);
+    }
+  }
+
+  private collection(name: string) {
+    return this.collections.get(this.aliases.get(name) ?? name);
+  }
+
+  private describe(collection: Collection) {
+    return {
+      ...collection.schema,
+      num_documents: collection.documents.size,
+      created_at: collection.createdAt,
+      ...(this.major >= 30 ? { synonym_sets: collection.schema.synonym_sets ?? [] } : {}),
+    };
+  }
+
+  private createCollection(schema: Collection['schema'], response: ServerResponse) {
+    if (this.collections.has(schema.name)) {
+      return json(response, 409, { message: `A collection with name \`${schema.name}\` already exists.` });
+    }
+    for (const set of schema.synonym_sets ?? []) {
+      if (!this.synonymSets.has(set)) return notFound(response, `Synonym set \`${set}\` not found.`);
+    }
+    for (const field of schema.fields) {
+      if (field.index === false && field.optional !== true) {
+        return json(response, 400, { message: `Field \`${field.name}\` must be optional since it is not indexed.` });
+      }
+    }
+    const collection: Collection = {
+      schema,
+      documents: new Map(),
+      synonyms: new Map(),
+      createdAt: (this.clock += 1),
+    };
+    this.collections.set(schema.name, collection);
+    return json(response, 201, this.describe(collection));
+  }
+
+  private importDocuments(name: string, documents: Record<string, unknown>[], response: ServerResponse) {
+    const collection = this.collection(name);
+    if (!collection) return notFound(response, 'Could not find a collection with name: ' + name);
+    const lines = documents.map((document) => {
+      for (const field of collection.schema.fields) {
+        const value = document[field.name];
+        if (value === undefined) {
+          if (field.optional) continue;
+          return {
+            code: 400,
+            document: JSON.stringify(document),
+            error: `Field \`${field.name}\` has been declared in the schema, but is not found in the document.`,
+            success: false,
+          };
+        }
+        const error = typeError(field, value);
+        if (error) return { code: 400, document: JSON.stringify(document), error, success: false };
+      }
+      collection.documents.set(String(document.id), document);
+      return { success: true };
+    });
+    return json(response, 200, lines.map((line) => JSON.stringify(line)).join('\n'));
+  }
+
+  private search(search: Record<string, unknown>): SearchAnswer {
+    const collection = this.collection(String(search.collection));
+    if (!collection) return { code: 404, error: `Collection \`${search.collection}\` not found.` };
+    const stopwords = search.stopwords as string | undefined;
+    if (stopwords && !this.stopwordSets.has(stopwords)) {
+      return { code: 404, error: `Could not find the stopword set named \`${stopwords}\`.` };
+    }
+    const refused = refusal(search, collection.schema.fields);
+    return refused ?? this.answerSearch(search, collection);
+  }
+}
