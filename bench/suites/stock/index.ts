@@ -34,20 +34,22 @@ function createBareInventoryListener(fixture: Fixture): RequestListener {
       const rows = await groups.fetch({ take: PAGE_SIZE + 1, backwards: false });
       const page: InventoryGroup[] = rows.slice(0, PAGE_SIZE);
       const [warehouses, positions] = await Promise.all([
-        catalog.warehousesByIds(db, tenantId, [...new Set(page.map((g) => g.warehouseId))]),
+        catalog.warehousesByIds(db, tenantId, [
+          ...new Set(page.flatMap((g) => (g.warehouseId ? [g.warehouseId] : []))),
+        ]),
         catalog.positionsByIds(db, tenantId, [...new Set(page.flatMap((g) => (g.positionId ? [g.positionId] : [])))]),
       ]);
       const warehouseById = new Map(warehouses.map((w) => [w.id, { id: w.id, name: w.name }]));
       const positionById = new Map(positions.map((p) => [p.id, { id: p.id, code: p.code }]));
       const edges = page.map((group) => ({
-        cursor: services.cursors.encode(`inventory:${tenantId}`, groups.keyOf(group)),
+        cursor: services.cursors.encode(`inventory:${tenantId}:`, groups.keyOf(group)),
         node: {
           sku: group.sku,
           quantity: group.quantity,
           quantity_available: group.quantityAvailable,
           quantity_unavailable: group.quantityUnavailable,
           quantity_expected: group.quantityExpected,
-          warehouse: warehouseById.get(group.warehouseId),
+          warehouse: group.warehouseId ? warehouseById.get(group.warehouseId) : null,
           position: group.positionId ? positionById.get(group.positionId) : null,
         },
       }));

@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 
@@ -25,6 +26,17 @@ export const positionLoader = (context: GraphQLContext) =>
 export const salesChannelLoader = (context: GraphQLContext) =>
   requestLoader(context, 'sales-channel', () =>
     byIdLoader((ids) => context.services.catalog.salesChannelsByIds(context.principal.tenantId, ids)),
+  );
+
+/** The warehouse ids each sales channel sells from, in priority order. */
+export const channelWarehousesLoader = (context: GraphQLContext) =>
+  requestLoader(
+    context,
+    'channel-warehouses',
+    () =>
+      new DataLoader<string, string[]>((channelIds) =>
+        context.services.catalog.warehouseIdsOfChannels(context.principal.tenantId, channelIds),
+      ),
   );
 
 /** Where a stock document (order, reservation) happens, as catalog ids. */

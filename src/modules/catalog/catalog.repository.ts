@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DbOrTx } from '../../kernel/db';
+import type { DbOrTx, Tx } from '../../kernel/db';
 import { modelKeysetSource, type KeysetDelegate } from '../../kernel/keyset';
 
 /** The Prisma delegates of the catalog's tables, which all page the same way: by id (UUIDv7: creation order). */
@@ -97,3 +97,27 @@ export async function stockReferences(
 
 export const businessHasWarehouses = async (db: DbOrTx, tenantId: string, businessId: string) =>
   (await db.warehouse.findFirst({ where: { tenantId, businessId }, select: { id: true } })) !== null;
+
+/** The warehouse ids of each channel, in priority order. */
+export async function warehouseIdsOfChannels(db: DbOrTx, tenantId: string, channelIds: readonly string[]) {
+  const links = await db.channelWarehouse.findMany({
+    where: { tenantId, channelId: { in: [...channelIds] } },
+    orderBy: [{ channelId: 'asc' }, { priority: 'asc' }],
+  });
+  return channelIds.map((id) => links.filter((link) => link.channelId === id).map((link) => link.warehouseId));
+}
+
+/** Replaces a channel's warehouses by `warehouseIds`, in that priority order. */
+export async function replaceChannelWarehouses(tx: Tx, tenantId: string, channelId: string, warehouseIds: string[]) {
+  await tx.channelWarehouse.deleteMany({ where: { tenantId, channelId } });
+  await tx.channelWarehouse.createMany({
+    data: warehouseIds.map((warehouseId, priority) => ({ tenantId, channelId, warehouseId, priority })),
+  });
+}
+
+/** Locks the tenant's sales channel row for the rest of the transaction; false when there is none. */
+export async function lockSalesChannel(tx: Tx, tenantId: string, id: string) {
+  const rows = await tx.$queryRaw<unknown[]>`
+    SELECT 1 FROM sales_channels WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid FOR UPDATE`;
+  return rows.length === 1;
+}

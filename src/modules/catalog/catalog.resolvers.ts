@@ -5,13 +5,15 @@ import {
   CreatePositionInput,
   CreateProductInput,
   CreateWarehouseInput,
+  SetSalesChannelWarehousesInput,
   UpdateNamedInput,
   UpdatePositionInput,
   UpdateProductInput,
 } from './catalog.schemas';
-import { parseInput } from '../../kernel/validation';
+import { parseInput, withInput } from '../../kernel/validation';
+import type { Warehouse as WarehouseRow } from '../../__generated__/prisma/client';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
-import { businessLoader, warehouseLoader } from './catalog.loaders';
+import { businessLoader, channelWarehousesLoader, warehouseLoader } from './catalog.loaders';
 
 const timestamps = {
   created_at: (row: { createdAt: Date }) => row.createdAt.getTime(),
@@ -85,6 +87,10 @@ export const catalogResolvers: Resolvers = {
     updateSalesChannel: async (_parent, { input }, { principal, services }) => ({
       sales_channel: await services.catalog.updateSalesChannel(principal, parseInput(UpdateNamedInput, input)),
     }),
+    setSalesChannelWarehouses: (_parent, { input }, { principal, services }) =>
+      withInput(SetSalesChannelWarehousesInput, input, async (valid) => ({
+        sales_channel: await services.catalog.setSalesChannelWarehouses(principal, valid),
+      })),
     deleteSalesChannel: async (_parent, { input }, { principal, services }) => ({
       id: await services.catalog.deleteSalesChannel(principal, input.id),
     }),
@@ -102,5 +108,13 @@ export const catalogResolvers: Resolvers = {
     warehouse: async (position, _args, context) => (await warehouseLoader(context).load(position.warehouseId))!,
     ...timestamps,
   },
-  SalesChannel: timestamps,
+  SalesChannel: {
+    warehouses: async (channel, _args, context) => {
+      const ids = await channelWarehousesLoader(context).load(channel.id);
+      return (await warehouseLoader(context).loadMany(ids)).filter(
+        (warehouse): warehouse is WarehouseRow => warehouse !== null && !(warehouse instanceof Error),
+      );
+    },
+    ...timestamps,
+  },
 };

@@ -23,3 +23,13 @@ export const CreatePositionInput = z.object({ warehouse_id: z.string(), code: Po
 export const UpdatePositionInput = z.object({ id: z.string(), code: PositionCode.nullish() });
 /** `warehouses(business_id:)`: a business id, when given. */
 export const BusinessIdArgument = z.string().refine(isUuid, { message: 'is not a valid id' }).nullish();
+
+/** Most warehouses one sales channel sells from. */
+export const MAX_CHANNEL_WAREHOUSES = 50;
+
+export const SetSalesChannelWarehousesInput = z.object({
+  channel_id: z.string(),
+  warehouse_ids: z
+    .array(z.string())
+    .max(MAX_CHANNEL_WAREHOUSES, `may hold at most ${MAX_CHANNEL_WAREHOUSES} warehouses`),
+});

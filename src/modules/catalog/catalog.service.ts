@@ -1,6 +1,6 @@
 import type { CursorCodec } from '../../kernel/cursor';
-import { isUniqueViolation, type Db } from '../../kernel/db';
-import { conflict, idTaken, notFound } from '../../kernel/errors';
+import { isUniqueViolation, writeTransaction, type Db } from '../../kernel/db';
+import { conflict, idTaken, notFound, type FieldProblem } from '../../kernel/errors';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import type {
@@ -12,6 +12,7 @@ import type {
 } from '../../__generated__/prisma/client';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as repository from './catalog.repository';
+import { invalidInput } from '../../kernel/validation';
 
 const connectionParameters = { after: 'after', before: 'before' };
 
@@ -361,6 +362,39 @@ export class CatalogService {
     return id;
   }
 
+  /**
+   * Replaces the warehouses a sales channel sells from (priority order). Concurrent calls for one
+   * channel apply one after the other.
+   */
+  async setSalesChannelWarehouses(
+    principal: Principal,
+    input: { channel_id: string; warehouse_ids: string[] },
+  ): Promise<SalesChannelRow> {
+    requireScope(principal, 'catalog:write');
+    const { tenantId } = principal;
+    const channelId = checkId('sales channel', input.channel_id).toLowerCase();
+    const ids = input.warehouse_ids.map((id) => id.toLowerCase());
+    const known = new Set(
+      (await repository.warehousesByIds(this.db, tenantId, ids.filter(isUuid))).map((warehouse) => warehouse.id),
+    );
+    const problems: FieldProblem[] = [];
+    ids.forEach((id, index) => {
+      const field = `warehouse_ids[${index}]`;
+      if (ids.indexOf(id) !== index)
+        problems.push({ field, message: `"${input.warehouse_ids[index]}" appears more than once` });
+      else if (!known.has(id))
+        problems.push({ field, message: `"${input.warehouse_ids[index]}" is not a warehouse of the tenant` });
+    });
+    if (problems.length > 0) throw invalidInput(problems);
+    await writeTransaction(this.db, async (tx) => {
+      if (!(await repository.lockSalesChannel(tx, tenantId, channelId))) {
+        throw notFound(`no sales channel with id "${input.channel_id}"`);
+      }
+      await repository.replaceChannelWarehouses(tx, tenantId, channelId, ids);
+    });
+    return this.getSalesChannel(principal, channelId);
+  }
+
   // Batched reads for nested fields (the parent's scope was checked where the parent was read).
 
   productsByIds = (tenantId: string, ids: readonly string[]) => repository.productsByIds(this.db, tenantId, ids);
@@ -369,6 +403,8 @@ export class CatalogService {
   positionsByIds = (tenantId: string, ids: readonly string[]) => repository.positionsByIds(this.db, tenantId, ids);
   salesChannelsByIds = (tenantId: string, ids: readonly string[]) =>
     repository.salesChannelsByIds(this.db, tenantId, ids);
+  warehouseIdsOfChannels = (tenantId: string, channelIds: readonly string[]) =>
+    repository.warehouseIdsOfChannels(this.db, tenantId, channelIds);
 
   /**
    * Deletes a product, warehouse or position unless stock lines, ledger entries or announced stock

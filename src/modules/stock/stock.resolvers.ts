@@ -28,7 +28,7 @@ export const QueryFilter = new GraphQLScalarType({
 
 /** Inventory id: the group's product, warehouse and position, opaque to clients. */
 const inventoryId = (group: InventoryGroup) =>
-  Buffer.from(`${group.productId}:${group.warehouseId}:${group.positionId ?? ''}`).toString('base64url');
+  Buffer.from(`${group.productId}:${group.warehouseId ?? ''}:${group.positionId ?? ''}`).toString('base64url');
 
 const lineStock = {
   product: async (parent: { productId: string }, _args: unknown, context: Parameters<typeof productLoader>[0]) =>
@@ -85,6 +85,9 @@ export const stockResolvers: Resolvers = {
     quantity_expected: (group) => group.quantityExpected,
     cost: (group) => ({ amount: group.costAmount, currency: group.costCurrency }),
     ...lineStock,
+    // None when the group sums a sales channel's warehouses.
+    warehouse: (group, args, context) =>
+      group.warehouseId === null ? null : lineStock.warehouse({ warehouseId: group.warehouseId }, args, context),
   },
   InventoryItem: {
     cost: (line) => ({ amount: line.costAmount, currency: line.costCurrency }),

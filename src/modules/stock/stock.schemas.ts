@@ -46,7 +46,11 @@ export const InventoryArguments = z.object({
   sku: z.string().nullish(),
   warehouse_id: id().nullish(),
   business_id: id().nullish(),
-  filters: StockFilterArguments.nullish(),
+  filters: StockFilterArguments.extend({
+    channel_id: id()
+      .transform((value) => value.toLowerCase())
+      .nullish(),
+  }).nullish(),
 });
 export type InventoryArguments = z.output<typeof InventoryArguments>;
 

@@ -500,10 +500,12 @@ export class StockService {
       locationIds: filters.location_id ?? undefined,
       ids: filters.ids ?? undefined,
       quantity: filters.quantity ?? undefined,
+      channelId: filters.channel_id ?? undefined,
     };
     return paginate(
       this.cursors,
-      `inventory:${tenantId}`,
+      // Groups per channel and per warehouse have different keys: a cursor belongs to one of them.
+      `inventory:${tenantId}:${filter.channelId ?? ''}`,
       page,
       sqlKeysetSource(this.db, groupList(tenantId, filter)),
       connectionParameters,

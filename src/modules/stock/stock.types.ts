@@ -49,7 +49,8 @@ export interface InventoryLine {
 export interface InventoryGroup {
   productId: string;
   sku: string;
-  warehouseId: string;
+  /** Null when the group sums a sales channel's warehouses. */
+  warehouseId: string | null;
   positionId: string | null;
   ids: string[];
   quantity: number;

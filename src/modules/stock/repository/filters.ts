@@ -15,6 +15,8 @@ export interface LineFilter {
   locationIds?: string[];
   /** Exactly this position (null: lines without a position). */
   positionId?: string | null;
+  /** The warehouses this sales channel sells from. */
+  channelId?: string;
   states?: InventoryItemState[];
   batchNumbers?: string[];
   serialNumbers?: string[];
@@ -67,6 +69,12 @@ export function stockConditions(alias: string, tenantId: string, filter: LineFil
     conditions.push(
       Prisma.sql`(${a('warehouse_id')} = ANY(${filter.locationIds}::uuid[]) OR ${a('position_id')} =
           ANY(${filter.locationIds}::uuid[]))`,
+    );
+  }
+  if (filter.channelId !== undefined) {
+    conditions.push(
+      Prisma.sql`${a('warehouse_id')} IN (SELECT warehouse_id FROM channel_warehouses
+          WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${filter.channelId}::uuid)`,
     );
   }
   if (filter.positionId !== undefined)

@@ -32,14 +32,19 @@ export function lineList(tenantId: string, filter: LineFilter): SqlKeysetList<In
   };
 }
 
-/** Sort key of a group: SKU, warehouse id, position id (the nil UUID for no position). */
+/** Sort key of a group: SKU, warehouse id, position id (the nil UUID for none). */
 export type GroupKey = [string, string, string];
 
 /**
  * The groups (product, warehouse, position) of lines and announced stock, with every quantity. A
- * group with only announced stock has quantity 0 and no ids.
+ * group with only announced stock has quantity 0 and no ids. With a sales channel, a group is a
+ * product over all the channel's warehouses (no warehouse, no position).
  */
 function groupSelect(tenantId: string, filter: LineFilter) {
+  const place =
+    filter.channelId !== undefined
+      ? Prisma.sql`NULL::uuid AS warehouse_id, NULL::uuid AS position_id`
+      : Prisma.sql`warehouse_id, position_id`;
   return Prisma.sql`
     WITH lines AS (
       SELECT i.product_id, i.warehouse_id, i.position_id, i.id, i.quantity, i.state, i.cost_amount, i.cost_currency,
@@ -58,6 +63,8 @@ function groupSelect(tenantId: string, filter: LineFilter) {
         CROSS JOIN (VALUES (-1, 'RESERVED'::inventory_item_state), (1, 'AVAILABLE'::inventory_item_state)) AS x(sign,
           state)
        WHERE ${and(stockConditions('a', tenantId, filter))}
+    ), placed AS (
+      SELECT product_id, ${place}, id, quantity, state, cost_amount, cost_currency, expected FROM lines
     ), g AS (
       SELECT product_id, warehouse_id, position_id,
              coalesce(array_agg(id ORDER BY id) FILTER (WHERE id IS NOT NULL), '{}') AS ids,
@@ -73,7 +80,7 @@ function groupSelect(tenantId: string, filter: LineFilter) {
                         round(avg(cost_amount)))::bigint
              END AS "costAmount",
              CASE WHEN count(DISTINCT cost_currency) = 1 THEN min(cost_currency) END AS "costCurrency"
-        FROM lines GROUP BY product_id, warehouse_id, position_id
+        FROM placed GROUP BY product_id, warehouse_id, position_id
     )
     SELECT g.product_id AS "productId", p.sku, g.warehouse_id AS "warehouseId", g.position_id AS "positionId", g.ids,
            g.quantity, g."quantityAvailable", g."quantityCommitted", g."quantityReserved", g."quantityUnavailable",
@@ -84,7 +91,7 @@ function groupSelect(tenantId: string, filter: LineFilter) {
 const GroupRow: RowModel<InventoryGroup> = z.object({
   productId: uuid,
   sku: z.string(),
-  warehouseId: uuid,
+  warehouseId: uuid.nullable(),
   positionId: uuid.nullable(),
   ids: z.array(uuid),
   quantity: int8,
@@ -104,13 +111,17 @@ export function groupList(tenantId: string, filter: LineFilter): SqlKeysetList<I
   return {
     select: groupSelect(tenantId, filter),
     where,
-    key: [Prisma.sql`p.sku`, Prisma.sql`g.warehouse_id`, Prisma.sql`coalesce(g.position_id, ${NIL_UUID}::uuid)`],
+    key: [
+      Prisma.sql`p.sku`,
+      Prisma.sql`coalesce(g.warehouse_id, ${NIL_UUID}::uuid)`,
+      Prisma.sql`coalesce(g.position_id, ${NIL_UUID}::uuid)`,
+    ],
     values: ([sku, warehouseId, positionId]) => [
       Prisma.sql`${sku}::text`,
       Prisma.sql`${warehouseId}::uuid`,
       Prisma.sql`${positionId}::uuid`,
     ],
     row: GroupRow,
-    keyOf: (group) => [group.sku, group.warehouseId, group.positionId ?? NIL_UUID],
+    keyOf: (group) => [group.sku, group.warehouseId ?? NIL_UUID, group.positionId ?? NIL_UUID],
   };
 }
