@@ -4,7 +4,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { Gauge } from 'prom-client';
 import type { Config } from './kernel/config';
 import { createCursorCodec } from './kernel/cursor';
-import { poolUse, type Db } from './kernel/db';
+import { DatabaseNotifications } from './kernel/database-notifications';
+import { poolOf, poolUse, type Db } from './kernel/db';
 import { mountGraphQL } from './kernel/graphql/endpoint';
 import { buildSchema } from './kernel/graphql/schema';
 import {
@@ -60,6 +61,10 @@ export function createServices(
       config.publicBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
     // Derived from the master key so every process of a deployment signs cursors alike.
     cursors: createCursorCodec(createHmac('sha256', deps.masterKey).update('pagination-cursors').digest()),
+    // One listening connection per process, opened like the pool's.
+    notifications: new DatabaseNotifications(poolOf(deps.db).options, (error) =>
+      deps.log.warn({ err: error }, 'database notifications'),
+    ),
     rateLimits: new RateLimits(deps.db, config.rateLimitPerMinute, async (tenantId) => {
       const tenant = await deps.db.tenant.findUnique({ where: { id: tenantId }, select: { rateLimitPerMinute: true } });
       return tenant?.rateLimitPerMinute ?? null;
@@ -182,6 +187,13 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   app.addHook('onClose', async () => {
     await whenIdle(5_000);
     for (const module of modules) await module.close?.(services);
+  });
+  // Changes made by other processes reach this one's caches from the moment it is ready.
+  app.addHook('onReady', async () => {
+    await services.notifications.start();
+  });
+  app.addHook('onClose', async () => {
+    await services.notifications.stop();
   });
   let workers: Worker[] = [];
   app.addHook('onReady', async () => {

@@ -236,6 +236,80 @@ describe('DELETE /api/storage/edge/proxies/{key}/cache', () => {
     expect((await get('/kept')).headers['x-cache']).toBe('MISS');
   });
 
+  it("keeps the origin's Cache-Tag and Surrogate-Key from clients and purges by tag", async () => {
+    const tagged = (header: string, value: string) => (response: import('node:http').ServerResponse) => {
+      response.setHeader(header, value);
+      response.end('tagged');
+    };
+    behaviour.set('/tags/a', tagged('cache-tag', 'red,both'));
+    behaviour.set('/tags/b', tagged('surrogate-key', 'blue both'));
+    behaviour.set('/tags/c', tagged('cache-tag', 'green'));
+    for (const path of ['/tags/a', '/tags/b', '/tags/c']) {
+      const miss = await get(path);
+      expect(miss.headers['x-cache']).toBe('MISS');
+      const hit = await get(path);
+      expect(hit.headers['x-cache']).toBe('HIT');
+      for (const response of [miss, hit]) {
+        expect(response.headers['cache-tag']).toBeUndefined();
+        expect(response.headers['surrogate-key']).toBeUndefined();
+      }
+    }
+    const purge = (query: string) => rest.delete(`${PROXIES}/cached/cache${query}`, { token: tenant.key });
+    expect((await purge('?tag=red')).status).toBe(204);
+    expect((await get('/tags/a')).headers['x-cache']).toBe('MISS');
+    expect((await get('/tags/b')).headers['x-cache']).toBe('HIT');
+    expect((await purge('?tag=blue%2Cgreen')).status).toBe(204);
+    expect((await get('/tags/b')).headers['x-cache']).toBe('MISS');
+    expect((await get('/tags/c')).headers['x-cache']).toBe('MISS');
+    // With a path as well, only tagged responses under it.
+    expect((await purge('?tag=both&path=/tags/b')).status).toBe(204);
+    expect((await get('/tags/a')).headers['x-cache']).toBe('HIT');
+    expect((await get('/tags/b')).headers['x-cache']).toBe('MISS');
+  });
+
+  it('drops invalid tags and those beyond the hundredth instead of storing them', async () => {
+    const many = Array.from({ length: 150 }, (_, i) => `t${i}`);
+    behaviour.set('/tags/many', (response) => {
+      response.setHeader('cache-tag', many.join(','));
+      response.end('many');
+    });
+    behaviour.set('/tags/long', (response) => {
+      response.setHeader('cache-tag', `${'x'.repeat(1025)} short`);
+      response.end('long');
+    });
+    await get('/tags/many');
+    await get('/tags/long');
+    const purge = (tag: string) => rest.delete(`${PROXIES}/cached/cache?tag=${tag}`, { token: tenant.key });
+    expect((await purge('t120')).status).toBe(204);
+    expect((await get('/tags/many')).headers['x-cache']).toBe('HIT');
+    expect((await purge('t99')).status).toBe(204);
+    expect((await get('/tags/many')).headers['x-cache']).toBe('MISS');
+    expect((await get('/tags/long')).headers['x-cache']).toBe('HIT');
+    expect((await purge('short')).status).toBe(204);
+    expect((await get('/tags/long')).headers['x-cache']).toBe('MISS');
+  });
+
+  it('refuses empty, invalid or too many tags and an empty path, purging nothing', async () => {
+    await get('/refused');
+    const tooMany = Array.from({ length: 101 }, (_, i) => `t${i}`).join(',');
+    for (const query of [
+      '?path=&tag=',
+      '?tag=',
+      '?tag=%2C%20',
+      '?path=',
+      '?tag=a%01b',
+      `?tag=${'x'.repeat(1025)}`,
+      `?tag=${tooMany}`,
+      '?tag=a&tag=b',
+    ]) {
+      const response = await rest.delete(`${PROXIES}/cached/cache${query}`, { token: tenant.key });
+      expect(response.status, query).toBe(400);
+      expect(response.body.error.code, query).toBe(400);
+      expect(response.body.error.message, query).toMatch(/path|tag/);
+    }
+    expect((await get('/refused')).headers['x-cache']).toBe('HIT');
+  });
+
   it('needs proxies:write, a proxy of the caller\'s tenant and a path starting with "/"', async () => {
     await get('/guarded');
     const reader = await createKey(rest, tenant.id, ['proxies:read']);

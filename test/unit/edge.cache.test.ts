@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { freshnessSeconds, isNotModified, usesCache } from '../../src/modules/edge/cache-policy';
+import { MAX_TAG_BYTES, MAX_TAGS, responseTags, splitTags, tagProblem } from '../../src/modules/edge/cache-tags';
 import { isPublicAddress } from '../../src/modules/edge/origin-address';
 import { entrySize, ResponseCache, type CachedResponse } from '../../src/modules/edge/response-cache';
 
@@ -97,6 +98,7 @@ describe('ResponseCache', () => {
     staleUntil,
     visibility: 'public',
     varyOn: {},
+    tags: [],
   });
 
   it('evicts the least recently used entries beyond its bound in bytes', () => {
@@ -145,5 +147,47 @@ describe('ResponseCache', () => {
     expect(cache.deleteByPrefix('p\n')).toBe(1);
     cache.delete('q\n/a/1');
     expect(cache.size).toBe(0);
+  });
+
+  it('purges by tag within a prefix, and clears', () => {
+    const cache = new ResponseCache(10_000);
+    cache.set('p\n/a', { ...entry(10), tags: ['red', 'both'] });
+    cache.set('p\n/b', { ...entry(10), tags: ['blue', 'both'] });
+    cache.set('p\n/c', entry(10));
+    cache.set('q\n/a', { ...entry(10), tags: ['red'] });
+    expect(cache.deleteByPrefix('p\n', new Set(['red', 'green']))).toBe(1);
+    expect(cache.get('q\n/a', NOW)).toBeDefined();
+    expect(cache.deleteByPrefix('p\n/c', new Set(['both']))).toBe(0);
+    expect(cache.deleteByPrefix('p\n', new Set(['both']))).toBe(1);
+    expect(cache.get('p\n/c', NOW)).toBeDefined();
+    cache.clear();
+    expect(cache.size).toBe(0);
+  });
+});
+
+describe('cache tags', () => {
+  it('reads Cache-Tag and Surrogate-Key, separated by commas or spaces, without duplicates', () => {
+    expect(responseTags({ 'cache-tag': 'a, b,c  d', 'surrogate-key': 'd e' })).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(responseTags({ 'surrogate-key': ['x', 'y z'] as unknown as string })).toEqual(['x', 'y', 'z']);
+    expect(responseTags({})).toEqual([]);
+  });
+
+  it('drops tags with control characters or over 1 KiB, and those beyond the first 100', () => {
+    const long = 'x'.repeat(MAX_TAG_BYTES + 1);
+    expect(responseTags({ 'cache-tag': `ok,bad\u0001tag,tab\tbed,${long},${'é'.repeat(513)},fine` })).toEqual([
+      'ok',
+      'fine',
+    ]);
+    const many = Array.from({ length: 150 }, (_, i) => `t${i}`);
+    expect(responseTags({ 'cache-tag': many.join(' ') })).toEqual(many.slice(0, MAX_TAGS));
+  });
+
+  it('says what is wrong with a tag, and splits purge lists alike', () => {
+    expect(tagProblem('product-1')).toBeNull();
+    expect(tagProblem('')).toBe('is empty');
+    expect(tagProblem('a\u007fb')).toBe('contains a control character');
+    expect(tagProblem('x'.repeat(1025))).toBe('is longer than 1024 bytes');
+    expect(splitTags(' a,,b c ')).toEqual(['a', 'b', 'c']);
+    expect(splitTags(' , ')).toEqual([]);
   });
 });

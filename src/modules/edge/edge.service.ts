@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
 import type { EdgeConfig } from '../../kernel/config';
+import { MAX_PAYLOAD_BYTES, notify } from '../../kernel/database-notifications';
 import type { Db } from '../../kernel/db';
 import { AppError, notFound } from '../../kernel/errors';
 import type { Proxy as ProxyRow } from '../../__generated__/prisma/client';
@@ -16,6 +19,7 @@ import {
   NOT_MODIFIED_HEADERS,
   usesCache,
 } from './cache-policy';
+import { responseTags, TAG_HEADERS } from './cache-tags';
 import * as repository from './edge.repository';
 import {
   CONDITIONAL_HEADERS,
@@ -77,7 +81,29 @@ export interface EdgeResponse {
   body?: Buffer | Readable;
 }
 
-/** How long a proxy's configuration is used without reading it again (in processes that did not change it). */
+/** Channels of the database notifications the data plane follows. */
+export const EDGE_PURGE_CHANNEL = 'edge_purge';
+export const PROXY_CHANGED_CHANNEL = 'proxy_changed';
+
+/** A purge as announced to every process: the proxy, and optionally a normalised path prefix and tags. */
+export interface CachePurge {
+  key: string;
+  path?: string;
+  tags?: string[];
+}
+
+/** A purge notification's payload: the purge and the process that made it. */
+const purgeSchema = z.object({
+  key: z.string(),
+  path: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  from: z.string(),
+});
+
+/**
+ * How long a proxy's configuration is used without reading it again: changes reach every process
+ * through the database's notifications; this bounds how long a lost one goes unnoticed.
+ */
 export const PROXY_CONFIG_TTL_MS = 5_000;
 const MAX_CONFIGS_CACHED = 10_000;
 
@@ -150,6 +176,8 @@ export class EdgeCacheStats {
 
 export class EdgeService {
   readonly stats = new EdgeCacheStats();
+  /** Tells this process's purge notifications from those of the others. */
+  private readonly instanceId = randomUUID();
   private readonly configs = new LRUCache<string, Promise<EdgeProxy | null>>({
     max: MAX_CONFIGS_CACHED,
     ttl: PROXY_CONFIG_TTL_MS,
@@ -175,19 +203,51 @@ export class EdgeService {
   /** Drops this process's copy of a proxy's configuration and cached responses, after it changed. */
   forgetProxy(key: string): void {
     this.configs.delete(key);
-    this.purges += 1;
-    this.cache.deleteByPrefix(cacheKeyPrefix(key));
+    this.applyPurge({ key });
   }
 
-  /** Purges this process's cached responses of a tenant's proxy, optionally only paths starting with `pathPrefix`. */
-  async purgeCache(principal: Principal, key: string, pathPrefix: string | undefined): Promise<void> {
+  /** Drops every configuration and cached response of this process, when changes may have been missed. */
+  forgetEverything(): void {
+    this.configs.clear();
+    this.purges += 1;
+    this.cache.clear();
+  }
+
+  /**
+   * Purges the cached responses of a tenant's proxy in every process: all of them, or those whose
+   * path starts with `purge.path` and (or) that carry one of `purge.tags`. This process is purged
+   * before the call returns, the others when the database's notification reaches them.
+   */
+  async purgeCache(principal: Principal, key: string, purge: { path?: string; tags?: string[] }): Promise<void> {
     requireScope(principal, 'proxies:write');
     if (!(await repository.tenantHoldsProxy(this.db, principal.tenantId, key)))
       throw notFound(`no proxy with key "${key}"`);
-    this.purges += 1;
     // Cache keys hold normalised paths (dot segments resolved, characters percent-encoded).
-    const prefix = pathPrefix === undefined ? undefined : (normalizePath(pathPrefix) ?? pathPrefix);
-    this.cache.deleteByPrefix(cacheKeyPrefix(key, prefix));
+    const path = purge.path === undefined ? undefined : (normalizePath(purge.path) ?? purge.path);
+    const request: CachePurge = { key, path, tags: purge.tags };
+    this.applyPurge(request);
+    const payload = JSON.stringify({ ...request, from: this.instanceId });
+    // A purge too long for a notification purges the whole proxy elsewhere: more than asked, never less.
+    await notify(
+      this.db,
+      EDGE_PURGE_CHANNEL,
+      Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES ? payload : JSON.stringify({ key, from: this.instanceId }),
+    );
+  }
+
+  /** Applies a purge announced by any process; this process's own were applied when made. */
+  receivePurge(payload: string): void {
+    const { from, ...purge } = purgeSchema.parse(JSON.parse(payload));
+    // Applied again when it arrives, the purge would also drop what was stored since.
+    if (from !== this.instanceId) this.applyPurge(purge);
+  }
+
+  private applyPurge(purge: CachePurge): void {
+    this.purges += 1;
+    this.cache.deleteByPrefix(
+      cacheKeyPrefix(purge.key, purge.path),
+      purge.tags === undefined ? undefined : new Set(purge.tags),
+    );
   }
 
   /** Answers a request for a proxy. Expected failures are AppErrors (404, 403, 401, 502, 504). */
@@ -380,6 +440,7 @@ export class EdgeService {
           varyOn: Object.fromEntries(
             headerTokens(response.headers.vary).map((name) => [name, headerValue(request.headers[name]) ?? '']),
           ),
+          tags: responseTags(response.headers),
         };
         this.cache.set(cacheKey, entry);
         finish({ kind: 'entry', entry, stale: false });
@@ -422,7 +483,7 @@ export class EdgeService {
     }
     const status = response.statusCode ?? 502;
     const headers: HeaderMap = {
-      ...endToEndHeaders(response.headers),
+      ...endToEndHeaders(response.headers, NOT_FOR_CLIENTS),
       age: String(ageSeconds(response.headers)),
       'x-cache': 'MISS',
     };
@@ -482,9 +543,14 @@ const validators = (headers: IncomingHttpHeaders | HeaderMap) => ({
   lastModified: headerValue(headers['last-modified']),
 });
 
+/** Origin response headers meant for this cache only. */
+const NOT_FOR_CLIENTS: ReadonlySet<string> = new Set(TAG_HEADERS);
+
+const NOT_STORED = new Set([...NOT_FOR_CLIENTS, 'content-length', 'age', 'cache-control', 'set-cookie', 'x-cache']);
+
 /** The origin's headers as stored: recomputed ones (length, age, cache-control) are set when serving. */
 function storedHeaders(headers: IncomingHttpHeaders): HeaderMap {
-  return endToEndHeaders(headers, new Set(['content-length', 'age', 'cache-control', 'set-cookie', 'x-cache']));
+  return endToEndHeaders(headers, NOT_STORED);
 }
 
 function notModifiedHeaders(headers: HeaderMap): HeaderMap {

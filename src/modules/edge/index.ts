@@ -3,7 +3,7 @@ import { METRICS_PREFIX } from '../../kernel/metrics';
 import type { Module } from '../context';
 import { mountEdgeDataPlane, rewriteEdgeHost } from './edge.http';
 import { edgeOperations } from './edge.routes';
-import { EdgeService } from './edge.service';
+import { EDGE_PURGE_CHANNEL, EdgeService, PROXY_CHANGED_CHANNEL } from './edge.service';
 
 declare module '../context' {
   interface Services {
@@ -14,7 +14,14 @@ declare module '../context' {
 /** The data plane: `/edge/{key}/...` and `{key}.{EDGE_DOMAIN}` served from the proxies' origins, cached. */
 export const edgeModule: Module = {
   name: 'edge',
-  services: ({ db, authenticator, config }) => ({ edge: new EdgeService(db, authenticator, config.edge) }),
+  services: ({ db, authenticator, config, notifications }) => {
+    const edge = new EdgeService(db, authenticator, config.edge);
+    // Changes and purges made by any process reach this one's configurations and cache.
+    notifications.on(PROXY_CHANGED_CHANNEL, (key) => edge.forgetProxy(key));
+    notifications.on(EDGE_PURGE_CHANNEL, (payload) => edge.receivePurge(payload));
+    notifications.onReconnect(() => edge.forgetEverything());
+    return { edge };
+  },
   rest: edgeOperations,
   http: mountEdgeDataPlane,
   rewriteUrl: ({ config }) => rewriteEdgeHost(config.edge.domain),
