@@ -109,12 +109,14 @@ export interface EdgeResponse {
 /** Sends one request and reads the whole answer. Rejects when the connection breaks mid-answer. */
 export function edgeRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string> } = {},
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
 ): Promise<EdgeResponse> {
   return new Promise((resolve, reject) => {
+    // A body is sent with its length: node:http would send DELETE and OPTIONS bodies unframed.
+    const length = options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) };
     const request = http.request(
       url,
-      { method: options.method ?? 'GET', headers: options.headers, agent: false },
+      { method: options.method ?? 'GET', headers: { ...length, ...options.headers }, agent: false },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -129,7 +131,7 @@ export function edgeRequest(
       },
     );
     request.on('error', reject);
-    request.end();
+    request.end(options.body);
   });
 }
 

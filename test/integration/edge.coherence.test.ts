@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createTenant, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import { edgeGet, proxyWith, startEdgeApp, startOrigin } from '../helpers/edge';
+import { edgeGet, edgeRequest, proxyWith, startEdgeApp, startOrigin } from '../helpers/edge';
 import { basicAuth, createOAuthClient, tokenRequest } from '../helpers/oauth';
 
 // Trusted far longer than the deadline below: only the notifications can make it.
@@ -82,6 +82,15 @@ describe('coherence across processes', () => {
 
     expect((await purge('')).status).toBe(204);
     await expect.poll(async () => (await fromTwo('purged', '/tagged/b')).headers['x-cache'], DEADLINE).toBe('MISS');
+  });
+
+  it('invalidates the stored GET in the other process after a successful POST of the same path', async () => {
+    const created = await one.rest.post(PROXIES, { token: tenant.key, body: proxyWith('posted', [cachedRoute('c')]) });
+    expect(created.status).toBe(201);
+    await expect.poll(async () => (await fromTwo('posted', '/cart')).headers['x-cache'], DEADLINE).toBe('HIT');
+    const posted = await edgeRequest(`${one.baseUrl}/edge/posted/cart`, { method: 'POST', body: 'add' });
+    expect(posted.status).toBe(200);
+    await expect.poll(async () => (await fromTwo('posted', '/cart')).headers['x-cache'], DEADLINE).toBe('MISS');
   });
 
   it('refuses a revoked API key in the other process', async () => {

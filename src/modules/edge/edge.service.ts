@@ -59,10 +59,13 @@ export interface EdgeProxy {
   isSuspended: boolean;
 }
 
-/** A GET or HEAD for a proxy, as the HTTP layer hands it over. */
+/** A request for a proxy, as the HTTP layer hands it over. */
 export interface EdgeRequest extends ClientView {
   key: string;
-  method: 'GET' | 'HEAD';
+  /** GET, HEAD, or one of PASSED_METHODS. */
+  method: string;
+  /** The request body as it arrives, for the methods that pass through. */
+  body?: Readable;
   /** The proxy-relative path as sent (percent-encoded), starting with '/'. */
   path: string;
   /** The raw query string without '?', possibly ''. */
@@ -80,6 +83,12 @@ export interface EdgeResponse {
   /** A cached body, or the origin's body streaming through; absent for 304 and redirects. */
   body?: Buffer | Readable;
 }
+
+/** Methods that go to the origin as they are, streamed both ways and never stored. */
+export const PASSED_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** Methods whose success makes the stored GET of the same URL stale (RFC 9111 section 4.4). */
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Channels of the database notifications the data plane follows. */
 export const EDGE_PURGE_CHANNEL = 'edge_purge';
@@ -224,14 +233,20 @@ export class EdgeService {
       throw notFound(`no proxy with key "${key}"`);
     // Cache keys hold normalised paths (dot segments resolved, characters percent-encoded).
     const path = purge.path === undefined ? undefined : (normalizePath(purge.path) ?? purge.path);
-    const request: CachePurge = { key, path, tags: purge.tags };
-    this.applyPurge(request);
-    const payload = JSON.stringify({ ...request, from: this.instanceId });
+    await this.purgeEverywhere({ key, path, tags: purge.tags });
+  }
+
+  /** Purges this process's cache, then announces the purge to the others. */
+  private async purgeEverywhere(purge: CachePurge): Promise<void> {
+    this.applyPurge(purge);
+    const payload = JSON.stringify({ ...purge, from: this.instanceId });
     // A purge too long for a notification purges the whole proxy elsewhere: more than asked, never less.
     await notify(
       this.db,
       EDGE_PURGE_CHANNEL,
-      Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES ? payload : JSON.stringify({ key, from: this.instanceId }),
+      Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES
+        ? payload
+        : JSON.stringify({ key: purge.key, from: this.instanceId }),
     );
   }
 
@@ -286,7 +301,12 @@ export class EdgeService {
       visibility: cache.is_public === true && !authRequired ? 'public' : 'private',
       cacheKey: `${cacheKeyPrefix(proxy.key, path)}?${query}`,
     };
-    if (!usesCache(cache) || this.config.cacheMaxBytes === 0) return this.pass(resolved);
+    const caching = usesCache(cache) && this.config.cacheMaxBytes > 0;
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      // Every query variant of the path is invalidated, in every process when any could hold one.
+      return this.forward(resolved, UNSAFE_METHODS.has(request.method) && caching ? { key: proxy.key, path } : null);
+    }
+    if (!caching) return this.pass(resolved);
     const now = Date.now();
     const cached = this.cache.get(resolved.cacheKey, now);
     const entry = cached && varyMatches(cached, request.headers) ? cached : undefined;
@@ -353,6 +373,19 @@ export class EdgeService {
       return { status: 304, headers: notModifiedHeaders(headers) };
     }
     return { status: entry.status, headers, body: entry.body };
+  }
+
+  /**
+   * Streams a request of one of PASSED_METHODS to the origin and its answer back. A success
+   * (below 400) of an unsafe one purges `invalidate`: the stored responses of the same path.
+   */
+  private async forward(resolved: Resolved, invalidate: { key: string; path: string } | null): Promise<EdgeResponse> {
+    const response = await this.requestOrigin(resolved, []);
+    if (invalidate && (response.statusCode ?? 500) < 400) {
+      // The query string is the part of the cache key after the path.
+      await this.purgeEverywhere({ key: invalidate.key, path: `${invalidate.path}?` });
+    }
+    return this.relay(resolved, response, 0, false, () => {});
   }
 
   /** Sends the request to the origin without storing the answer; a failure falls back to `stale`. */
@@ -452,10 +485,16 @@ export class EdgeService {
   }
 
   private requestOrigin(resolved: Resolved, omit: readonly string[]): Promise<IncomingMessage> {
+    const { request } = resolved;
+    const headers = originRequestHeaders(request.headers, request, request.body ? omit : [...omit, 'content-length']);
+    // A body of unknown length goes on chunked, whatever node:http would default to for the method.
+    if (request.body && headers['content-length'] === undefined && request.headers['transfer-encoding'] !== undefined)
+      headers['transfer-encoding'] = 'chunked';
     return requestOrigin({
       url: resolved.target,
-      method: resolved.request.method,
-      headers: originRequestHeaders(resolved.request.headers, resolved.request, omit),
+      method: request.method,
+      headers,
+      body: request.body && { stream: request.body, maxBytes: this.config.maxRequestBytes },
       timeoutMs: this.config.originTimeoutMs,
       allowPrivateOrigins: this.config.allowPrivateOrigins,
     });
