@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { freshnessSeconds, isNotModified, usesCache } from '../../src/modules/edge/cache-policy';
+import { freshnessSeconds, isNotModified, revalidationSeconds, usesCache } from '../../src/modules/edge/cache-policy';
 import { MAX_TAG_BYTES, MAX_TAGS, responseTags, splitTags, tagProblem } from '../../src/modules/edge/cache-tags';
 import { isPublicAddress } from '../../src/modules/edge/origin-address';
 import { entrySize, ResponseCache, type CachedResponse } from '../../src/modules/edge/response-cache';
 
 const NOW = Date.parse('2024-05-01T12:00:00Z');
-const route = (age: number | null, is_as_origin: boolean | null = null) => ({ age, is_as_origin, is_public: null });
+const route = (age: number | null, is_as_origin: boolean | null = null) => ({
+  age,
+  is_as_origin,
+  is_public: null,
+  stale_while_revalidate: null,
+});
 
 describe('freshnessSeconds', () => {
   it('uses the route age unless is_as_origin', () => {
@@ -87,6 +92,17 @@ describe('isPublicAddress', () => {
   });
 });
 
+describe('revalidationSeconds', () => {
+  it("takes the origin's stale-while-revalidate with is_as_origin, the route's setting otherwise", () => {
+    const headers = { 'cache-control': 'max-age=60, stale-while-revalidate=30' };
+    expect(revalidationSeconds(route(60, true), headers)).toBe(30);
+    expect(revalidationSeconds(route(60, true), { 'cache-control': 'max-age=60' })).toBe(0);
+    expect(revalidationSeconds(route(60, true), { 'cache-control': 'stale-while-revalidate=soon' })).toBe(0);
+    expect(revalidationSeconds(route(60), headers)).toBe(0);
+    expect(revalidationSeconds({ ...route(60), stale_while_revalidate: 120 }, headers)).toBe(120);
+  });
+});
+
 describe('ResponseCache', () => {
   const entry = (bytes: number, staleUntil = NOW + 60_000): CachedResponse => ({
     status: 200,
@@ -95,6 +111,8 @@ describe('ResponseCache', () => {
     storedAt: NOW,
     initialAgeSeconds: 0,
     freshUntil: NOW + 1000,
+    revalidateUntil: NOW + 1000,
+    staleIfErrorUntil: staleUntil,
     staleUntil,
     visibility: 'public',
     varyOn: {},

@@ -10,7 +10,10 @@ import {
 const route = (path: string, uri = `https://origin.example${path === '*' ? '' : path}`): EdgeRoute => ({
   path,
   origin: { uri, is_bucket: null },
-  settings: { cache: { age: null, is_as_origin: null, is_public: null }, auth: { is_required: null, scope: null } },
+  settings: {
+    cache: { age: null, is_as_origin: null, is_public: null, stale_while_revalidate: null },
+    auth: { is_required: null, scope: null },
+  },
 });
 
 describe('matchRoute', () => {

@@ -17,6 +17,7 @@ import {
   freshnessSeconds,
   isNotModified,
   NOT_MODIFIED_HEADERS,
+  revalidationSeconds,
   usesCache,
 } from './cache-policy';
 import { responseTags, TAG_HEADERS } from './cache-tags';
@@ -75,7 +76,8 @@ export interface EdgeRequest extends ClientView {
   originalUrl: string;
 }
 
-export type CacheStatus = 'HIT' | 'MISS' | 'STALE';
+/** REVALIDATED: the origin confirmed the stored response (304) and it was served from the cache. */
+export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED';
 
 export interface EdgeResponse {
   status: number;
@@ -89,6 +91,9 @@ export const PASSED_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** Methods whose success makes the stored GET of the same URL stale (RFC 9111 section 4.4). */
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** How long after its freshness an entry with a validator is kept for a conditional request (unless evicted). */
+const KEPT_FOR_REVALIDATION_MS = 24 * 3600 * 1000;
 
 /** Channels of the database notifications the data plane follows. */
 export const EDGE_PURGE_CHANNEL = 'edge_purge';
@@ -129,7 +134,7 @@ interface Resolved {
   cacheKey: string;
 }
 
-const nullCache: EdgeCacheSettings = { age: null, is_as_origin: null, is_public: null };
+const nullCache: EdgeCacheSettings = { age: null, is_as_origin: null, is_public: null, stale_while_revalidate: null };
 const nullAuth: EdgeAuthSettings = { is_required: null, scope: null };
 
 /** Settings for signed requests: the signature block's, falling back field by field to the route's. */
@@ -172,12 +177,12 @@ const varyMatches = (entry: CachedResponse, headers: IncomingHttpHeaders) =>
  */
 /** How the cache took part in the data plane's answers, since the start (read by the metrics). */
 export class EdgeCacheStats {
-  readonly responses = { HIT: 0, MISS: 0, STALE: 0 };
-  /** Body bytes answered from the cache (HIT and STALE). */
+  readonly responses: Record<CacheStatus, number> = { HIT: 0, MISS: 0, STALE: 0, REVALIDATED: 0 };
+  /** Body bytes answered from the cache (HIT, STALE and REVALIDATED). */
   cachedBytes = 0;
 
   record(status: string, body: unknown) {
-    const key = status === 'HIT' || status === 'STALE' ? status : 'MISS';
+    const key = status in this.responses ? (status as CacheStatus) : 'MISS';
     this.responses[key] += 1;
     if (key !== 'MISS' && Buffer.isBuffer(body)) this.cachedBytes += body.length;
   }
@@ -311,6 +316,10 @@ export class EdgeService {
     const cached = this.cache.get(resolved.cacheKey, now);
     const entry = cached && varyMatches(cached, request.headers) ? cached : undefined;
     if (entry && entry.freshUntil > now) return this.fromCache(entry, request, 'HIT');
+    if (entry && entry.revalidateUntil > now && request.headers.range === undefined) {
+      this.revalidateInBackground(resolved, entry);
+      return this.fromCache(entry, request, 'STALE');
+    }
     // HEAD has no body to store, and a range is a part of one: both go to the origin as they are.
     if (request.method === 'HEAD' || request.headers.range !== undefined) return this.pass(resolved, entry);
     return this.fill(resolved, entry);
@@ -394,10 +403,10 @@ export class EdgeService {
     try {
       response = await this.requestOrigin(resolved, []);
     } catch (error) {
-      if (stale) return this.fromCache(stale, resolved.request, 'STALE');
+      if (servableOnError(stale)) return this.fromCache(stale, resolved.request, 'STALE');
       throw error;
     }
-    if (stale && FAILURE_STATUSES.has(response.statusCode ?? 0)) {
+    if (servableOnError(stale) && FAILURE_STATUSES.has(response.statusCode ?? 0)) {
       response.destroy();
       return this.fromCache(stale, resolved.request, 'STALE');
     }
@@ -441,18 +450,34 @@ export class EdgeService {
       const purgesBefore = this.purges;
       let response: IncomingMessage;
       try {
-        // The cache needs the full response, whatever validators this client holds.
-        response = await this.requestOrigin(resolved, CONDITIONAL_HEADERS);
+        // The cache needs the full response, whatever validators this client holds; with an
+        // expired entry, the entry's validators let the origin answer 304 instead of the body.
+        response = await this.requestOrigin(resolved, CONDITIONAL_HEADERS, stale ? revalidationHeaders(stale) : {});
       } catch (error) {
-        if (stale) return serveStale(stale);
+        if (servableOnError(stale)) return serveStale(stale);
         throw error;
       }
       const status = response.statusCode ?? 502;
-      if (stale && FAILURE_STATUSES.has(status)) {
+      if (servableOnError(stale) && FAILURE_STATUSES.has(status)) {
         response.destroy();
         return serveStale(stale);
       }
       const now = Date.now();
+      if (stale && status === 304) {
+        // The stored body is still the origin's: only its headers and freshness are renewed (RFC 9111 section 4.3.4).
+        response.resume();
+        const headers = { ...stale.headers, ...response.headers };
+        const ttl = freshnessSeconds(resolved.cache, stale.status, headers, now);
+        const renewed = this.entryFor(resolved, stale.status, headers, stale.body, now, ttl);
+        if (ttl > 0 && this.purges === purgesBefore) {
+          this.cache.set(cacheKey, renewed);
+          finish({ kind: 'entry', entry: renewed, stale: false });
+        } else {
+          this.cache.delete(cacheKey);
+          finish({ kind: 'pass' });
+        }
+        return this.fromCache(renewed, request, 'REVALIDATED');
+      }
       const ttl = freshnessSeconds(resolved.cache, status, response.headers, now);
       const length = contentLength(response.headers);
       if (ttl <= 0 || (length !== undefined && !this.cache.accepts(length))) {
@@ -461,20 +486,7 @@ export class EdgeService {
       }
       return this.relay(resolved, response, ttl, true, (body) => {
         if (body === null || this.purges !== purgesBefore) return finish({ kind: 'pass' });
-        const entry: CachedResponse = {
-          status,
-          headers: storedHeaders(response.headers),
-          body,
-          storedAt: now,
-          initialAgeSeconds: ageSeconds(response.headers),
-          freshUntil: now + ttl * 1000,
-          staleUntil: now + (ttl + this.config.staleIfErrorSeconds) * 1000,
-          visibility: resolved.visibility,
-          varyOn: Object.fromEntries(
-            headerTokens(response.headers.vary).map((name) => [name, headerValue(request.headers[name]) ?? '']),
-          ),
-          tags: responseTags(response.headers),
-        };
+        const entry = this.entryFor(resolved, status, response.headers, body, now, ttl);
         this.cache.set(cacheKey, entry);
         finish({ kind: 'entry', entry, stale: false });
       });
@@ -484,9 +496,65 @@ export class EdgeService {
     }
   }
 
-  private requestOrigin(resolved: Resolved, omit: readonly string[]): Promise<IncomingMessage> {
+  /** A stored response, fetched at `now` and fresh for `ttl` seconds. */
+  private entryFor(
+    resolved: Resolved,
+    status: number,
+    headers: IncomingHttpHeaders,
+    body: Buffer,
+    now: number,
+    ttl: number,
+  ): CachedResponse {
+    const freshUntil = now + ttl * 1000;
+    const revalidateUntil = freshUntil + revalidationSeconds(resolved.cache, headers) * 1000;
+    const staleIfErrorUntil = freshUntil + this.config.staleIfErrorSeconds * 1000;
+    // With a validator, an expired entry can still be confirmed by a 304 instead of fetched again.
+    const keptFor = headers.etag !== undefined || headers['last-modified'] !== undefined ? KEPT_FOR_REVALIDATION_MS : 0;
+    return {
+      status,
+      headers: storedHeaders(headers),
+      body,
+      storedAt: now,
+      initialAgeSeconds: ageSeconds(headers),
+      freshUntil,
+      revalidateUntil,
+      staleIfErrorUntil,
+      staleUntil: Math.max(revalidateUntil, staleIfErrorUntil, freshUntil + keptFor),
+      visibility: resolved.visibility,
+      varyOn: Object.fromEntries(
+        headerTokens(headers.vary).map((name) => [name, headerValue(resolved.request.headers[name]) ?? '']),
+      ),
+      tags: responseTags(headers),
+    };
+  }
+
+  /**
+   * Refreshes an entry within its stale-while-revalidate window without a client waiting: one
+   * request to the origin per URL, however many are served the entry meanwhile.
+   */
+  private revalidateInBackground(resolved: Resolved, entry: CachedResponse): void {
+    if (this.fills.has(resolved.cacheKey)) return;
+    // The refresh fetches the body even when the request that noticed was a HEAD.
+    const refresh = { ...resolved, request: { ...resolved.request, method: 'GET' } };
+    this.fill(refresh, entry).then(
+      (response) => {
+        if (response.body && !Buffer.isBuffer(response.body)) response.body.resume();
+      },
+      // The entry stays as it is; the next request past the window goes to the origin itself.
+      () => {},
+    );
+  }
+
+  private requestOrigin(
+    resolved: Resolved,
+    omit: readonly string[],
+    extra: Record<string, string> = {},
+  ): Promise<IncomingMessage> {
     const { request } = resolved;
-    const headers = originRequestHeaders(request.headers, request, request.body ? omit : [...omit, 'content-length']);
+    const headers = {
+      ...originRequestHeaders(request.headers, request, request.body ? omit : [...omit, 'content-length']),
+      ...extra,
+    };
     // A body of unknown length goes on chunked, whatever node:http would default to for the method.
     if (request.body && headers['content-length'] === undefined && request.headers['transfer-encoding'] !== undefined)
       headers['transfer-encoding'] = 'chunked';
@@ -576,6 +644,19 @@ const contentLength = (headers: IncomingHttpHeaders): number | undefined => {
   const value = headers['content-length'];
   return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
 };
+
+/** Whether an expired entry may stand in for an origin that failed (RFC 5861 stale-if-error). */
+const servableOnError = (entry: CachedResponse | undefined): entry is CachedResponse =>
+  entry !== undefined && entry.staleIfErrorUntil > Date.now();
+
+/** The validators of a stored response as conditional request headers for the origin. */
+function revalidationHeaders(entry: CachedResponse): Record<string, string> {
+  const { etag, lastModified } = validators(entry.headers);
+  return {
+    ...(etag === undefined ? {} : { 'if-none-match': etag }),
+    ...(lastModified === undefined ? {} : { 'if-modified-since': lastModified }),
+  };
+}
 
 const validators = (headers: IncomingHttpHeaders | HeaderMap) => ({
   etag: headerValue(headers.etag),

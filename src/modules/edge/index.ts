@@ -28,7 +28,9 @@ export const edgeModule: Module = {
   metrics(registry, { edge }) {
     new Counter({
       name: `${METRICS_PREFIX}edge_cache_responses_total`,
-      help: 'Data plane answers by how the cache took part: HIT, STALE (kept, served on an origin failure) or MISS.',
+      help:
+        'Data plane answers by how the cache took part: HIT, STALE (expired, served while it is refreshed or ' +
+        'on an origin failure), REVALIDATED (expired, confirmed by the origin with a 304) or MISS.',
       labelNames: ['result'],
       registers: [registry],
       // Totals kept by the service, copied on scrape.

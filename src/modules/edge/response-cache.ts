@@ -16,6 +16,11 @@ export interface CachedResponse {
   /** Age the origin reported when the response was stored, in seconds. */
   initialAgeSeconds: number;
   freshUntil: number;
+  /** Until when it is served at once while one background request refreshes it (stale-while-revalidate). */
+  revalidateUntil: number;
+  /** Until when it is served in place of an origin that fails (stale-if-error). */
+  staleIfErrorUntil: number;
+  /** Until when it is kept: the end of the windows above, or later for a conditional request to the origin. */
   staleUntil: number;
   /** `Cache-Control` visibility towards clients. */
   visibility: 'public' | 'private';

@@ -7,6 +7,8 @@ export interface EdgeCacheSettings {
   age: number | null;
   is_as_origin: boolean | null;
   is_public: boolean | null;
+  /** Absent from proxies stored before it existed. */
+  stale_while_revalidate?: number | null;
 }
 
 export interface EdgeAuthSettings {
