@@ -4,7 +4,7 @@
  * stored, the byte bound, and request coalescing.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createKey, createTenant, type Tenant } from '../helpers/app';
 import { edgeGet, edgeRequest, proxyWith, startEdgeApp, startOrigin } from '../helpers/edge';
 
@@ -65,6 +65,29 @@ describe('cache', () => {
     expect(Number(second.headers.age)).toBeGreaterThanOrEqual(0);
     expect(second.headers['cache-control']).toMatch(/^public, max-age=\d+$/);
     expect(originCount('/page')).toBe(1);
+  });
+
+  it('answers a fresh hit before the HTTP framework routes the request, with its length and a request id', async () => {
+    expect((await get('/fast')).headers['x-cache']).toBe('MISS');
+    const serve = vi.spyOn(services.edge, 'serve');
+    try {
+      const hit = await get('/fast', { 'x-request-id': 'fast-1' });
+      expect(hit.headers['x-cache']).toBe('HIT');
+      expect(hit.headers['x-request-id']).toBe('fast-1');
+      expect(Number(hit.headers['content-length'])).toBe(hit.body.length);
+      const head = await edgeRequest(`${baseUrl}/edge/cached/fast`, { method: 'HEAD' });
+      expect(head.headers['x-cache']).toBe('HIT');
+      expect(Number(head.headers['content-length'])).toBe(hit.body.length);
+      expect(head.body.length).toBe(0);
+      const notModified = await get('/fast', { 'if-none-match': '"/fast"' });
+      expect(notModified.status).toBe(304);
+      expect(serve).not.toHaveBeenCalled();
+      // A miss is the framework's.
+      expect((await get('/fast-miss')).headers['x-cache']).toBe('MISS');
+      expect(serve).toHaveBeenCalledTimes(1);
+    } finally {
+      serve.mockRestore();
+    }
   });
 
   it('keys the cache on the query string and serves HEAD from a stored GET', async () => {
@@ -214,9 +237,10 @@ describe('cache', () => {
   it('stays within EDGE_CACHE_MAX_BYTES, evicting the least recently used responses', async () => {
     const body = 'x'.repeat(100 * 1024);
     behaviour.set('/bulk', (response) => response.end(body));
-    for (let i = 0; i < 20; i++) await get(`/bulk?n=${i}`);
+    // Three times the bound passes through the cache.
+    for (let i = 0; i < 31; i++) await get(`/bulk?n=${i}`);
     expect(services.edge.cachedBytes).toBeLessThanOrEqual(1024 * 1024);
-    expect((await get('/bulk?n=19')).headers['x-cache']).toBe('HIT');
+    expect((await get('/bulk?n=30')).headers['x-cache']).toBe('HIT');
     expect((await get('/bulk?n=0')).headers['x-cache']).toBe('MISS');
   });
 });

@@ -5,6 +5,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../kernel/errors';
+import { requestIdOf } from '../../kernel/ids';
+import type { AnswerRecorder, RawAnswerer } from '../../kernel/module';
 import { invalidInput, unstorableTextProblems } from '../../kernel/validation';
 import type { Services } from '../context';
 import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
@@ -41,6 +43,35 @@ export function splitEdgeUrl(url: string): { path: string; query: string } {
   return {
     path: slash === -1 ? '/' : pathPart.slice(slash),
     query: queryStart === -1 ? '' : url.slice(queryStart + 1),
+  };
+}
+
+/**
+ * Answers fresh cached hits of `/edge/{key}/...` and `{key}.{EDGE_DOMAIN}` straight from the raw
+ * server: the configuration and the entry are in memory and a hit needs no routing, hooks or body
+ * parsing. Everything else (misses, tokens, signatures, errors) goes on to the routes below.
+ */
+export function answerCachedHits(services: Services, recordAnswer: AnswerRecorder): RawAnswerer {
+  const onHost = rewriteEdgeHost(services.config.edge.domain);
+  const { edge } = services;
+  return (request, response) => {
+    const method = request.method;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const start = performance.now();
+    const url = onHost?.(request) ?? request.url ?? '/';
+    if (!url.startsWith(EDGE_PATH_PREFIX)) return false;
+    const keyEnd = url.slice(EDGE_PATH_PREFIX.length).search(/[/?]/);
+    const key = url.slice(EDGE_PATH_PREFIX.length, keyEnd === -1 ? undefined : EDGE_PATH_PREFIX.length + keyEnd);
+    const answer = edge.answerFromCache({ key, method, ...splitEdgeUrl(url), headers: request.headers });
+    if (!answer) return false;
+    const body = answer.body as Buffer | undefined;
+    answer.headers['x-request-id'] = requestIdOf(request.headers['x-request-id']);
+    if (body) answer.headers['content-length'] = String(body.length);
+    response.writeHead(answer.status, answer.headers);
+    response.end(method === 'HEAD' ? undefined : body);
+    edge.stats.record('HIT', body);
+    recordAnswer('edge', answer.status, (performance.now() - start) / 1000);
+    return true;
   };
 }
 

@@ -77,6 +77,9 @@ export interface EdgeRequest extends ClientView {
 }
 
 /** REVALIDATED: the origin confirmed the stored response (304) and it was served from the cache. */
+/** What `answerFromCache` needs of a request. */
+export type CacheLookup = Pick<EdgeRequest, 'key' | 'method' | 'path' | 'query' | 'headers'>;
+
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED';
 
 export interface EdgeResponse {
@@ -196,6 +199,11 @@ export class EdgeService {
     max: MAX_CONFIGS_CACHED,
     ttl: PROXY_CONFIG_TTL_MS,
   });
+  /** The configurations `configs` has read, for answering cached hits without waiting. */
+  private readonly loaded = new LRUCache<string, EdgeProxy>({
+    max: MAX_CONFIGS_CACHED,
+    ttl: PROXY_CONFIG_TTL_MS,
+  });
   private readonly cache: ResponseCache;
   private readonly fills = new Map<string, Promise<FillOutcome>>();
   /** Bumped by every purge, so that a fill that started before a purge does not store its result. */
@@ -217,12 +225,14 @@ export class EdgeService {
   /** Drops this process's copy of a proxy's configuration and cached responses, after it changed. */
   forgetProxy(key: string): void {
     this.configs.delete(key);
+    this.loaded.delete(key);
     this.applyPurge({ key });
   }
 
   /** Drops every configuration and cached response of this process, when changes may have been missed. */
   forgetEverything(): void {
     this.configs.clear();
+    this.loaded.clear();
     this.purges += 1;
     this.cache.clear();
   }
@@ -332,10 +342,32 @@ export class EdgeService {
     if (known) return known;
     const proxy = repository.findProxyByKey(this.db, key).then((row) => (row ? toEdgeProxy(row) : null));
     this.configs.set(key, proxy);
-    proxy.catch(() => {
-      if (this.configs.peek(key) === proxy) this.configs.delete(key);
-    });
+    proxy.then(
+      // Unless the proxy was forgotten while it was read.
+      (loaded) => loaded && this.configs.peek(key) === proxy && this.loaded.set(key, loaded),
+      () => this.configs.peek(key) === proxy && this.configs.delete(key),
+    );
     return proxy;
+  }
+
+  /**
+   * Answers a fresh cached hit at once, without the database, or null when the request needs
+   * anything more (an unknown or changed proxy, a signature, a token, a range, a miss): then
+   * `serve` answers it. Called before the HTTP framework sees the request.
+   */
+  answerFromCache(request: CacheLookup): EdgeResponse | null {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return null;
+    const proxy = this.loaded.get(request.key);
+    if (!proxy || !proxy.isActive || proxy.isSuspended || request.headers.range !== undefined) return null;
+    const path = normalizePath(request.path);
+    const match = path === null ? null : matchRoute(proxy.routes, path);
+    if (!match || (match.isWildcard && proxy.signature.secret !== null)) return null;
+    const { cache, auth } = match.route.settings;
+    if (auth.is_required === true || !usesCache(cache)) return null;
+    const now = Date.now();
+    const entry = this.cache.get(`${cacheKeyPrefix(proxy.key, path!)}?${request.query}`, now);
+    if (!entry || entry.freshUntil <= now || !varyMatches(entry, request.headers)) return null;
+    return this.fromCache(entry, request, 'HIT');
   }
 
   /**
@@ -369,7 +401,7 @@ export class EdgeService {
     return null;
   }
 
-  private fromCache(entry: CachedResponse, request: EdgeRequest, status: CacheStatus): EdgeResponse {
+  private fromCache(entry: CachedResponse, request: CacheLookup, status: CacheStatus): EdgeResponse {
     const now = Date.now();
     const maxAge = status === 'STALE' ? 0 : Math.max(0, Math.ceil((entry.freshUntil - now) / 1000));
     const headers: HeaderMap = {
@@ -599,6 +631,19 @@ export class EdgeService {
     } else if (resolved.authRequired && !headerTokens(response.headers['cache-control']).includes('no-store')) {
       // An authenticated answer must not be kept by shared caches in front of this service.
       headers['cache-control'] = 'private, no-cache';
+    }
+
+    if (ttl === 0 && length !== undefined) {
+      // Nothing to collect and a length within the limit: the origin's body streams on as it is.
+      if (
+        answerConditional &&
+        status === 200 &&
+        isNotModified(resolved.request.headers, validators(response.headers))
+      ) {
+        response.destroy();
+        return { status: 304, headers: notModifiedHeaders(headers) };
+      }
+      return { status, headers, body: response };
     }
 
     let collected: Buffer[] | null = ttl > 0 ? [] : null;
