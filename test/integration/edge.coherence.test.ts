@@ -8,7 +8,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createTenant, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
 import { edgeGet, edgeRequest, proxyWith, startEdgeApp, startOrigin } from '../helpers/edge';
-import { basicAuth, createOAuthClient, tokenRequest } from '../helpers/oauth';
+import {
+  basicAuth,
+  Browser,
+  createOAuthClient,
+  createUser,
+  REDIRECT_URI,
+  signInAndApprove,
+  tokenRequest,
+} from '../helpers/oauth';
 
 // Trusted far longer than the deadline below: only the notifications can make it.
 const TRUST_MS = 60_000;
@@ -126,6 +134,44 @@ describe('coherence across processes', () => {
       { form: true, authorization: basicAuth(client.client_id, client.client_secret!), path: '/api/oauth/revoke' },
     );
     expect(revoked.status).toBe(200);
+    await expect.poll(async () => (await two.rest.get(PROXIES, { token })).status, DEADLINE).toBe(401);
+  });
+
+  it('refuses the access token of a grant revoked by a reused refresh token in the other process', async () => {
+    const client = await createOAuthClient(one.rest, tenant.id, { scopes: ['proxies:read'] });
+    const user = await createUser(one.rest, tenant.id, 'coherent@example.com');
+    const authorize = new URLSearchParams({
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      response_type: 'code',
+      scope: 'proxies:read',
+    });
+    const browser = new Browser(one.app);
+    const session = await one.rest.get(`/api/oauth/session/authorize?${authorize}`);
+    expect(session.status).toBe(200);
+    const redirect = await signInAndApprove(browser, session.body.data.forward_uri, user.email);
+    const asClient = { form: true, authorization: basicAuth(client.client_id, client.client_secret!) };
+    const issued = await tokenRequest(
+      one.rest,
+      { grant_type: 'authorization_code', redirect_uri: REDIRECT_URI, code: redirect.searchParams.get('code')! },
+      asClient,
+    );
+    expect(issued.status).toBe(200);
+    const rotated = await tokenRequest(
+      one.rest,
+      { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token },
+      asClient,
+    );
+    expect(rotated.status).toBe(200);
+    const token = rotated.body.access_token as string;
+    expect((await two.rest.get(PROXIES, { token })).status).toBe(200);
+    // The first refresh token again: its whole grant is revoked.
+    const reused = await tokenRequest(
+      one.rest,
+      { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token },
+      asClient,
+    );
+    expect(reused.status).toBe(400);
     await expect.poll(async () => (await two.rest.get(PROXIES, { token })).status, DEADLINE).toBe(401);
   });
 });

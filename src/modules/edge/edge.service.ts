@@ -213,6 +213,7 @@ export class EdgeService {
     private readonly db: Db,
     private readonly authenticator: Authenticator,
     private readonly config: EdgeConfig,
+    private readonly logError: (error: unknown) => void = () => {},
   ) {
     this.cache = new ResponseCache(config.cacheMaxBytes);
   }
@@ -423,8 +424,9 @@ export class EdgeService {
   private async forward(resolved: Resolved, invalidate: { key: string; path: string } | null): Promise<EdgeResponse> {
     const response = await this.requestOrigin(resolved, []);
     if (invalidate && (response.statusCode ?? 500) < 400) {
-      // The query string is the part of the cache key after the path.
-      await this.purgeEverywhere({ key: invalidate.key, path: `${invalidate.path}?` });
+      // The query string is the part of the cache key after the path. The origin has done the
+      // request: a failed announcement leaves the other processes' copies to expire, not the client without an answer.
+      await this.purgeEverywhere({ key: invalidate.key, path: `${invalidate.path}?` }).catch(this.logError);
     }
     return this.relay(resolved, response, 0, false, () => {});
   }

@@ -14,8 +14,10 @@ declare module '../context' {
 /** The data plane: `/edge/{key}/...` and `{key}.{EDGE_DOMAIN}` served from the proxies' origins, cached. */
 export const edgeModule: Module = {
   name: 'edge',
-  services: ({ db, authenticator, config, notifications }) => {
-    const edge = new EdgeService(db, authenticator, config.edge);
+  services: ({ db, authenticator, config, notifications, log }) => {
+    const edge = new EdgeService(db, authenticator, config.edge, (error) =>
+      log.warn({ err: error }, 'edge: a cache invalidation was not announced to the other processes'),
+    );
     // Changes and purges made by any process reach this one's configurations and cache.
     notifications.on(PROXY_CHANGED_CHANNEL, (key) => edge.forgetProxy(key));
     notifications.on(EDGE_PURGE_CHANNEL, (payload) => edge.receivePurge(payload));
