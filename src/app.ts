@@ -5,7 +5,7 @@ import { Gauge } from 'prom-client';
 import type { Config } from './kernel/config';
 import { createCursorCodec } from './kernel/cursor';
 import { DatabaseNotifications } from './kernel/database-notifications';
-import { poolOf, poolUse, type Db } from './kernel/db';
+import { connectionOf, poolUse, type Db } from './kernel/db';
 import { mountGraphQL } from './kernel/graphql/endpoint';
 import { buildSchema } from './kernel/graphql/schema';
 import {
@@ -60,7 +60,7 @@ export function createServices(
     // Derived from the master key so every process of a deployment signs cursors alike.
     cursors: createCursorCodec(createHmac('sha256', deps.masterKey).update('pagination-cursors').digest()),
     // One listening connection per process, opened like the pool's.
-    notifications: new DatabaseNotifications(poolOf(deps.db).options, (error) =>
+    notifications: new DatabaseNotifications(connectionOf(deps.db, config.databaseUrl), (error) =>
       deps.log.warn({ err: error }, 'database notifications'),
     ),
     rateLimits: new RateLimits(deps.db, config.rateLimitPerMinute, async (tenantId) => {

@@ -76,10 +76,10 @@ export interface EdgeRequest extends ClientView {
   originalUrl: string;
 }
 
-/** REVALIDATED: the origin confirmed the stored response (304) and it was served from the cache. */
 /** What `answerFromCache` needs of a request. */
 export type CacheLookup = Pick<EdgeRequest, 'key' | 'method' | 'path' | 'query' | 'headers'>;
 
+/** REVALIDATED: the origin confirmed the stored response (304) and it was served from the cache. */
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED';
 
 export interface EdgeResponse {
@@ -424,8 +424,8 @@ export class EdgeService {
   private async forward(resolved: Resolved, invalidate: { key: string; path: string } | null): Promise<EdgeResponse> {
     const response = await this.requestOrigin(resolved, []);
     if (invalidate && (response.statusCode ?? 500) < 400) {
-      // The query string is the part of the cache key after the path. The origin has done the
-      // request: a failed announcement leaves the other processes' copies to expire, not the client without an answer.
+      // The query string is the part of the cache key after the path. The origin has carried the
+      // request out: a failed announcement leaves the others' copies to expire, never the client without its answer.
       await this.purgeEverywhere({ key: invalidate.key, path: `${invalidate.path}?` }).catch(this.logError);
     }
     return this.relay(resolved, response, 0, false, () => {});
