@@ -1,10 +1,11 @@
 import { createHmac } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
 import type { Config } from './kernel/config';
 import { createCursorCodec } from './kernel/cursor';
-import { poolUse, type Db } from './kernel/db';
+import { DatabaseNotifications } from './kernel/database-notifications';
+import { connectionOf, poolUse, type Db } from './kernel/db';
 import { mountGraphQL } from './kernel/graphql/endpoint';
 import { buildSchema } from './kernel/graphql/schema';
 import {
@@ -14,10 +15,10 @@ import {
   sendFrameworkError,
 } from './kernel/http-errors';
 import { AppError } from './kernel/errors';
-import { uuidv7 } from './kernel/ids';
+import { requestIdOf } from './kernel/ids';
 import { installMetrics, METRICS_PREFIX } from './kernel/metrics';
 import { installRateLimitHeaders, limitedAuthentication, RateLimits } from './kernel/rate-limit';
-import type { Worker } from './kernel/module';
+import type { RawAnswerer, Worker } from './kernel/module';
 import { mountRestApi } from './kernel/rest/router';
 import type { GraphQLContext, Services } from './modules/context';
 import { modules } from './modules';
@@ -35,8 +36,6 @@ export interface AppDependencies {
   /** Readable log lines (pino-pretty) instead of JSON lines: for a terminal. */
   prettyLogs?: boolean;
 }
-
-const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Every REST operation of the service, in the order `openapi.yaml` lists them. */
 export const restOperations = modules.flatMap((module) => module.rest ?? []);
@@ -60,6 +59,10 @@ export function createServices(
       config.publicBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
     // Derived from the master key so every process of a deployment signs cursors alike.
     cursors: createCursorCodec(createHmac('sha256', deps.masterKey).update('pagination-cursors').digest()),
+    // One listening connection per process, opened like the pool's.
+    notifications: new DatabaseNotifications(connectionOf(deps.db, config.databaseUrl), (error) =>
+      deps.log.warn({ err: error }, 'database notifications'),
+    ),
     rateLimits: new RateLimits(deps.db, config.rateLimitPerMinute, async (tenantId) => {
       const tenant = await deps.db.tenant.findUnique({ where: { id: tenantId }, select: { rateLimitPerMinute: true } });
       return tenant?.rateLimitPerMinute ?? null;
@@ -91,8 +94,12 @@ export interface BuiltApp {
 /** Builds the HTTP application: /api (REST), /graphql and /healthz. Never listens. */
 export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   // The URL rewriting needs the services and the services need the logger: the rewriters are
-  // looked up through this holder once both exist.
+  // looked up through this holder once both exist, and so are the raw answerers.
   let rewriteUrl: (request: IncomingMessage) => string = (request) => request.url ?? '/';
+  let rawAnswerers: RawAnswerer[] = [];
+  // Once `app.close()` starts, requests still arriving on open keep-alive connections are refused
+  // with SERVICE_UNAVAILABLE (and the connection closed) while those in flight finish.
+  let closing = false;
   const app = Fastify({
     logger: {
       level: deps.config.logLevel,
@@ -104,9 +111,17 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
     // Per-request access logs cost throughput; errors are logged with their request id.
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
-    genReqId: (request) => {
-      const given = request.headers['x-request-id'];
-      return typeof given === 'string' && requestIdPattern.test(given) ? given : uuidv7();
+    genReqId: (request) => requestIdOf(request.headers['x-request-id']),
+    // Modules may answer requests before Fastify routes them (the edge's cached hits).
+    serverFactory: (handler, options) => {
+      const server = http.createServer((request, response) => {
+        if (!closing) for (const answer of rawAnswerers) if (answer(request, response)) return;
+        handler(request, response);
+      });
+      // What Fastify sets on the servers it makes itself.
+      server.keepAliveTimeout = Number(options.keepAliveTimeout ?? 72_000);
+      server.requestTimeout = Number(options.requestTimeout ?? 0);
+      return server;
     },
     // Fastify's own 503 while closing is outside the envelope: the onRequest hook answers instead.
     return503OnClosing: false,
@@ -123,9 +138,6 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   // arriving, so shutdown waits on this count before closing the database under them.
   let inFlight = 0;
   let idle: (() => void) | undefined;
-  // Once `app.close()` starts, requests still arriving on open keep-alive connections are refused
-  // with SERVICE_UNAVAILABLE (and the connection closed) while those in flight finish.
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
@@ -150,7 +162,9 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
       };
     });
   installErrorHandling(app);
-  const { registry } = installMetrics(app, { token: deps.config.metricsToken });
+  const { registry, recordAnswer } = installMetrics(app, { token: deps.config.metricsToken });
+  // Answered at once (nothing is left in flight), so the shutdown does not wait on them.
+  rawAnswerers = modules.flatMap((module) => module.rawAnswerer?.(services, recordAnswer) ?? []);
   new Gauge({
     name: `${METRICS_PREFIX}db_pool_connections`,
     help: 'Connections of the process pool to PostgreSQL: size (the maximum), open, idle, and requests waiting.',
@@ -182,6 +196,13 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   app.addHook('onClose', async () => {
     await whenIdle(5_000);
     for (const module of modules) await module.close?.(services);
+  });
+  // Changes made by other processes reach this one's caches from the moment it is ready.
+  app.addHook('onReady', async () => {
+    await services.notifications.start();
+  });
+  app.addHook('onClose', async () => {
+    await services.notifications.stop();
   });
   let workers: Worker[] = [];
   app.addHook('onReady', async () => {

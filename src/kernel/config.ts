@@ -37,6 +37,11 @@ const configSchema = z.object({
     .int()
     .min(1)
     .default(1024 * 1024 * 1024),
+  EDGE_MAX_REQUEST_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10 * 1024 * 1024),
   EDGE_ALLOW_PRIVATE_ORIGINS: z.enum(['true', 'false', '1', '0']).default('false'),
   BROADCAST_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   BROADCAST_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
@@ -86,6 +91,8 @@ export interface EdgeConfig {
   staleIfErrorSeconds: number;
   /** Largest origin response body passed on; larger ones are refused (502) or cut off. */
   maxResponseBytes: number;
+  /** Largest request body passed on to an origin; larger ones are refused (413). */
+  maxRequestBytes: number;
   /** Whether origins on loopback, private, link-local and metadata addresses are allowed. */
   allowPrivateOrigins: boolean;
 }
@@ -123,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       cacheMaxBytes: values.EDGE_CACHE_MAX_BYTES,
       staleIfErrorSeconds: values.EDGE_STALE_IF_ERROR_SECONDS,
       maxResponseBytes: values.EDGE_MAX_RESPONSE_BYTES,
+      maxRequestBytes: values.EDGE_MAX_REQUEST_BYTES,
       allowPrivateOrigins: values.EDGE_ALLOW_PRIVATE_ORIGINS === 'true' || values.EDGE_ALLOW_PRIVATE_ORIGINS === '1',
     },
     broadcasts: {

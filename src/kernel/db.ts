@@ -34,6 +34,13 @@ export function poolOf(db: Db): pg.Pool {
   return pool;
 }
 
+/**
+ * How to open one more connection to the client's database: as its pool does, or with
+ * `databaseUrl` for a client made elsewhere.
+ */
+export const connectionOf = (db: Db, databaseUrl: string | undefined): pg.ClientConfig =>
+  pools.get(db)?.options ?? { connectionString: databaseUrl };
+
 /** Connections of the client's pool: open, idle, and requests waiting for one. */
 export function poolUse(db: Db) {
   const pool = pools.get(db);

@@ -53,6 +53,11 @@ export const errorRegistry = {
     graphqlCode: 'VALIDATION_ERROR',
     message: 'Payload too large: the request body exceeds 1 MiB',
   },
+  EDGE_PAYLOAD_TOO_LARGE: {
+    status: 413,
+    graphqlCode: 'VALIDATION_ERROR',
+    message: 'Payload too large: the request body exceeds EDGE_MAX_REQUEST_BYTES',
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     graphqlCode: 'VALIDATION_ERROR',
@@ -98,7 +103,7 @@ export const errorRegistry = {
 export type ErrorKey = keyof typeof errorRegistry;
 
 /** Errors that only the edge data plane (`/edge/...`) answers: no REST operation returns them. */
-export const DATA_PLANE_ONLY_ERRORS: readonly ErrorKey[] = ['BAD_GATEWAY', 'GATEWAY_TIMEOUT'];
+export const DATA_PLANE_ONLY_ERRORS: readonly ErrorKey[] = ['BAD_GATEWAY', 'GATEWAY_TIMEOUT', 'EDGE_PAYLOAD_TOO_LARGE'];
 
 /**
  * Headers an error always carries: RFC 6750's challenge on a 401, and on a retryable write the

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RestOperation } from './rest/operation';
 
 /** A background job a module runs in every process, stopped when the application closes. */
@@ -20,6 +20,12 @@ export interface ModuleGraphQL {
    */
   mappers?: Record<string, string>;
 }
+
+/** Answers a request on the raw node:http server, before Fastify routes it; returns whether it did. */
+export type RawAnswerer = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+/** Counts an answer given outside Fastify in the HTTP metrics. */
+export type AnswerRecorder = (operation: string, status: number, seconds: number) => void;
 
 /**
  * One domain of the application, declared once in its folder's `index.ts` and listed once in
@@ -43,6 +49,11 @@ export interface AppModule<TServices> {
    * claims requests for `{key}.{EDGE_DOMAIN}`).
    */
   rewriteUrl?(services: TServices): ((request: IncomingMessage) => string | undefined) | undefined;
+  /**
+   * Answers what it can before Fastify sees the request (the edge's cached hits: no routing, hooks
+   * or body parsing), for speed; everything else goes on to Fastify.
+   */
+  rawAnswerer?(services: TServices, recordAnswer: AnswerRecorder): RawAnswerer | undefined;
   /** Adds the module's metrics to the application's registry (gauges are best read on scrape: `collect`). */
   metrics?(registry: Registry, services: TServices): void;
   /** Checks run once before the application listens; a rejection stops the start with its message. */

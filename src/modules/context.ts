@@ -6,6 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../kernel/config';
 import type { CursorCodec } from '../kernel/cursor';
+import type { DatabaseNotifications } from '../kernel/database-notifications';
 import type { Db } from '../kernel/db';
 import type { AppModule } from '../kernel/module';
 import type { Principal } from '../kernel/principal';
@@ -21,6 +22,8 @@ export interface Services {
   /** Origin used in absolute links (page URLs): PUBLIC_BASE_URL or http://HOST:PORT. */
   baseUrl: string;
   cursors: CursorCodec;
+  /** LISTEN/NOTIFY between the processes of a deployment, for keeping their caches coherent. */
+  notifications: DatabaseNotifications;
   /** Requests per minute per credential, counted in PostgreSQL for every process. */
   rateLimits: RateLimits;
   log: FastifyBaseLogger;

@@ -21,11 +21,15 @@ export interface EdgeTestApp extends TestApp {
 }
 
 /**
- * The whole application on a fresh database, listening on a free loopback port. Origins in the
- * tests are on 127.0.0.1, so private origins are allowed unless `env` says otherwise.
+ * The whole application on a fresh database (or on `databaseUrl`, for a second process of a
+ * deployment), listening on a free loopback port. Origins in the tests are on 127.0.0.1, so
+ * private origins are allowed unless `env` says otherwise.
  */
-export async function startEdgeApp(env: Record<string, string> = {}): Promise<EdgeTestApp> {
-  const databaseUrl = await createTestDatabase();
+export async function startEdgeApp(
+  env: Record<string, string> = {},
+  options: { databaseUrl?: string; authCacheTtlMs?: number } = {},
+): Promise<EdgeTestApp> {
+  const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     MASTER_KEY: TEST_MASTER_KEY,
@@ -34,7 +38,12 @@ export async function startEdgeApp(env: Record<string, string> = {}): Promise<Ed
     ...env,
   });
   const db = createDb(databaseUrl, { poolSize: 5 });
-  const { app, services } = await buildApp({ config, db, masterKey: TEST_MASTER_KEY });
+  const { app, services } = await buildApp({
+    config,
+    db,
+    masterKey: TEST_MASTER_KEY,
+    authCacheTtlMs: options.authCacheTtlMs,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   afterAll(async () => {
@@ -100,12 +109,14 @@ export interface EdgeResponse {
 /** Sends one request and reads the whole answer. Rejects when the connection breaks mid-answer. */
 export function edgeRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string> } = {},
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
 ): Promise<EdgeResponse> {
   return new Promise((resolve, reject) => {
+    // A body is sent with its length: node:http would send DELETE and OPTIONS bodies unframed.
+    const length = options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) };
     const request = http.request(
       url,
-      { method: options.method ?? 'GET', headers: options.headers, agent: false },
+      { method: options.method ?? 'GET', headers: { ...length, ...options.headers }, agent: false },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -120,7 +131,7 @@ export function edgeRequest(
       },
     );
     request.on('error', reject);
-    request.end();
+    request.end(options.body);
   });
 }
 

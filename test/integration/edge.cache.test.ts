@@ -4,7 +4,7 @@
  * stored, the byte bound, and request coalescing.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createKey, createTenant, type Tenant } from '../helpers/app';
 import { edgeGet, edgeRequest, proxyWith, startEdgeApp, startOrigin } from '../helpers/edge';
 
@@ -65,6 +65,29 @@ describe('cache', () => {
     expect(Number(second.headers.age)).toBeGreaterThanOrEqual(0);
     expect(second.headers['cache-control']).toMatch(/^public, max-age=\d+$/);
     expect(originCount('/page')).toBe(1);
+  });
+
+  it('answers a fresh hit before the HTTP framework routes the request, with its length and a request id', async () => {
+    expect((await get('/fast')).headers['x-cache']).toBe('MISS');
+    const serve = vi.spyOn(services.edge, 'serve');
+    try {
+      const hit = await get('/fast', { 'x-request-id': 'fast-1' });
+      expect(hit.headers['x-cache']).toBe('HIT');
+      expect(hit.headers['x-request-id']).toBe('fast-1');
+      expect(Number(hit.headers['content-length'])).toBe(hit.body.length);
+      const head = await edgeRequest(`${baseUrl}/edge/cached/fast`, { method: 'HEAD' });
+      expect(head.headers['x-cache']).toBe('HIT');
+      expect(Number(head.headers['content-length'])).toBe(hit.body.length);
+      expect(head.body.length).toBe(0);
+      const notModified = await get('/fast', { 'if-none-match': '"/fast"' });
+      expect(notModified.status).toBe(304);
+      expect(serve).not.toHaveBeenCalled();
+      // A miss is the framework's.
+      expect((await get('/fast-miss')).headers['x-cache']).toBe('MISS');
+      expect(serve).toHaveBeenCalledTimes(1);
+    } finally {
+      serve.mockRestore();
+    }
   });
 
   it('keys the cache on the query string and serves HEAD from a stored GET', async () => {
@@ -214,9 +237,10 @@ describe('cache', () => {
   it('stays within EDGE_CACHE_MAX_BYTES, evicting the least recently used responses', async () => {
     const body = 'x'.repeat(100 * 1024);
     behaviour.set('/bulk', (response) => response.end(body));
-    for (let i = 0; i < 20; i++) await get(`/bulk?n=${i}`);
+    // Three times the bound passes through the cache.
+    for (let i = 0; i < 31; i++) await get(`/bulk?n=${i}`);
     expect(services.edge.cachedBytes).toBeLessThanOrEqual(1024 * 1024);
-    expect((await get('/bulk?n=19')).headers['x-cache']).toBe('HIT');
+    expect((await get('/bulk?n=30')).headers['x-cache']).toBe('HIT');
     expect((await get('/bulk?n=0')).headers['x-cache']).toBe('MISS');
   });
 });
@@ -234,6 +258,80 @@ describe('DELETE /api/storage/edge/proxies/{key}/cache', () => {
     expect(all.status).toBe(204);
     expect((await get('/purge/b')).headers['x-cache']).toBe('MISS');
     expect((await get('/kept')).headers['x-cache']).toBe('MISS');
+  });
+
+  it("keeps the origin's Cache-Tag and Surrogate-Key from clients and purges by tag", async () => {
+    const tagged = (header: string, value: string) => (response: import('node:http').ServerResponse) => {
+      response.setHeader(header, value);
+      response.end('tagged');
+    };
+    behaviour.set('/tags/a', tagged('cache-tag', 'red,both'));
+    behaviour.set('/tags/b', tagged('surrogate-key', 'blue both'));
+    behaviour.set('/tags/c', tagged('cache-tag', 'green'));
+    for (const path of ['/tags/a', '/tags/b', '/tags/c']) {
+      const miss = await get(path);
+      expect(miss.headers['x-cache']).toBe('MISS');
+      const hit = await get(path);
+      expect(hit.headers['x-cache']).toBe('HIT');
+      for (const response of [miss, hit]) {
+        expect(response.headers['cache-tag']).toBeUndefined();
+        expect(response.headers['surrogate-key']).toBeUndefined();
+      }
+    }
+    const purge = (query: string) => rest.delete(`${PROXIES}/cached/cache${query}`, { token: tenant.key });
+    expect((await purge('?tag=red')).status).toBe(204);
+    expect((await get('/tags/a')).headers['x-cache']).toBe('MISS');
+    expect((await get('/tags/b')).headers['x-cache']).toBe('HIT');
+    expect((await purge('?tag=blue%2Cgreen')).status).toBe(204);
+    expect((await get('/tags/b')).headers['x-cache']).toBe('MISS');
+    expect((await get('/tags/c')).headers['x-cache']).toBe('MISS');
+    // With a path as well, only tagged responses under it.
+    expect((await purge('?tag=both&path=/tags/b')).status).toBe(204);
+    expect((await get('/tags/a')).headers['x-cache']).toBe('HIT');
+    expect((await get('/tags/b')).headers['x-cache']).toBe('MISS');
+  });
+
+  it('drops invalid tags and those beyond the hundredth instead of storing them', async () => {
+    const many = Array.from({ length: 150 }, (_, i) => `t${i}`);
+    behaviour.set('/tags/many', (response) => {
+      response.setHeader('cache-tag', many.join(','));
+      response.end('many');
+    });
+    behaviour.set('/tags/long', (response) => {
+      response.setHeader('cache-tag', `${'x'.repeat(1025)} short`);
+      response.end('long');
+    });
+    await get('/tags/many');
+    await get('/tags/long');
+    const purge = (tag: string) => rest.delete(`${PROXIES}/cached/cache?tag=${tag}`, { token: tenant.key });
+    expect((await purge('t120')).status).toBe(204);
+    expect((await get('/tags/many')).headers['x-cache']).toBe('HIT');
+    expect((await purge('t99')).status).toBe(204);
+    expect((await get('/tags/many')).headers['x-cache']).toBe('MISS');
+    expect((await get('/tags/long')).headers['x-cache']).toBe('HIT');
+    expect((await purge('short')).status).toBe(204);
+    expect((await get('/tags/long')).headers['x-cache']).toBe('MISS');
+  });
+
+  it('refuses empty, invalid or too many tags and an empty path, purging nothing', async () => {
+    await get('/refused');
+    const tooMany = Array.from({ length: 101 }, (_, i) => `t${i}`).join(',');
+    for (const query of [
+      '?path=&tag=',
+      '?tag=',
+      '?tag=%2C%20',
+      '?path=',
+      '?tag=a%01b',
+      `?tag=${'x'.repeat(1025)}`,
+      `?tag=${tooMany}`,
+      '?tag=a&tag=b',
+    ]) {
+      const response = await rest.delete(`${PROXIES}/cached/cache${query}`, { token: tenant.key });
+      expect(response.status, query).toBe(400);
+      expect(response.body.error.code, query).toBe(400);
+      expect(response.body.error.message, query).toMatch(/path|tag/);
+    }
+    expect((await get('/refused')).headers['x-cache']).toBe('HIT');
   });
 
   it('needs proxies:write, a proxy of the caller\'s tenant and a path starting with "/"', async () => {

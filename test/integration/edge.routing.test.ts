@@ -103,10 +103,13 @@ describe('routing', () => {
     expect(echo.requests.at(-1)).toMatchObject({ method: 'HEAD', url: '/head-check' });
   });
 
-  it('refuses other methods with 405 and Allow', async () => {
-    const response = await edgeRequest(`${baseUrl}/edge/shop/api/x`, { method: 'DELETE' });
+  it('refuses methods it does not pass through with 405 and Allow', async () => {
+    const before = echo.requests.length;
+    const response = await edgeRequest(`${baseUrl}/edge/shop/api/x`, { method: 'TRACE' });
     expect(response.status).toBe(405);
-    expect(response.headers.allow).toBe('GET, HEAD');
+    expect(response.headers.allow).toBe('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
+    expect(response.json.error.code).toBe(405);
+    expect(echo.requests.length).toBe(before);
   });
 });
 

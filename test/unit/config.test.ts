@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       cacheMaxBytes: 256 * 1024 * 1024,
       staleIfErrorSeconds: 300,
       maxResponseBytes: 1024 * 1024 * 1024,
+      maxRequestBytes: 10 * 1024 * 1024,
       allowPrivateOrigins: false,
     });
     expect(
@@ -52,6 +53,7 @@ describe('loadConfig', () => {
         EDGE_CACHE_MAX_BYTES: '0',
         EDGE_STALE_IF_ERROR_SECONDS: '60',
         EDGE_MAX_RESPONSE_BYTES: '1048576',
+        EDGE_MAX_REQUEST_BYTES: '0',
         EDGE_ALLOW_PRIVATE_ORIGINS: 'true',
       }).edge,
     ).toEqual({
@@ -60,6 +62,7 @@ describe('loadConfig', () => {
       cacheMaxBytes: 0,
       staleIfErrorSeconds: 60,
       maxResponseBytes: 1048576,
+      maxRequestBytes: 0,
       allowPrivateOrigins: true,
     });
     expect(loadConfig({ EDGE_ALLOW_PRIVATE_ORIGINS: '1' }).edge.allowPrivateOrigins).toBe(true);

@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { freshnessSeconds, isNotModified, usesCache } from '../../src/modules/edge/cache-policy';
+import { freshnessSeconds, isNotModified, revalidationSeconds, usesCache } from '../../src/modules/edge/cache-policy';
+import { MAX_TAG_BYTES, MAX_TAGS, responseTags, splitTags, tagProblem } from '../../src/modules/edge/cache-tags';
 import { isPublicAddress } from '../../src/modules/edge/origin-address';
 import { entrySize, ResponseCache, type CachedResponse } from '../../src/modules/edge/response-cache';
 
 const NOW = Date.parse('2024-05-01T12:00:00Z');
-const route = (age: number | null, is_as_origin: boolean | null = null) => ({ age, is_as_origin, is_public: null });
+const route = (age: number | null, is_as_origin: boolean | null = null) => ({
+  age,
+  is_as_origin,
+  is_public: null,
+  stale_while_revalidate: null,
+});
 
 describe('freshnessSeconds', () => {
   it('uses the route age unless is_as_origin', () => {
@@ -86,6 +92,17 @@ describe('isPublicAddress', () => {
   });
 });
 
+describe('revalidationSeconds', () => {
+  it("takes the origin's stale-while-revalidate with is_as_origin, the route's setting otherwise", () => {
+    const headers = { 'cache-control': 'max-age=60, stale-while-revalidate=30' };
+    expect(revalidationSeconds(route(60, true), headers)).toBe(30);
+    expect(revalidationSeconds(route(60, true), { 'cache-control': 'max-age=60' })).toBe(0);
+    expect(revalidationSeconds(route(60, true), { 'cache-control': 'stale-while-revalidate=soon' })).toBe(0);
+    expect(revalidationSeconds(route(60), headers)).toBe(0);
+    expect(revalidationSeconds({ ...route(60), stale_while_revalidate: 120 }, headers)).toBe(120);
+  });
+});
+
 describe('ResponseCache', () => {
   const entry = (bytes: number, staleUntil = NOW + 60_000): CachedResponse => ({
     status: 200,
@@ -94,9 +111,12 @@ describe('ResponseCache', () => {
     storedAt: NOW,
     initialAgeSeconds: 0,
     freshUntil: NOW + 1000,
+    revalidateUntil: NOW + 1000,
+    staleIfErrorUntil: staleUntil,
     staleUntil,
     visibility: 'public',
     varyOn: {},
+    tags: [],
   });
 
   it('evicts the least recently used entries beyond its bound in bytes', () => {
@@ -145,5 +165,47 @@ describe('ResponseCache', () => {
     expect(cache.deleteByPrefix('p\n')).toBe(1);
     cache.delete('q\n/a/1');
     expect(cache.size).toBe(0);
+  });
+
+  it('purges by tag within a prefix, and clears', () => {
+    const cache = new ResponseCache(10_000);
+    cache.set('p\n/a', { ...entry(10), tags: ['red', 'both'] });
+    cache.set('p\n/b', { ...entry(10), tags: ['blue', 'both'] });
+    cache.set('p\n/c', entry(10));
+    cache.set('q\n/a', { ...entry(10), tags: ['red'] });
+    expect(cache.deleteByPrefix('p\n', new Set(['red', 'green']))).toBe(1);
+    expect(cache.get('q\n/a', NOW)).toBeDefined();
+    expect(cache.deleteByPrefix('p\n/c', new Set(['both']))).toBe(0);
+    expect(cache.deleteByPrefix('p\n', new Set(['both']))).toBe(1);
+    expect(cache.get('p\n/c', NOW)).toBeDefined();
+    cache.clear();
+    expect(cache.size).toBe(0);
+  });
+});
+
+describe('cache tags', () => {
+  it('reads Cache-Tag and Surrogate-Key, separated by commas or spaces, without duplicates', () => {
+    expect(responseTags({ 'cache-tag': 'a, b,c  d', 'surrogate-key': 'd e' })).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(responseTags({ 'surrogate-key': ['x', 'y z'] as unknown as string })).toEqual(['x', 'y', 'z']);
+    expect(responseTags({})).toEqual([]);
+  });
+
+  it('drops tags with control characters or over 1 KiB, and those beyond the first 100', () => {
+    const long = 'x'.repeat(MAX_TAG_BYTES + 1);
+    expect(responseTags({ 'cache-tag': `ok,bad\u0001tag,tab\tbed,${long},${'é'.repeat(513)},fine` })).toEqual([
+      'ok',
+      'fine',
+    ]);
+    const many = Array.from({ length: 150 }, (_, i) => `t${i}`);
+    expect(responseTags({ 'cache-tag': many.join(' ') })).toEqual(many.slice(0, MAX_TAGS));
+  });
+
+  it('says what is wrong with a tag, and splits purge lists alike', () => {
+    expect(tagProblem('product-1')).toBeNull();
+    expect(tagProblem('')).toBe('is empty');
+    expect(tagProblem('a\u007fb')).toBe('contains a control character');
+    expect(tagProblem('x'.repeat(1025))).toBe('is longer than 1024 bytes');
+    expect(splitTags(' a,,b c ')).toEqual(['a', 'b', 'c']);
+    expect(splitTags(' , ')).toEqual([]);
   });
 });

@@ -10,7 +10,10 @@ import {
 const route = (path: string, uri = `https://origin.example${path === '*' ? '' : path}`): EdgeRoute => ({
   path,
   origin: { uri, is_bucket: null },
-  settings: { cache: { age: null, is_as_origin: null, is_public: null }, auth: { is_required: null, scope: null } },
+  settings: {
+    cache: { age: null, is_as_origin: null, is_public: null, stale_while_revalidate: null },
+    auth: { is_required: null, scope: null },
+  },
 });
 
 describe('matchRoute', () => {
@@ -56,6 +59,11 @@ describe('normalizePath', () => {
     expect(normalizePath('//evil.example/x')).toBe('//evil.example/x');
     expect(normalizePath('')).toBe('/');
     expect(normalizePath('relative')).toBeNull();
+    expect(normalizePath('/a/b.c/..')).toBe('/a/');
+    expect(normalizePath('/a/.')).toBe('/a/');
+    expect(normalizePath('/a/..b/.c/c..')).toBe('/a/..b/.c/c..');
+    expect(normalizePath('/a b/é')).toBe('/a%20b/%C3%A9');
+    expect(normalizePath('/plain/path-1_x~.html')).toBe('/plain/path-1_x~.html');
   });
 });
 

@@ -7,6 +7,7 @@ import { startNodeServer, type RunningServer } from '../../lib/stack';
 import type { Suite } from '../../lib/suite';
 import type { Fixture } from '../../lib/fixture';
 import type { Teardown } from '../../lib/teardown';
+import { findNginx, startNginxCache } from './nginx';
 
 /** Size of the page the origin serves: a small HTML page or JSON document. */
 const BODY_BYTES = 4 * 1024;
@@ -70,11 +71,16 @@ export const edgeSuite: Suite = {
     `Edge rows: GET through /edge/${PROXY_KEY}/... of the full application; the origin is a node:http server in the same process answering a ${BODY_BYTES / 1024} KiB page from memory.`,
     '"bare reverse proxy" is node:http piping to the origin over kept-alive connections with no routing, cache, header rewriting or safety checks: the floor for a pass-through, not a competitor.',
     'The cached-hit row never reaches the origin (X-Cache: HIT), so it is bounded by the HTTP stack, not by the origin; the pass-through row goes to the origin on every request.',
+    '"nginx proxy_cache" is nginx (one worker process, access log off) caching the same page of the same origin: the yardstick for the cached hit, present when an nginx binary is on the PATH (Debian: nginx-light).',
   ],
   async run({ fixture, teardown, measure, log }) {
     const origin = await startNodeServer(createOriginListener(), 'edge origin', teardown);
     const bare = await startNodeServer(createBareReverseProxy(new URL(origin.origin)), 'bare reverse proxy', teardown);
     const edge = await startEdgeStack(fixture, teardown);
+    const nginxBinary = findNginx();
+    const nginx = nginxBinary && (await startNginxCache(nginxBinary, new URL(origin.origin), '/page', teardown));
+    if (!nginx)
+      log('edge: no nginx binary on the PATH, so the nginx proxy_cache row is skipped (apt-get install nginx-light)');
     await fixture.services.proxies.create(fixture.principal, {
       key: PROXY_KEY,
       routes: [
@@ -99,6 +105,17 @@ export const edgeSuite: Suite = {
         request: { url: `${bare.origin}/page/index.html` },
         baselines: ['edge.origin'],
       },
+      ...(nginx
+        ? [
+            {
+              id: 'edge.nginx',
+              label: 'GET page: nginx proxy_cache, cached hit',
+              request: { url: `${nginx.origin}/index.html` },
+              baselines: ['edge.origin'],
+              cache: 'HIT',
+            },
+          ]
+        : []),
       {
         id: 'edge.pass',
         label: 'GET page: edge, uncached route (to origin)',
@@ -110,7 +127,7 @@ export const edgeSuite: Suite = {
         id: 'edge.hit',
         label: 'GET page: edge, cached hit',
         request: { url: `${edge.origin}/edge/${PROXY_KEY}/cached/index.html` },
-        baselines: ['edge.origin', 'edge.bare-proxy'],
+        baselines: ['edge.origin', 'edge.bare-proxy', ...(nginx ? ['edge.nginx'] : [])],
         cache: 'HIT',
       },
     ];

@@ -105,7 +105,7 @@ export const revokeApiKey = defineOperation({
   method: 'delete',
   path: '/api/admin/tenants/{tenant_id}/api-keys/{key_id}',
   summary: 'Revoke an API key',
-  description: 'Requests made with the key answer 401 from then on (within 5 seconds on other service processes).',
+  description: 'Requests made with the key answer 401 from then on (within a second on other service processes).',
   tag: 'Admin',
   security: 'master',
   params: TenantIdParams.extend({ key_id: z.uuid().openapi({ description: 'ID of the API key.' }) }),

@@ -18,6 +18,9 @@ export interface AccessTokenVerifier {
   verify(token: string): Promise<{ principal: Principal; grantId: string; expiresAt: number }>;
 }
 
+/** The notification channel of revoked API keys and OAuth grants (sql/notify-revoked-keys.sql): their id. */
+export const CREDENTIALS_REVOKED_CHANNEL = 'credentials_revoked';
+
 const jwtPattern = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 export interface Authenticator {
@@ -27,12 +30,14 @@ export interface Authenticator {
   isMasterKey(authorizationHeader: string | undefined): boolean;
   /** Forgets any cached verdict for a key (or an OAuth grant's tokens), after it was revoked. */
   forget(keyId: string): void;
+  /** Forgets every cached verdict, when revocations may have been missed. */
+  forgetAll(): void;
 }
 
 /**
  * Verified keys are remembered for `cacheTtlMs` (at least 1) so that a hot client costs one hash,
- * not one query, per request. A revocation is seen at once by the process that revoked and within
- * the TTL by the others.
+ * not one query, per request. A revocation is seen at once by the process that revoked, by the
+ * others as soon as the database's notification arrives, and within the TTL should it be lost.
  */
 export function createAuthenticator(
   db: Db,
@@ -78,6 +83,9 @@ export function createAuthenticator(
     forget(keyId) {
       // Copied first: lru-cache does not promise that iteration survives deletes.
       for (const [token, entry] of [...cache.entries()]) if (entry.keyId === keyId) cache.delete(token);
+    },
+    forgetAll() {
+      cache.clear();
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Module } from '../context';
 import { adminOperations } from './admin.routes';
 import { AdminService } from './admin.service';
-import { createAuthenticator, type Authenticator } from './authenticator';
+import { createAuthenticator, CREDENTIALS_REVOKED_CHANNEL, type Authenticator } from './authenticator';
 
 declare module '../context' {
   interface Services {
@@ -19,6 +19,9 @@ export const authModule: Module = {
       // The OAuth module is built after this one; its verifier is needed only once a token arrives.
       accessTokens: { verify: (token) => services.oauth.accessTokens.verify(token) },
     });
+    // Revocations made by any process (or with a deleted tenant) arrive through the database.
+    services.notifications.on(CREDENTIALS_REVOKED_CHANNEL, (id) => authenticator.forget(id));
+    services.notifications.onReconnect(() => authenticator.forgetAll());
     const admin = new AdminService(services.db, authenticator, (tenantId) => services.rateLimits.forget(tenantId));
     return { authenticator, admin };
   },

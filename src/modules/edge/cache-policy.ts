@@ -57,6 +57,16 @@ export function freshnessSeconds(
   return Math.max(0, Math.floor((expiresAt - (Number.isNaN(date) ? now : date)) / 1000));
 }
 
+/**
+ * For how many seconds after its freshness an entry is served at once while one request in the
+ * background refreshes it (RFC 5861): the origin's `stale-while-revalidate` with `is_as_origin`,
+ * otherwise the route's own setting.
+ */
+export function revalidationSeconds(settings: EdgeCacheSettings, headers: IncomingHttpHeaders): number {
+  if (settings.is_as_origin !== true) return settings.stale_while_revalidate ?? 0;
+  return seconds(cacheControlDirectives(headers['cache-control']).get('stale-while-revalidate')) ?? 0;
+}
+
 /** The origin's `Age` in seconds (0 when absent or malformed). */
 export function ageSeconds(headers: IncomingHttpHeaders | HeaderMap): number {
   const value = headerValue(headers.age);

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
 import type { EdgeConfig } from '../../kernel/config';
+import { MAX_PAYLOAD_BYTES, notify } from '../../kernel/database-notifications';
 import type { Db } from '../../kernel/db';
 import { AppError, notFound } from '../../kernel/errors';
 import type { Proxy as ProxyRow } from '../../__generated__/prisma/client';
@@ -14,8 +17,10 @@ import {
   freshnessSeconds,
   isNotModified,
   NOT_MODIFIED_HEADERS,
+  revalidationSeconds,
   usesCache,
 } from './cache-policy';
+import { responseTags, TAG_HEADERS } from './cache-tags';
 import * as repository from './edge.repository';
 import {
   CONDITIONAL_HEADERS,
@@ -55,10 +60,13 @@ export interface EdgeProxy {
   isSuspended: boolean;
 }
 
-/** A GET or HEAD for a proxy, as the HTTP layer hands it over. */
+/** A request for a proxy, as the HTTP layer hands it over. */
 export interface EdgeRequest extends ClientView {
   key: string;
-  method: 'GET' | 'HEAD';
+  /** GET, HEAD, or one of PASSED_METHODS. */
+  method: string;
+  /** The request body as it arrives, for the methods that pass through. */
+  body?: Readable;
   /** The proxy-relative path as sent (percent-encoded), starting with '/'. */
   path: string;
   /** The raw query string without '?', possibly ''. */
@@ -68,7 +76,11 @@ export interface EdgeRequest extends ClientView {
   originalUrl: string;
 }
 
-export type CacheStatus = 'HIT' | 'MISS' | 'STALE';
+/** What `answerFromCache` needs of a request. */
+export type CacheLookup = Pick<EdgeRequest, 'key' | 'method' | 'path' | 'query' | 'headers'>;
+
+/** REVALIDATED: the origin confirmed the stored response (304) and it was served from the cache. */
+export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED';
 
 export interface EdgeResponse {
   status: number;
@@ -77,7 +89,38 @@ export interface EdgeResponse {
   body?: Buffer | Readable;
 }
 
-/** How long a proxy's configuration is used without reading it again (in processes that did not change it). */
+/** Methods that go to the origin as they are, streamed both ways and never stored. */
+export const PASSED_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** Methods whose success makes the stored GET of the same URL stale (RFC 9111 section 4.4). */
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** How long after its freshness an entry with a validator is kept for a conditional request (unless evicted). */
+const KEPT_FOR_REVALIDATION_MS = 24 * 3600 * 1000;
+
+/** Channels of the database notifications the data plane follows. */
+export const EDGE_PURGE_CHANNEL = 'edge_purge';
+export const PROXY_CHANGED_CHANNEL = 'proxy_changed';
+
+/** A purge as announced to every process: the proxy, and optionally a normalised path prefix and tags. */
+export interface CachePurge {
+  key: string;
+  path?: string;
+  tags?: string[];
+}
+
+/** A purge notification's payload: the purge and the process that made it. */
+const purgeSchema = z.object({
+  key: z.string(),
+  path: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  from: z.string(),
+});
+
+/**
+ * How long a proxy's configuration is used without reading it again: changes reach every process
+ * through the database's notifications; this bounds how long a lost one goes unnoticed.
+ */
 export const PROXY_CONFIG_TTL_MS = 5_000;
 const MAX_CONFIGS_CACHED = 10_000;
 
@@ -94,7 +137,7 @@ interface Resolved {
   cacheKey: string;
 }
 
-const nullCache: EdgeCacheSettings = { age: null, is_as_origin: null, is_public: null };
+const nullCache: EdgeCacheSettings = { age: null, is_as_origin: null, is_public: null, stale_while_revalidate: null };
 const nullAuth: EdgeAuthSettings = { is_required: null, scope: null };
 
 /** Settings for signed requests: the signature block's, falling back field by field to the route's. */
@@ -137,12 +180,12 @@ const varyMatches = (entry: CachedResponse, headers: IncomingHttpHeaders) =>
  */
 /** How the cache took part in the data plane's answers, since the start (read by the metrics). */
 export class EdgeCacheStats {
-  readonly responses = { HIT: 0, MISS: 0, STALE: 0 };
-  /** Body bytes answered from the cache (HIT and STALE). */
+  readonly responses: Record<CacheStatus, number> = { HIT: 0, MISS: 0, STALE: 0, REVALIDATED: 0 };
+  /** Body bytes answered from the cache (HIT, STALE and REVALIDATED). */
   cachedBytes = 0;
 
   record(status: string, body: unknown) {
-    const key = status === 'HIT' || status === 'STALE' ? status : 'MISS';
+    const key = status in this.responses ? (status as CacheStatus) : 'MISS';
     this.responses[key] += 1;
     if (key !== 'MISS' && Buffer.isBuffer(body)) this.cachedBytes += body.length;
   }
@@ -150,7 +193,14 @@ export class EdgeCacheStats {
 
 export class EdgeService {
   readonly stats = new EdgeCacheStats();
+  /** Tells this process's purge notifications from those of the others. */
+  private readonly instanceId = randomUUID();
   private readonly configs = new LRUCache<string, Promise<EdgeProxy | null>>({
+    max: MAX_CONFIGS_CACHED,
+    ttl: PROXY_CONFIG_TTL_MS,
+  });
+  /** The configurations `configs` has read, for answering cached hits without waiting. */
+  private readonly loaded = new LRUCache<string, EdgeProxy>({
     max: MAX_CONFIGS_CACHED,
     ttl: PROXY_CONFIG_TTL_MS,
   });
@@ -163,6 +213,7 @@ export class EdgeService {
     private readonly db: Db,
     private readonly authenticator: Authenticator,
     private readonly config: EdgeConfig,
+    private readonly logError: (error: unknown) => void = () => {},
   ) {
     this.cache = new ResponseCache(config.cacheMaxBytes);
   }
@@ -175,19 +226,59 @@ export class EdgeService {
   /** Drops this process's copy of a proxy's configuration and cached responses, after it changed. */
   forgetProxy(key: string): void {
     this.configs.delete(key);
-    this.purges += 1;
-    this.cache.deleteByPrefix(cacheKeyPrefix(key));
+    this.loaded.delete(key);
+    this.applyPurge({ key });
   }
 
-  /** Purges this process's cached responses of a tenant's proxy, optionally only paths starting with `pathPrefix`. */
-  async purgeCache(principal: Principal, key: string, pathPrefix: string | undefined): Promise<void> {
+  /** Drops every configuration and cached response of this process, when changes may have been missed. */
+  forgetEverything(): void {
+    this.configs.clear();
+    this.loaded.clear();
+    this.purges += 1;
+    this.cache.clear();
+  }
+
+  /**
+   * Purges the cached responses of a tenant's proxy in every process: all of them, or those whose
+   * path starts with `purge.path` and (or) that carry one of `purge.tags`. This process is purged
+   * before the call returns, the others when the database's notification reaches them.
+   */
+  async purgeCache(principal: Principal, key: string, purge: { path?: string; tags?: string[] }): Promise<void> {
     requireScope(principal, 'proxies:write');
     if (!(await repository.tenantHoldsProxy(this.db, principal.tenantId, key)))
       throw notFound(`no proxy with key "${key}"`);
-    this.purges += 1;
     // Cache keys hold normalised paths (dot segments resolved, characters percent-encoded).
-    const prefix = pathPrefix === undefined ? undefined : (normalizePath(pathPrefix) ?? pathPrefix);
-    this.cache.deleteByPrefix(cacheKeyPrefix(key, prefix));
+    const path = purge.path === undefined ? undefined : (normalizePath(purge.path) ?? purge.path);
+    await this.purgeEverywhere({ key, path, tags: purge.tags });
+  }
+
+  /** Purges this process's cache, then announces the purge to the others. */
+  private async purgeEverywhere(purge: CachePurge): Promise<void> {
+    this.applyPurge(purge);
+    const payload = JSON.stringify({ ...purge, from: this.instanceId });
+    // A purge too long for a notification purges the whole proxy elsewhere: more than asked, never less.
+    await notify(
+      this.db,
+      EDGE_PURGE_CHANNEL,
+      Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES
+        ? payload
+        : JSON.stringify({ key: purge.key, from: this.instanceId }),
+    );
+  }
+
+  /** Applies a purge announced by any process; this process's own were applied when made. */
+  receivePurge(payload: string): void {
+    const { from, ...purge } = purgeSchema.parse(JSON.parse(payload));
+    // Applied again when it arrives, the purge would also drop what was stored since.
+    if (from !== this.instanceId) this.applyPurge(purge);
+  }
+
+  private applyPurge(purge: CachePurge): void {
+    this.purges += 1;
+    this.cache.deleteByPrefix(
+      cacheKeyPrefix(purge.key, purge.path),
+      purge.tags === undefined ? undefined : new Set(purge.tags),
+    );
   }
 
   /** Answers a request for a proxy. Expected failures are AppErrors (404, 403, 401, 502, 504). */
@@ -226,11 +317,20 @@ export class EdgeService {
       visibility: cache.is_public === true && !authRequired ? 'public' : 'private',
       cacheKey: `${cacheKeyPrefix(proxy.key, path)}?${query}`,
     };
-    if (!usesCache(cache) || this.config.cacheMaxBytes === 0) return this.pass(resolved);
+    const caching = usesCache(cache) && this.config.cacheMaxBytes > 0;
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      // Every query variant of the path is invalidated, in every process when any could hold one.
+      return this.forward(resolved, UNSAFE_METHODS.has(request.method) && caching ? { key: proxy.key, path } : null);
+    }
+    if (!caching) return this.pass(resolved);
     const now = Date.now();
     const cached = this.cache.get(resolved.cacheKey, now);
     const entry = cached && varyMatches(cached, request.headers) ? cached : undefined;
     if (entry && entry.freshUntil > now) return this.fromCache(entry, request, 'HIT');
+    if (entry && entry.revalidateUntil > now && request.headers.range === undefined) {
+      this.revalidateInBackground(resolved, entry);
+      return this.fromCache(entry, request, 'STALE');
+    }
     // HEAD has no body to store, and a range is a part of one: both go to the origin as they are.
     if (request.method === 'HEAD' || request.headers.range !== undefined) return this.pass(resolved, entry);
     return this.fill(resolved, entry);
@@ -243,10 +343,32 @@ export class EdgeService {
     if (known) return known;
     const proxy = repository.findProxyByKey(this.db, key).then((row) => (row ? toEdgeProxy(row) : null));
     this.configs.set(key, proxy);
-    proxy.catch(() => {
-      if (this.configs.peek(key) === proxy) this.configs.delete(key);
-    });
+    proxy.then(
+      // Unless the proxy was forgotten while it was read.
+      (loaded) => loaded && this.configs.peek(key) === proxy && this.loaded.set(key, loaded),
+      () => this.configs.peek(key) === proxy && this.configs.delete(key),
+    );
     return proxy;
+  }
+
+  /**
+   * Answers a fresh cached hit at once, without the database, or null when the request needs
+   * anything more (an unknown or changed proxy, a signature, a token, a range, a miss): then
+   * `serve` answers it. Called before the HTTP framework sees the request.
+   */
+  answerFromCache(request: CacheLookup): EdgeResponse | null {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return null;
+    const proxy = this.loaded.get(request.key);
+    if (!proxy || !proxy.isActive || proxy.isSuspended || request.headers.range !== undefined) return null;
+    const path = normalizePath(request.path);
+    const match = path === null ? null : matchRoute(proxy.routes, path);
+    if (!match || (match.isWildcard && proxy.signature.secret !== null)) return null;
+    const { cache, auth } = match.route.settings;
+    if (auth.is_required === true || !usesCache(cache)) return null;
+    const now = Date.now();
+    const entry = this.cache.get(`${cacheKeyPrefix(proxy.key, path!)}?${request.query}`, now);
+    if (!entry || entry.freshUntil <= now || !varyMatches(entry, request.headers)) return null;
+    return this.fromCache(entry, request, 'HIT');
   }
 
   /**
@@ -280,7 +402,7 @@ export class EdgeService {
     return null;
   }
 
-  private fromCache(entry: CachedResponse, request: EdgeRequest, status: CacheStatus): EdgeResponse {
+  private fromCache(entry: CachedResponse, request: CacheLookup, status: CacheStatus): EdgeResponse {
     const now = Date.now();
     const maxAge = status === 'STALE' ? 0 : Math.max(0, Math.ceil((entry.freshUntil - now) / 1000));
     const headers: HeaderMap = {
@@ -295,16 +417,30 @@ export class EdgeService {
     return { status: entry.status, headers, body: entry.body };
   }
 
+  /**
+   * Streams a request of one of PASSED_METHODS to the origin and its answer back. A success
+   * (below 400) of an unsafe one purges `invalidate`: the stored responses of the same path.
+   */
+  private async forward(resolved: Resolved, invalidate: { key: string; path: string } | null): Promise<EdgeResponse> {
+    const response = await this.requestOrigin(resolved, []);
+    if (invalidate && (response.statusCode ?? 500) < 400) {
+      // The query string is the part of the cache key after the path. The origin has carried the
+      // request out: a failed announcement leaves the others' copies to expire, never the client without its answer.
+      await this.purgeEverywhere({ key: invalidate.key, path: `${invalidate.path}?` }).catch(this.logError);
+    }
+    return this.relay(resolved, response, 0, false, () => {});
+  }
+
   /** Sends the request to the origin without storing the answer; a failure falls back to `stale`. */
   private async pass(resolved: Resolved, stale?: CachedResponse): Promise<EdgeResponse> {
     let response: IncomingMessage;
     try {
       response = await this.requestOrigin(resolved, []);
     } catch (error) {
-      if (stale) return this.fromCache(stale, resolved.request, 'STALE');
+      if (servableOnError(stale)) return this.fromCache(stale, resolved.request, 'STALE');
       throw error;
     }
-    if (stale && FAILURE_STATUSES.has(response.statusCode ?? 0)) {
+    if (servableOnError(stale) && FAILURE_STATUSES.has(response.statusCode ?? 0)) {
       response.destroy();
       return this.fromCache(stale, resolved.request, 'STALE');
     }
@@ -348,18 +484,34 @@ export class EdgeService {
       const purgesBefore = this.purges;
       let response: IncomingMessage;
       try {
-        // The cache needs the full response, whatever validators this client holds.
-        response = await this.requestOrigin(resolved, CONDITIONAL_HEADERS);
+        // The cache needs the full response, whatever validators this client holds; with an
+        // expired entry, the entry's validators let the origin answer 304 instead of the body.
+        response = await this.requestOrigin(resolved, CONDITIONAL_HEADERS, stale ? revalidationHeaders(stale) : {});
       } catch (error) {
-        if (stale) return serveStale(stale);
+        if (servableOnError(stale)) return serveStale(stale);
         throw error;
       }
       const status = response.statusCode ?? 502;
-      if (stale && FAILURE_STATUSES.has(status)) {
+      if (servableOnError(stale) && FAILURE_STATUSES.has(status)) {
         response.destroy();
         return serveStale(stale);
       }
       const now = Date.now();
+      if (stale && status === 304) {
+        // The stored body is still the origin's: only its headers and freshness are renewed (RFC 9111 section 4.3.4).
+        response.resume();
+        const headers = { ...stale.headers, ...response.headers };
+        const ttl = freshnessSeconds(resolved.cache, stale.status, headers, now);
+        const renewed = this.entryFor(resolved, stale.status, headers, stale.body, now, ttl);
+        if (ttl > 0 && this.purges === purgesBefore) {
+          this.cache.set(cacheKey, renewed);
+          finish({ kind: 'entry', entry: renewed, stale: false });
+        } else {
+          this.cache.delete(cacheKey);
+          finish({ kind: 'pass' });
+        }
+        return this.fromCache(renewed, request, 'REVALIDATED');
+      }
       const ttl = freshnessSeconds(resolved.cache, status, response.headers, now);
       const length = contentLength(response.headers);
       if (ttl <= 0 || (length !== undefined && !this.cache.accepts(length))) {
@@ -368,19 +520,7 @@ export class EdgeService {
       }
       return this.relay(resolved, response, ttl, true, (body) => {
         if (body === null || this.purges !== purgesBefore) return finish({ kind: 'pass' });
-        const entry: CachedResponse = {
-          status,
-          headers: storedHeaders(response.headers),
-          body,
-          storedAt: now,
-          initialAgeSeconds: ageSeconds(response.headers),
-          freshUntil: now + ttl * 1000,
-          staleUntil: now + (ttl + this.config.staleIfErrorSeconds) * 1000,
-          visibility: resolved.visibility,
-          varyOn: Object.fromEntries(
-            headerTokens(response.headers.vary).map((name) => [name, headerValue(request.headers[name]) ?? '']),
-          ),
-        };
+        const entry = this.entryFor(resolved, status, response.headers, body, now, ttl);
         this.cache.set(cacheKey, entry);
         finish({ kind: 'entry', entry, stale: false });
       });
@@ -390,11 +530,73 @@ export class EdgeService {
     }
   }
 
-  private requestOrigin(resolved: Resolved, omit: readonly string[]): Promise<IncomingMessage> {
+  /** A stored response, fetched at `now` and fresh for `ttl` seconds. */
+  private entryFor(
+    resolved: Resolved,
+    status: number,
+    headers: IncomingHttpHeaders,
+    body: Buffer,
+    now: number,
+    ttl: number,
+  ): CachedResponse {
+    const freshUntil = now + ttl * 1000;
+    const revalidateUntil = freshUntil + revalidationSeconds(resolved.cache, headers) * 1000;
+    const staleIfErrorUntil = freshUntil + this.config.staleIfErrorSeconds * 1000;
+    // With a validator, an expired entry can still be confirmed by a 304 instead of fetched again.
+    const keptFor = headers.etag !== undefined || headers['last-modified'] !== undefined ? KEPT_FOR_REVALIDATION_MS : 0;
+    return {
+      status,
+      headers: storedHeaders(headers),
+      body,
+      storedAt: now,
+      initialAgeSeconds: ageSeconds(headers),
+      freshUntil,
+      revalidateUntil,
+      staleIfErrorUntil,
+      staleUntil: Math.max(revalidateUntil, staleIfErrorUntil, freshUntil + keptFor),
+      visibility: resolved.visibility,
+      varyOn: Object.fromEntries(
+        headerTokens(headers.vary).map((name) => [name, headerValue(resolved.request.headers[name]) ?? '']),
+      ),
+      tags: responseTags(headers),
+    };
+  }
+
+  /**
+   * Refreshes an entry within its stale-while-revalidate window without a client waiting: one
+   * request to the origin per URL, however many are served the entry meanwhile.
+   */
+  private revalidateInBackground(resolved: Resolved, entry: CachedResponse): void {
+    if (this.fills.has(resolved.cacheKey)) return;
+    // The refresh fetches the body even when the request that noticed was a HEAD.
+    const refresh = { ...resolved, request: { ...resolved.request, method: 'GET' } };
+    this.fill(refresh, entry).then(
+      (response) => {
+        if (response.body && !Buffer.isBuffer(response.body)) response.body.resume();
+      },
+      // The entry stays as it is; the next request past the window goes to the origin itself.
+      () => {},
+    );
+  }
+
+  private requestOrigin(
+    resolved: Resolved,
+    omit: readonly string[],
+    extra: Record<string, string> = {},
+  ): Promise<IncomingMessage> {
+    const { request } = resolved;
+    const headers = {
+      ...originRequestHeaders(request.headers, request, request.body ? omit : [...omit, 'content-length']),
+      ...extra,
+    };
+    // A body of unknown length goes on chunked, whatever node:http would default to for the method.
+    if (request.body && headers['content-length'] === undefined && request.headers['transfer-encoding'] !== undefined)
+      headers['transfer-encoding'] = 'chunked';
     return requestOrigin({
       url: resolved.target,
-      method: resolved.request.method,
-      headers: originRequestHeaders(resolved.request.headers, resolved.request, omit),
+      method: request.method,
+      headers,
+      body: request.body && { stream: request.body, maxBytes: this.config.maxRequestBytes },
       timeoutMs: this.config.originTimeoutMs,
       allowPrivateOrigins: this.config.allowPrivateOrigins,
     });
@@ -422,7 +624,7 @@ export class EdgeService {
     }
     const status = response.statusCode ?? 502;
     const headers: HeaderMap = {
-      ...endToEndHeaders(response.headers),
+      ...endToEndHeaders(response.headers, NOT_FOR_CLIENTS),
       age: String(ageSeconds(response.headers)),
       'x-cache': 'MISS',
     };
@@ -431,6 +633,19 @@ export class EdgeService {
     } else if (resolved.authRequired && !headerTokens(response.headers['cache-control']).includes('no-store')) {
       // An authenticated answer must not be kept by shared caches in front of this service.
       headers['cache-control'] = 'private, no-cache';
+    }
+
+    if (ttl === 0 && length !== undefined) {
+      // Nothing to collect and a length within the limit: the origin's body streams on as it is.
+      if (
+        answerConditional &&
+        status === 200 &&
+        isNotModified(resolved.request.headers, validators(response.headers))
+      ) {
+        response.destroy();
+        return { status: 304, headers: notModifiedHeaders(headers) };
+      }
+      return { status, headers, body: response };
     }
 
     let collected: Buffer[] | null = ttl > 0 ? [] : null;
@@ -477,14 +692,32 @@ const contentLength = (headers: IncomingHttpHeaders): number | undefined => {
   return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
 };
 
+/** Whether an expired entry may stand in for an origin that failed (RFC 5861 stale-if-error). */
+const servableOnError = (entry: CachedResponse | undefined): entry is CachedResponse =>
+  entry !== undefined && entry.staleIfErrorUntil > Date.now();
+
+/** The validators of a stored response as conditional request headers for the origin. */
+function revalidationHeaders(entry: CachedResponse): Record<string, string> {
+  const { etag, lastModified } = validators(entry.headers);
+  return {
+    ...(etag === undefined ? {} : { 'if-none-match': etag }),
+    ...(lastModified === undefined ? {} : { 'if-modified-since': lastModified }),
+  };
+}
+
 const validators = (headers: IncomingHttpHeaders | HeaderMap) => ({
   etag: headerValue(headers.etag),
   lastModified: headerValue(headers['last-modified']),
 });
 
+/** Origin response headers meant for this cache only. */
+const NOT_FOR_CLIENTS: ReadonlySet<string> = new Set(TAG_HEADERS);
+
+const NOT_STORED = new Set([...NOT_FOR_CLIENTS, 'content-length', 'age', 'cache-control', 'set-cookie', 'x-cache']);
+
 /** The origin's headers as stored: recomputed ones (length, age, cache-control) are set when serving. */
 function storedHeaders(headers: IncomingHttpHeaders): HeaderMap {
-  return endToEndHeaders(headers, new Set(['content-length', 'age', 'cache-control', 'set-cookie', 'x-cache']));
+  return endToEndHeaders(headers, NOT_STORED);
 }
 
 function notModifiedHeaders(headers: HeaderMap): HeaderMap {

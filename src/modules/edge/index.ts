@@ -1,9 +1,9 @@
 import { Counter } from 'prom-client';
 import { METRICS_PREFIX } from '../../kernel/metrics';
 import type { Module } from '../context';
-import { mountEdgeDataPlane, rewriteEdgeHost } from './edge.http';
+import { answerCachedHits, mountEdgeDataPlane, rewriteEdgeHost } from './edge.http';
 import { edgeOperations } from './edge.routes';
-import { EdgeService } from './edge.service';
+import { EDGE_PURGE_CHANNEL, EdgeService, PROXY_CHANGED_CHANNEL } from './edge.service';
 
 declare module '../context' {
   interface Services {
@@ -14,14 +14,26 @@ declare module '../context' {
 /** The data plane: `/edge/{key}/...` and `{key}.{EDGE_DOMAIN}` served from the proxies' origins, cached. */
 export const edgeModule: Module = {
   name: 'edge',
-  services: ({ db, authenticator, config }) => ({ edge: new EdgeService(db, authenticator, config.edge) }),
+  services: ({ db, authenticator, config, notifications, log }) => {
+    const edge = new EdgeService(db, authenticator, config.edge, (error) =>
+      log.warn({ err: error }, 'edge: a cache invalidation was not announced to the other processes'),
+    );
+    // Changes and purges made by any process reach this one's configurations and cache.
+    notifications.on(PROXY_CHANGED_CHANNEL, (key) => edge.forgetProxy(key));
+    notifications.on(EDGE_PURGE_CHANNEL, (payload) => edge.receivePurge(payload));
+    notifications.onReconnect(() => edge.forgetEverything());
+    return { edge };
+  },
   rest: edgeOperations,
   http: mountEdgeDataPlane,
   rewriteUrl: ({ config }) => rewriteEdgeHost(config.edge.domain),
+  rawAnswerer: answerCachedHits,
   metrics(registry, { edge }) {
     new Counter({
       name: `${METRICS_PREFIX}edge_cache_responses_total`,
-      help: 'Data plane answers by how the cache took part: HIT, STALE (kept, served on an origin failure) or MISS.',
+      help:
+        'Data plane answers by how the cache took part: HIT, STALE (expired, served while it is refreshed or ' +
+        'on an origin failure), REVALIDATED (expired, confirmed by the origin with a 304) or MISS.',
       labelNames: ['result'],
       registers: [registry],
       // Totals kept by the service, copied on scrape.

@@ -5,13 +5,16 @@
 import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { AppError } from '../../kernel/errors';
 import { OriginAddressError, resolveOrigin } from './origin-address';
 
 export interface OriginRequest {
   url: URL;
-  method: 'GET' | 'HEAD';
+  method: string;
   headers: OutgoingHttpHeaders;
+  /** The client's request body, streamed to the origin as it arrives; none for GET and HEAD. */
+  body?: { stream: Readable; maxBytes: number };
   /** For connecting and for the headers; then for each silence while the body streams. */
   timeoutMs: number;
   allowPrivateOrigins: boolean;
@@ -38,10 +41,25 @@ const connectionError = (url: URL, error: NodeJS.ErrnoException) => {
   return new AppError('BAD_GATEWAY', `the origin ${url.host} ${what}`);
 };
 
+const bodyTooLarge = (maxBytes: number) =>
+  new AppError('EDGE_PAYLOAD_TOO_LARGE', `the edge takes request bodies of up to ${maxBytes} bytes`);
+
+/** Passes a request body on while counting it, failing once it grows past `maxBytes`. */
+function bounded(maxBytes: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      callback(seen > maxBytes ? bodyTooLarge(maxBytes) : null, chunk);
+    },
+  });
+}
+
 /**
- * Sends the request and resolves with the origin's response once its headers have arrived.
- * Failures are AppErrors: 502 (address refused, connection refused or reset, invalid answer) or
- * 504 (timeout). A body that stalls for `timeoutMs` afterwards is destroyed with an error.
+ * Sends the request (streaming its body) and resolves with the origin's response once its
+ * headers have arrived. Failures are AppErrors: 502 (address refused, connection refused or
+ * reset, invalid answer), 504 (timeout) or 413 (a body growing past its bound). A response body
+ * that stalls for `timeoutMs` afterwards is destroyed with an error.
  */
 export async function requestOrigin(request: OriginRequest): Promise<IncomingMessage> {
   const { url, timeoutMs } = request;
@@ -90,7 +108,14 @@ export async function requestOrigin(request: OriginRequest): Promise<IncomingMes
       clearTimeout(headerTimer);
       resolve(response);
     });
-    outgoing.end();
+    const body = request.body;
+    if (!body) return void outgoing.end();
+    pipeline(body.stream, bounded(body.maxBytes), outgoing, (error) => {
+      // Other errors are the connection's (reported by its 'error' event) or the client's, gone.
+      if (!(error instanceof AppError)) return;
+      if (settled) outgoing.destroy(error);
+      else fail(error);
+    });
   });
 }
 

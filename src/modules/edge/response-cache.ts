@@ -16,17 +16,25 @@ export interface CachedResponse {
   /** Age the origin reported when the response was stored, in seconds. */
   initialAgeSeconds: number;
   freshUntil: number;
+  /** Until when it is served at once while one background request refreshes it (stale-while-revalidate). */
+  revalidateUntil: number;
+  /** Until when it is served in place of an origin that fails (stale-if-error). */
+  staleIfErrorUntil: number;
+  /** Until when it is kept: the end of the windows above, or later for a conditional request to the origin. */
   staleUntil: number;
   /** `Cache-Control` visibility towards clients. */
   visibility: 'public' | 'private';
   /** Request headers named by the origin's `Vary`, with the values the response was fetched for. */
   varyOn: Record<string, string>;
+  /** The origin's cache tags, for purging by tag. */
+  tags: readonly string[];
 }
 
 /** Bytes an entry is charged: body, headers and a fixed overhead for the bookkeeping. */
 export function entrySize(key: string, entry: CachedResponse): number {
   let size = 256 + key.length * 2 + entry.body.length;
   for (const [name, value] of Object.entries(entry.headers)) size += name.length + String(value).length;
+  for (const tag of entry.tags) size += 16 + tag.length * 2;
   return size;
 }
 
@@ -66,12 +74,22 @@ export class ResponseCache {
     this.entries.delete(key);
   }
 
-  /** Removes every entry whose key starts with `prefix`; returns how many. */
-  deleteByPrefix(prefix: string): number {
+  /**
+   * Removes every entry whose key starts with `prefix` and, when `tags` are given, that carries
+   * one of them; returns how many.
+   */
+  deleteByPrefix(prefix: string, tags?: ReadonlySet<string>): number {
     // The keys are collected first: lru-cache does not promise that iteration survives deletes.
-    const keys = [...this.entries.keys()].filter((key) => key.startsWith(prefix));
+    const keys: string[] = [];
+    for (const [key, entry] of this.entries.entries()) {
+      if (key.startsWith(prefix) && (tags === undefined || entry.tags.some((tag) => tags.has(tag)))) keys.push(key);
+    }
     for (const key of keys) this.entries.delete(key);
     return keys.length;
+  }
+
+  clear(): void {
+    this.entries.clear();
   }
 
   /** Whether a body of `bytes` could be stored at all. */

@@ -7,6 +7,8 @@ export interface EdgeCacheSettings {
   age: number | null;
   is_as_origin: boolean | null;
   is_public: boolean | null;
+  /** Absent from proxies stored before it existed. */
+  stale_while_revalidate?: number | null;
 }
 
 export interface EdgeAuthSettings {
@@ -30,6 +32,8 @@ export interface RouteMatch {
 }
 
 const BASE = 'http://edge.invalid';
+const PLAIN_PATH = /^\/[\w.~/-]*$/;
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
 
 /**
  * The request path with `.` and `..` segments resolved (also their percent-encoded forms), so
@@ -38,6 +42,8 @@ const BASE = 'http://edge.invalid';
  */
 export function normalizePath(rawPath: string): string | null {
   if (rawPath === '') return '/';
+  // The common case, checked cheaply: unreserved characters only and no dot segment, which URL leaves as it is.
+  if (PLAIN_PATH.test(rawPath) && !DOT_SEGMENT.test(rawPath)) return rawPath;
   if (!rawPath.startsWith('/')) return null;
   try {
     // Appended to a fixed origin, never resolved against it: "//host/x" stays a path.

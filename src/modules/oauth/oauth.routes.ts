@@ -77,7 +77,7 @@ export const revokeToken = defineOperation({
     `${formNote}\n\nRevokes an access or refresh token of the calling client and every token of the same grant ` +
     '(the authorization and its refresh family). Answers 200 also for a token that is unknown, expired or another ' +
     "client's, as RFC 7009 asks. " +
-    'Other service processes stop accepting a revoked access token within 5 seconds.',
+    'Other service processes stop accepting a revoked access token within a second.',
   tag,
   security: 'none',
   acceptsForm: true,

@@ -52,6 +52,18 @@ export const CacheSettings = z
       description: "Follow the origin's Cache-Control/Expires instead of `age`.",
     }),
     is_public: nullableBoolean.openapi({ description: 'Send `Cache-Control: public` (true) or `private` to clients.' }),
+    stale_while_revalidate: z
+      .int()
+      .min(0)
+      .max(31_536_000)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'Seconds after `age` has run out during which the stored response is still served at once ' +
+          '(`X-Cache: STALE`) while one request in the background refreshes it. With `is_as_origin` the ' +
+          "origin's `Cache-Control: stale-while-revalidate` applies instead.",
+      }),
   })
   .strict()
   .openapi('ProxyCacheSettings');
@@ -189,6 +201,7 @@ const CacheOut = z.object({
   age: z.int().nullable(),
   is_as_origin: z.boolean().nullable(),
   is_public: z.boolean().nullable(),
+  stale_while_revalidate: z.int().nullable(),
 });
 const AuthOut = z.object({ is_required: z.boolean().nullable(), scope: z.string().nullable() });
 const RouteOut = z

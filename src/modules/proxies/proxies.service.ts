@@ -9,13 +9,15 @@ import * as repository from './proxies.repository';
 import type { ProxyInput, ProxyRecord } from './proxies.schemas';
 
 type RouteInput = Exclude<ProxyInput['routes'], unknown[]>;
-type CacheInput = { age?: number | null; is_as_origin?: boolean | null; is_public?: boolean | null } | null | undefined;
+type CacheInput = Partial<Record<'age' | 'stale_while_revalidate', number | null>> &
+  Partial<Record<'is_as_origin' | 'is_public', boolean | null>>;
 type AuthInput = { is_required?: boolean | null; scope?: string | null } | null | undefined;
 
-const cacheSettings = (cache: CacheInput) => ({
+const cacheSettings = (cache: CacheInput | null | undefined) => ({
   age: cache?.age ?? null,
   is_as_origin: cache?.is_as_origin ?? null,
   is_public: cache?.is_public ?? null,
+  stale_while_revalidate: cache?.stale_while_revalidate ?? null,
 });
 const authSettings = (auth: AuthInput) => ({ is_required: auth?.is_required ?? null, scope: auth?.scope ?? null });
 
@@ -49,11 +51,21 @@ function toStored(key: string, input: ProxyInput): repository.StoredProxy {
   };
 }
 
+type RouteRecord = Exclude<ProxyRecord['routes'], unknown[]>;
+
+/** A stored route with the cache settings added since it was stored spelled out as null too. */
+const routeRecord = (stored: RouteRecord): RouteRecord => ({
+  ...stored,
+  settings: { ...stored.settings, cache: cacheSettings(stored.settings.cache) },
+});
+
 export function toRecord(row: ProxyRow): ProxyRecord {
+  const routes = row.routes as ProxyRecord['routes'];
+  const { signature } = row.auth as ProxyRecord['auth'];
   return {
     key: row.key,
-    routes: row.routes as ProxyRecord['routes'],
-    auth: row.auth as ProxyRecord['auth'],
+    routes: Array.isArray(routes) ? routes.map(routeRecord) : routeRecord(routes),
+    auth: { signature: { ...signature, cache: cacheSettings(signature.cache) } },
     oauth: row.oauth as ProxyRecord['oauth'],
     is_active: row.isActive,
     is_suspended: row.isSuspended,

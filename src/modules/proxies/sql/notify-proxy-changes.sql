@@ -1,0 +1,18 @@
+-- Every process keeps the proxies it serves in memory. A proxy that is created, replaced or
+-- deleted, by any code or with its tenant, is announced on channel `proxy_changed` (its key).
+CREATE OR REPLACE FUNCTION "notify_proxy_changed"() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        PERFORM pg_notify('proxy_changed', OLD.key);
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        PERFORM pg_notify('proxy_changed', NEW.key);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER "proxies_notify_changed"
+    AFTER INSERT OR UPDATE OR DELETE ON proxies
+    FOR EACH ROW EXECUTE FUNCTION notify_proxy_changed();
