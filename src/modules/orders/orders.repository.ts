@@ -4,7 +4,7 @@ import type { SqlKeysetList } from '../../kernel/keyset';
 import { int8, int8OrNull, parseRows, timestamp, uuid } from '../../kernel/rows';
 import { Prisma } from '../../__generated__/prisma/client';
 
-export type OrderStatus = 'OPEN' | 'SHIPPED' | 'CANCELLED';
+export type OrderStatus = 'OPEN' | 'PARTIALLY_SHIPPED' | 'SHIPPED' | 'CANCELLED';
 export type OrderItemState =
   | 'ALLOCATED'
   | 'BACKORDERED'
@@ -67,7 +67,7 @@ export async function orderExists(db: DbOrTx, tenantId: string, id: string) {
   );
 }
 
-const ORDER_STATUSES = ['OPEN', 'SHIPPED', 'CANCELLED'] as const;
+const ORDER_STATUSES = ['OPEN', 'PARTIALLY_SHIPPED', 'SHIPPED', 'CANCELLED'] as const;
 const ITEM_STATES = [
   'ALLOCATED',
   'BACKORDERED',
@@ -140,6 +140,21 @@ export async function setItemStates(
     UPDATE order_items SET state = ${state}::order_item_state, updated_at = now()
            ${options.shipped ? Prisma.sql`, shipped_at = now()` : Prisma.empty}
      WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[])`;
+}
+
+/**
+ * Splits `quantity` units off an item into a new SHIPPED item of the same order and product
+ * (shipped now); the item keeps the rest.
+ */
+export async function splitShippedItem(tx: Tx, tenantId: string, itemId: string, newItemId: string, quantity: number) {
+  await tx.$executeRaw`
+    WITH source AS (
+      UPDATE order_items SET quantity = quantity - ${String(quantity)}::bigint, updated_at = now()
+       WHERE tenant_id = ${tenantId}::uuid AND id = ${itemId}::uuid
+      RETURNING order_id, product_id)
+    INSERT INTO order_items (id, tenant_id, order_id, product_id, quantity, state, shipped_at)
+    SELECT ${newItemId}::uuid, ${tenantId}::uuid, order_id, product_id, ${String(quantity)}::bigint, 'SHIPPED', now()
+      FROM source`;
 }
 
 function listConditions(tenantId: string, status: OrderStatus | undefined) {

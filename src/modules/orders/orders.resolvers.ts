@@ -6,7 +6,13 @@ import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import { placeResolvers, productLoader } from '../catalog/catalog.loaders';
 import type { StockReference } from '../stock/stock.types';
 import type { OrderRecord } from './orders.repository';
-import { CreateOrderInput, OrderIdInput, OrderItemsInput, OrderItemsToLocationInput } from './orders.schemas';
+import {
+  CreateOrderInput,
+  CreateShipmentInput,
+  OrderIdInput,
+  OrderItemsInput,
+  OrderItemsToLocationInput,
+} from './orders.schemas';
 import { withInput } from '../../kernel/validation';
 
 /** What an Order field receives: a loaded order, or the `{type, id}` reference a stock mutation holds. */
@@ -38,6 +44,16 @@ export const orderResolvers: Resolvers = {
       withInput(OrderIdInput, input, async (valid) => ({
         order: await services.orders.shipOrder(principal, valid.id, idempotencyOf('shipOrder', valid)),
       })),
+    createShipment: (_parent, { input }, { principal, services }) =>
+      withInput(CreateShipmentInput, input, async (valid) => {
+        const { order, shippedItemIds } = await services.orders.createShipment(
+          principal,
+          valid.order_id,
+          valid.items,
+          idempotencyOf('createShipment', valid),
+        );
+        return { order, shipped_items: shippedItemIds.map((id) => order.items.find((item) => item.id === id)!) };
+      }),
     cancelOrder: (_parent, { input }, { principal, services }) =>
       withInput(OrderIdInput, input, async (valid) => ({
         order: await services.orders.cancelOrder(principal, valid.id, idempotencyOf('cancelOrder', valid)),

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { IdempotencyKey } from '../../kernel/graphql/idempotency';
 import { id } from '../../kernel/validation';
-import { AllocationTargetInput } from '../stock/allocation.schemas';
+import { AllocationTargetInput, ItemQuantity, MAX_ITEMS } from '../stock/allocation.schemas';
 
 const TARGET_FIELDS = ['business_id', 'warehouse_id', 'channel_id'] as const;
 
@@ -60,3 +60,13 @@ export const OrderItemsToLocationInput = items(
     if (item.location_id == null) context.addIssue({ code: 'custom', path: ['location_id'], message: 'is required' });
   }),
 );
+
+/** `createShipment(input:)`: units of some items of one order. */
+export const CreateShipmentInput = z.object({
+  order_id: z.string(),
+  items: z
+    .array(z.object({ item_id: z.string(), quantity: ItemQuantity }))
+    .min(1, 'must name at least one item')
+    .max(MAX_ITEMS, `may hold at most ${MAX_ITEMS} items`),
+  idempotency_key: IdempotencyKey,
+});

@@ -256,17 +256,14 @@ export class OrderService {
     return this.load(tenantId, id);
   }
 
-  /** Ships every ALLOCATED item: its units leave the warehouse (`quantity` and `quantity_committed` drop). */
+  /**
+   * Ships every ALLOCATED item: its units leave the warehouse (`quantity` and `quantity_committed`
+   * drop). BACKORDERED items wait: the order is PARTIALLY_SHIPPED until they ship too.
+   */
   async shipOrder(principal: Principal, id: string, idempotency?: Idempotency) {
     requireScope(principal, 'orders:write');
-    return this.changeOrder(principal, id, idempotency, ['OPEN'], async (tx, order) => {
+    return this.changeOrder(principal, id, idempotency, ['OPEN', 'PARTIALLY_SHIPPED'], async (tx, order) => {
       const shipped = order.items.filter((item) => item.state === 'ALLOCATED');
-      if (order.items.some((item) => item.state === 'BACKORDERED')) {
-        throw new AppError(
-          'INVALID_STATE',
-          `order "${order.id}" has BACKORDERED items: wait for their supply, or deallocate or cancel them`,
-        );
-      }
       if (shipped.length === 0)
         throw new AppError('INVALID_STATE', `order "${order.id}" has no allocated items to ship`);
       const held = await allocationRepository.allocationsOf(tx, principal.tenantId, {
@@ -282,9 +279,100 @@ export class OrderService {
         'SHIPPED',
         { shipped: true },
       );
-      await repository.setOrderStatus(tx, principal.tenantId, order.id, 'SHIPPED');
+      const waiting = order.items.some((item) => item.state === 'BACKORDERED');
+      await repository.setOrderStatus(tx, principal.tenantId, order.id, waiting ? 'PARTIALLY_SHIPPED' : 'SHIPPED');
       await ledger.recordMutations(tx, principal.tenantId, this.context(principal, 'ALLOCATION', order.id), changes);
     });
+  }
+
+  /**
+   * Ships some units of ALLOCATED items, all or none: their units leave the warehouse. An item
+   * shipped in part is split, so that the shipped units are an item of their own that can be
+   * returned and restocked. Returns the order and the items this shipment shipped.
+   */
+  async createShipment(
+    principal: Principal,
+    orderId: string,
+    requested: { item_id: string; quantity: number }[],
+    idempotency?: Idempotency,
+  ): Promise<{ order: OrderRecord; shippedItemIds: string[] }> {
+    requireScope(principal, 'orders:write');
+    const { tenantId } = principal;
+    const found = await this.load(tenantId, orderId);
+    const problems: FieldProblem[] = [];
+    const seen = new Set<string>();
+    requested.forEach((entry, index) => {
+      const itemId = entry.item_id.toLowerCase();
+      const item = found.items.find((candidate) => candidate.id === itemId);
+      const field = `items[${index}]`;
+      if (!item)
+        problems.push({
+          field: `${field}.item_id`,
+          message: `"${entry.item_id}" is not an item of order "${found.id}"`,
+        });
+      else if (seen.has(itemId)) problems.push({ field: `${field}.item_id`, message: 'names an item named before' });
+      else if (entry.quantity > item.quantity)
+        problems.push({ field: `${field}.quantity`, message: `is more than the item's ${item.quantity} units` });
+      seen.add(itemId);
+    });
+    if (problems.length > 0) throw invalidInput(problems);
+    // Ids of the split-off items; an item shipped whole keeps its own.
+    const shippedItemIds = requested.map(() => uuidv7()).sort();
+    const statuses: OrderStatus[] = ['OPEN', 'PARTIALLY_SHIPPED'];
+    const { order, result } = await this.changeOrderWith(
+      principal,
+      found.id,
+      idempotency,
+      statuses,
+      'order_id',
+      async (tx, order) => {
+        const changes: LineChangeRecord[] = [];
+        const ids: string[] = [];
+        for (const [index, entry] of requested.entries()) {
+          const item = order.items.find((candidate) => candidate.id === entry.item_id.toLowerCase())!;
+          if (item.state !== 'ALLOCATED') {
+            throw invalidState(
+              `is ${item.state}; createShipment needs an item that is ALLOCATED`,
+              `items[${index}].item_id`,
+            );
+          }
+          if (entry.quantity > item.quantity) {
+            throw invalidState(
+              `holds ${item.quantity} units now, fewer than ${entry.quantity}`,
+              `items[${index}].quantity`,
+            );
+          }
+          let left = entry.quantity;
+          for (const allocation of await allocationRepository.allocationsOf(tx, tenantId, {
+            orderItemIds: [item.id],
+          })) {
+            if (left === 0) break;
+            const take = Math.min(left, allocation.quantity);
+            left -= take;
+            changes.push(await allocations.moveAllocation(tx, tenantId, { ...allocation, quantity: take }, null));
+            // The units the item keeps stay committed to it.
+            if (take < allocation.quantity) {
+              await allocationRepository.insertAllocations(tx, tenantId, [
+                { ...allocation, id: uuidv7(), quantity: allocation.quantity - take },
+              ]);
+            }
+          }
+          if (entry.quantity === item.quantity) {
+            await repository.setItemStates(tx, tenantId, [item.id], 'SHIPPED', { shipped: true });
+            ids.push(item.id);
+          } else {
+            await repository.splitShippedItem(tx, tenantId, item.id, shippedItemIds[index]!, entry.quantity);
+            ids.push(shippedItemIds[index]!);
+          }
+        }
+        const [current] = await repository.findOrders(tx, tenantId, [order.id]);
+        const waiting = current!.items.some((item) => item.state === 'ALLOCATED' || item.state === 'BACKORDERED');
+        await repository.setOrderStatus(tx, tenantId, order.id, waiting ? 'PARTIALLY_SHIPPED' : 'SHIPPED');
+        await ledger.recordMutations(tx, tenantId, this.context(principal, 'ALLOCATION', order.id), changes);
+        return ids;
+      },
+    );
+    return { order, shippedItemIds: result };
   }
 
   /**
@@ -294,7 +382,7 @@ export class OrderService {
    */
   async cancelOrder(principal: Principal, id: string, idempotency?: Idempotency) {
     requireScope(principal, 'orders:write');
-    return this.changeOrder(principal, id, idempotency, ['OPEN', 'SHIPPED'], async (tx, order) => {
+    return this.changeOrder(principal, id, idempotency, ['OPEN', 'PARTIALLY_SHIPPED', 'SHIPPED'], async (tx, order) => {
       const open = order.items.filter((item) =>
         ['ALLOCATED', 'BACKORDERED', 'DEALLOCATED', 'MISSING', 'UNAVAILABLE'].includes(item.state),
       );
@@ -332,7 +420,7 @@ export class OrderService {
       name: 'returnOrderItems',
       source: 'RESTOCK',
       from: ['SHIPPED'],
-      orderStatuses: ['SHIPPED'],
+      orderStatuses: ['SHIPPED', 'PARTIALLY_SHIPPED'],
       to: 'RETURNED',
       apply: async () => [],
     });
@@ -344,7 +432,7 @@ export class OrderService {
       name: 'deallocateOrderItems',
       source: 'ALLOCATION',
       from: ['ALLOCATED', 'BACKORDERED'],
-      orderStatuses: ['OPEN'],
+      orderStatuses: ['OPEN', 'PARTIALLY_SHIPPED'],
       to: 'DEALLOCATED',
       apply: (tx, tenantId, _item, held) =>
         this.moveAll(tx, tenantId, held, (a) => ({ state: 'AVAILABLE', positionId: a.positionId })),
@@ -357,7 +445,7 @@ export class OrderService {
       name: 'restockOrderItems',
       source: 'RESTOCK',
       from: ['RETURNED', 'CANCELLED'],
-      orderStatuses: ['SHIPPED', 'CANCELLED'],
+      orderStatuses: ['SHIPPED', 'PARTIALLY_SHIPPED', 'CANCELLED'],
       to: 'RESTOCKED',
       needsLocation: true,
       apply: async (tx, tenantId, item, _held, location) => {
@@ -397,7 +485,7 @@ export class OrderService {
       name: 'markItemsAsMissing',
       source: 'CORRECTION',
       from: ['ALLOCATED'],
-      orderStatuses: ['OPEN'],
+      orderStatuses: ['OPEN', 'PARTIALLY_SHIPPED'],
       to: 'MISSING',
       apply: (tx, tenantId, _item, held) => this.moveAll(tx, tenantId, held, () => null),
     });
@@ -416,7 +504,7 @@ export class OrderService {
       name: 'markItemsAsUnavailable',
       source: 'CORRECTION',
       from: ['ALLOCATED'],
-      orderStatuses: ['OPEN'],
+      orderStatuses: ['OPEN', 'PARTIALLY_SHIPPED'],
       to: 'UNAVAILABLE',
       apply: (tx, tenantId, _item, held) =>
         this.moveAll(tx, tenantId, held, (a) => ({ state: 'UNAVAILABLE', positionId: a.positionId }), true),
@@ -432,7 +520,7 @@ export class OrderService {
       name: 'markItemsAsAvailable',
       source: 'CORRECTION',
       from: ['UNAVAILABLE'],
-      orderStatuses: ['OPEN'],
+      orderStatuses: ['OPEN', 'PARTIALLY_SHIPPED'],
       to: 'DEALLOCATED',
       needsLocation: true,
       apply: (tx, tenantId, _item, held, location) =>
@@ -625,9 +713,21 @@ export class OrderService {
     statuses: OrderStatus[],
     work: (tx: Tx, order: OrderRecord) => Promise<void>,
   ) {
+    return (await this.changeOrderWith(principal, id, idempotency, statuses, 'id', work)).order;
+  }
+
+  /** `changeOrder` whose work has a result (stored with the idempotency key); `idField` names the order's id input. */
+  private async changeOrderWith<T>(
+    principal: Principal,
+    id: string,
+    idempotency: Idempotency | undefined,
+    statuses: OrderStatus[],
+    idField: string,
+    work: (tx: Tx, order: OrderRecord) => Promise<T>,
+  ): Promise<{ order: OrderRecord; result: T }> {
     const { tenantId } = principal;
     const order = await this.load(tenantId, id);
-    await writeTransaction(this.db, (tx) =>
+    const result = await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         await locks.lockStockLevels(
           tx,
@@ -641,15 +741,14 @@ export class OrderService {
             'INVALID_STATE',
             `order "${order.id}" is ${current!.status}; this needs an order that is ${statuses.join(' or ')}`,
             {
-              details: [{ field: 'id', message: `order is ${current!.status}` }],
+              details: [{ field: idField, message: `order is ${current!.status}` }],
             },
           );
         }
-        await work(tx, current!);
-        return order.id;
+        return work(tx, current!);
       }),
     );
-    return this.load(tenantId, order.id);
+    return { order: await this.load(tenantId, order.id), result };
   }
 
   async order(principal: Principal, id: string) {

@@ -201,7 +201,8 @@ export async function backorderedItems(tx: Tx, tenantId: string, productId: stri
       SELECT i.id, i.order_id AS "orderId", i.quantity FROM order_items i
         JOIN orders o ON o.tenant_id = i.tenant_id AND o.id = i.order_id
        WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = ${productId}::uuid
-         AND o.warehouse_id = ${warehouseId}::uuid AND o.status = 'OPEN' AND i.state = 'BACKORDERED'
+         AND o.warehouse_id = ${warehouseId}::uuid AND o.status IN ('OPEN', 'PARTIALLY_SHIPPED')
+         AND i.state = 'BACKORDERED'
        ORDER BY i.created_at, i.id
          FOR UPDATE OF i`,
   );
