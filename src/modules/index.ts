@@ -18,6 +18,7 @@ import { reservationsModule } from './reservations';
 import { searchModule } from './search';
 import { stockModule } from './stock';
 import { supplyModule } from './supply';
+import { transfersModule } from './transfers';
 
 export const modules: readonly Module[] = [
   authModule,
@@ -31,6 +32,7 @@ export const modules: readonly Module[] = [
   ordersModule,
   preferencesModule,
   supplyModule,
+  transfersModule,
   broadcastsModule,
   housekeepingModule,
   referenceModule,

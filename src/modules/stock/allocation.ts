@@ -32,7 +32,7 @@ export interface AllocationRequest extends Pair {
   sku: string;
   quantity: number;
   field: string;
-  holder: { reservationId?: string; orderItemId?: string };
+  holder: { reservationId?: string; orderItemId?: string; transferItemId?: string };
 }
 
 const pairKey = (pair: Pair) => `${pair.productId}:${pair.warehouseId}`;
@@ -185,6 +185,7 @@ export async function allocate(
         id: uuidv7(),
         reservationId: request.holder.reservationId ?? null,
         orderItemId: request.holder.orderItemId ?? null,
+        transferItemId: request.holder.transferItemId ?? null,
         quantity: take,
       });
       changes.push({

@@ -65,7 +65,7 @@ export interface InventoryGroup {
 
 /** An entity behind a stock mutation, as stored in its `references`. */
 export interface StockReference {
-  type: 'InventoryList' | 'Order' | 'Reservation' | 'Supply';
+  type: 'InventoryList' | 'Order' | 'Reservation' | 'Supply' | 'Transfer';
   id: string;
 }
 

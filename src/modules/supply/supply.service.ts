@@ -7,11 +7,12 @@ import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
+import { positionInWarehouse } from '../catalog/catalog.locations';
 import type { LineChangeRecord } from '../stock/repository/ledger';
 import type { StockReference } from '../stock/stock.types';
 import { clientIdTaken } from '../stock/allocation-target';
 import type { ItemInput } from '../stock/allocation.schemas';
-import { invalidField, invalidInput } from '../../kernel/validation';
+import { invalidInput } from '../../kernel/validation';
 import * as allocationRepository from '../stock/repository/allocations';
 import { checkSinglePosition } from '../preferences/preferences.service';
 import * as repository from './supply.repository';
@@ -112,7 +113,7 @@ export class SupplyService {
     });
     if (problems.length > 0) throw invalidInput(problems);
     const warehouseId = found[0]!.warehouseId;
-    const positionId = await this.resolveLocation(tenantId, warehouseId, input.location_id);
+    const positionId = await positionInWarehouse(this.db, tenantId, warehouseId, input.location_id);
     const dueAt = input.due_at == null ? null : new Date(input.due_at);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
@@ -268,7 +269,14 @@ export class SupplyService {
             { type: 'Order', id: item.orderId },
           ]);
           await allocationRepository.insertAllocations(tx, tenantId, [
-            { ...identity, id: uuidv7(), reservationId: null, orderItemId: item.id, quantity: item.quantity },
+            {
+              ...identity,
+              id: uuidv7(),
+              reservationId: null,
+              orderItemId: item.id,
+              transferItemId: null,
+              quantity: item.quantity,
+            },
           ]);
           await repository.markItemAllocated(tx, item.id);
         }
@@ -294,17 +302,6 @@ export class SupplyService {
     });
     if (problems.length > 0) throw invalidInput(problems);
     return resolved;
-  }
-
-  /** `location_id`: the warehouse itself (no position) or a position in it. */
-  private async resolveLocation(tenantId: string, warehouseId: string, locationId: string | null | undefined) {
-    if (locationId == null || locationId.toLowerCase() === warehouseId) return null;
-    const position = isUuid(locationId)
-      ? await catalog.findPosition(this.db, tenantId, locationId.toLowerCase())
-      : null;
-    if (!position || position.warehouseId !== warehouseId)
-      throw invalidField('location_id', `must be warehouse "${warehouseId}" or one of its positions`);
-    return position.id;
   }
 
   async announcement(principal: Principal, id: string) {

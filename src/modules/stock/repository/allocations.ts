@@ -3,11 +3,12 @@ import type { DbOrTx, Tx } from '../../../kernel/db';
 import { int8, parseRows, timestamp, uuid, type RowModel } from '../../../kernel/rows';
 import { INVENTORY_ITEM_STATES, type InventoryItemState } from '../stock.types';
 
-/** Units of one inventory line held by an order item or a reservation. */
+/** Units of one inventory line held by an order item, a reservation or a transfer item. */
 export interface Allocation {
   id: string;
   reservationId: string | null;
   orderItemId: string | null;
+  transferItemId: string | null;
   productId: string;
   warehouseId: string;
   positionId: string | null;
@@ -19,6 +20,7 @@ export interface Allocation {
 }
 
 const ALLOCATION_COLUMNS = `id, reservation_id AS "reservationId", order_item_id AS "orderItemId",
+  transfer_item_id AS "transferItemId",
   product_id AS "productId", warehouse_id AS "warehouseId", position_id AS "positionId", batch_number AS "batchNumber",
   serial_number AS "serialNumber", expires_at AS "expiresAt", state::text AS state, quantity`;
 
@@ -26,6 +28,7 @@ const AllocationRow: RowModel<Allocation> = z.object({
   id: uuid,
   reservationId: uuid.nullable(),
   orderItemId: uuid.nullable(),
+  transferItemId: uuid.nullable(),
   productId: uuid,
   warehouseId: uuid,
   positionId: uuid.nullable(),
@@ -41,34 +44,39 @@ export async function insertAllocations(tx: Tx, tenantId: string, allocations: A
   if (allocations.length === 0) return;
   const column = <T>(pick: (a: Allocation) => T) => allocations.map(pick);
   await tx.$executeRaw`
-    INSERT INTO stock_allocations (id, tenant_id, reservation_id, order_item_id, product_id, warehouse_id, position_id,
-                                   batch_number, serial_number, expires_at, state, quantity)
-    SELECT v.id, ${tenantId}::uuid, v.reservation_id, v.order_item_id, v.product_id, v.warehouse_id, v.position_id,
-           v.batch_number, v.serial_number, v.expires_at, v.state::inventory_item_state, v.quantity
+    INSERT INTO stock_allocations (id, tenant_id, reservation_id, order_item_id, transfer_item_id, product_id,
+                                   warehouse_id, position_id, batch_number, serial_number, expires_at, state, quantity)
+    SELECT v.id, ${tenantId}::uuid, v.reservation_id, v.order_item_id, v.transfer_item_id, v.product_id, v.warehouse_id,
+           v.position_id, v.batch_number, v.serial_number, v.expires_at, v.state::inventory_item_state, v.quantity
       FROM unnest(${column((a) => a.id)}::uuid[], ${column((a) => a.reservationId)}::uuid[],
-        ${column((a) => a.orderItemId)}::uuid[],
+        ${column((a) => a.orderItemId)}::uuid[], ${column((a) => a.transferItemId)}::uuid[],
                   ${column((a) => a.productId)}::uuid[], ${column((a) => a.warehouseId)}::uuid[],
                     ${column((a) => a.positionId)}::uuid[],
                   ${column((a) => a.batchNumber)}::text[], ${column((a) => a.serialNumber)}::text[],
                   ${column((a) => a.expiresAt?.toISOString() ?? null)}::timestamptz[],
                     ${column((a) => a.state)}::text[],
                   ${column((a) => String(a.quantity))}::bigint[])
-           AS v(id, reservation_id, order_item_id, product_id, warehouse_id, position_id, batch_number, serial_number,
-             expires_at, state, quantity)`;
+           AS v(id, reservation_id, order_item_id, transfer_item_id, product_id, warehouse_id, position_id,
+             batch_number, serial_number, expires_at, state, quantity)`;
 }
 
-/** The allocations of some reservations or order items. */
-export async function allocationsOf(
-  tx: Tx,
-  tenantId: string,
-  holder: { reservationIds?: string[]; orderItemIds?: string[] },
-) {
+/** Who holds allocations: some reservations, order items or transfer items. */
+export interface Holders {
+  reservationIds?: string[];
+  orderItemIds?: string[];
+  transferItemIds?: string[];
+}
+
+/** The allocations of some reservations, order items or transfer items. */
+export async function allocationsOf(tx: Tx, tenantId: string, holder: Holders) {
   const rows = await tx.$queryRawUnsafe<unknown[]>(
     `SELECT ${ALLOCATION_COLUMNS} FROM stock_allocations
-      WHERE tenant_id = $1::uuid AND (reservation_id = ANY($2::uuid[]) OR order_item_id = ANY($3::uuid[])) ORDER BY id`,
+      WHERE tenant_id = $1::uuid AND (reservation_id = ANY($2::uuid[]) OR order_item_id = ANY($3::uuid[])
+        OR transfer_item_id = ANY($4::uuid[])) ORDER BY id`,
     tenantId,
     holder.reservationIds ?? [],
     holder.orderItemIds ?? [],
+    holder.transferItemIds ?? [],
   );
   return parseRows(AllocationRow, rows);
 }
@@ -99,17 +107,14 @@ export async function updateAllocation(tx: Tx, id: string, state: InventoryItemS
       ${positionId}::uuid WHERE id = ${id}::uuid`;
 }
 
-/** The (product, warehouse) pairs the allocations of these reservations and order items touch. */
-export async function pairsOf(
-  tx: Tx,
-  tenantId: string,
-  holder: { reservationIds?: string[]; orderItemIds?: string[] },
-) {
+/** The (product, warehouse) pairs the allocations of these holders touch. */
+export async function pairsOf(tx: Tx, tenantId: string, holder: Holders) {
   const rows = await tx.$queryRaw<unknown[]>`
     SELECT DISTINCT product_id AS "productId", warehouse_id AS "warehouseId" FROM stock_allocations
      WHERE tenant_id = ${tenantId}::uuid
-       AND (reservation_id = ANY(${holder.reservationIds ?? []}::uuid[]) OR order_item_id =
-         ANY(${holder.orderItemIds ?? []}::uuid[]))`;
+       AND (reservation_id = ANY(${holder.reservationIds ?? []}::uuid[])
+         OR order_item_id = ANY(${holder.orderItemIds ?? []}::uuid[])
+         OR transfer_item_id = ANY(${holder.transferItemIds ?? []}::uuid[]))`;
   return parseRows(Pair, rows);
 }
 

@@ -129,7 +129,9 @@ const LedgerRow: RowModel<LedgerEntry> = z.object({
   inventoryItemId: uuid.nullable(),
   actorType: z.string(),
   actorId: z.string(),
-  references: z.array(z.object({ type: z.enum(['InventoryList', 'Order', 'Reservation', 'Supply']), id: z.string() })),
+  references: z.array(
+    z.object({ type: z.enum(['InventoryList', 'Order', 'Reservation', 'Supply', 'Transfer']), id: z.string() }),
+  ),
   messages: z.array(z.unknown()),
   createdAt: timestampColumn,
   sequence: int8,
