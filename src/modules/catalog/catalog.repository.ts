@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DbOrTx, Tx } from '../../kernel/db';
+import type { AllocationStrategy } from '../stock/allocation-plan';
 import { modelKeysetSource, type KeysetDelegate } from '../../kernel/keyset';
 
 /** The Prisma delegates of the catalog's tables, which all page the same way: by id (UUIDv7: creation order). */
@@ -106,6 +107,12 @@ export async function warehouseIdsOfChannels(db: DbOrTx, tenantId: string, chann
   });
   return channelIds.map((id) => links.filter((link) => link.channelId === id).map((link) => link.warehouseId));
 }
+
+export const setAllocationStrategy = (db: DbOrTx, tenantId: string, channelId: string, strategy: AllocationStrategy) =>
+  db.salesChannel.updateMany({
+    where: { tenantId, id: channelId },
+    data: { allocationStrategy: strategy, updatedAt: new Date() },
+  });
 
 /** Replaces a channel's warehouses by `warehouseIds`, in that priority order. */
 export async function replaceChannelWarehouses(tx: Tx, tenantId: string, channelId: string, warehouseIds: string[]) {

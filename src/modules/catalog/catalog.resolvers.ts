@@ -109,6 +109,7 @@ export const catalogResolvers: Resolvers = {
     ...timestamps,
   },
   SalesChannel: {
+    allocation_strategy: (channel) => channel.allocationStrategy,
     warehouses: async (channel, _args, context) => {
       const ids = await channelWarehousesLoader(context).load(channel.id);
       return (await warehouseLoader(context).loadMany(ids)).filter(

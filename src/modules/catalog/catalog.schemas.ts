@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { isUuid } from '../../kernel/ids';
 import { code, displayName } from '../../kernel/validation';
+import { ALLOCATION_STRATEGIES } from '../stock/allocation-plan';
 
 const Name = displayName();
 const Sku = code(100);
@@ -29,6 +30,7 @@ export const MAX_CHANNEL_WAREHOUSES = 50;
 
 export const SetSalesChannelWarehousesInput = z.object({
   channel_id: z.string(),
+  allocation_strategy: z.enum(ALLOCATION_STRATEGIES).nullish(),
   warehouse_ids: z
     .array(z.string())
     .max(MAX_CHANNEL_WAREHOUSES, `may hold at most ${MAX_CHANNEL_WAREHOUSES} warehouses`),

@@ -12,6 +12,7 @@ import type {
 } from '../../__generated__/prisma/client';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as repository from './catalog.repository';
+import type { AllocationStrategy } from '../stock/allocation-plan';
 import { invalidInput } from '../../kernel/validation';
 
 const connectionParameters = { after: 'after', before: 'before' };
@@ -363,12 +364,12 @@ export class CatalogService {
   }
 
   /**
-   * Replaces the warehouses a sales channel sells from (priority order). Concurrent calls for one
-   * channel apply one after the other.
+   * Replaces the warehouses a sales channel sells from (priority order), and its allocation
+   * strategy when given. Concurrent calls for one channel apply one after the other.
    */
   async setSalesChannelWarehouses(
     principal: Principal,
-    input: { channel_id: string; warehouse_ids: string[] },
+    input: { channel_id: string; warehouse_ids: string[]; allocation_strategy?: AllocationStrategy | null },
   ): Promise<SalesChannelRow> {
     requireScope(principal, 'catalog:write');
     const { tenantId } = principal;
@@ -391,6 +392,8 @@ export class CatalogService {
         throw notFound(`no sales channel with id "${input.channel_id}"`);
       }
       await repository.replaceChannelWarehouses(tx, tenantId, channelId, ids);
+      if (input.allocation_strategy != null)
+        await repository.setAllocationStrategy(tx, tenantId, channelId, input.allocation_strategy);
     });
     return this.getSalesChannel(principal, channelId);
   }

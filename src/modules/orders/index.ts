@@ -15,6 +15,10 @@ export const ordersModule: Module = {
   graphql: {
     schema: 'orders.graphql',
     resolvers: [orderResolvers],
-    mappers: { Order: './orders.resolvers#OrderParent', OrderItem: './orders.repository#OrderItemRecord' },
+    mappers: {
+      Order: './orders.resolvers#OrderParent',
+      OrderItem: './orders.repository#OrderItemRecord',
+      OrderItemAllocation: './orders.repository#OrderItemAllocationRecord',
+    },
   },
 };

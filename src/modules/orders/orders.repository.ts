@@ -172,3 +172,23 @@ export const orderList = (tenantId: string, status: OrderStatus | undefined): Sq
   row: OrderRow,
   keyOf: (record) => record.id,
 });
+
+export interface OrderItemAllocationRecord {
+  orderItemId: string;
+  warehouseId: string;
+  state: 'COMMITTED' | 'UNAVAILABLE';
+  quantity: number;
+}
+
+/** The units each of these order items holds, summed per warehouse and state. */
+export async function allocationsOfItems(db: DbOrTx, tenantId: string, itemIds: readonly string[]) {
+  const rows = await db.$queryRaw<unknown[]>`
+    SELECT order_item_id AS "orderItemId", warehouse_id AS "warehouseId", state::text AS state,
+           sum(quantity)::bigint AS quantity
+      FROM stock_allocations WHERE tenant_id = ${tenantId}::uuid AND order_item_id = ANY(${[...itemIds]}::uuid[])
+     GROUP BY order_item_id, warehouse_id, state ORDER BY order_item_id, warehouse_id, state`;
+  return parseRows(
+    z.object({ orderItemId: uuid, warehouseId: uuid, state: z.enum(['COMMITTED', 'UNAVAILABLE']), quantity: int8 }),
+    rows,
+  );
+}

@@ -3,9 +3,10 @@ import { connectionArguments, toConnection } from '../../kernel/graphql/connecti
 import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
-import { placeResolvers, productLoader } from '../catalog/catalog.loaders';
+import DataLoader from 'dataloader';
+import { placeResolvers, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
 import type { StockReference } from '../stock/stock.types';
-import type { OrderRecord } from './orders.repository';
+import type { OrderItemAllocationRecord, OrderRecord } from './orders.repository';
 import {
   CreateOrderInput,
   CreateShipmentInput,
@@ -28,6 +29,17 @@ async function full(parent: OrderParent, context: GraphQLContext): Promise<Order
   if ('items' in parent) return parent;
   return (await orderLoader(context).load(parent.id))!;
 }
+
+/** The allocations of order items, per item, batched over the request. */
+const itemAllocationsLoader = (context: GraphQLContext) =>
+  requestLoader(
+    context,
+    'order-item-allocations',
+    () =>
+      new DataLoader<string, OrderItemAllocationRecord[]>((ids) =>
+        context.services.orders.allocationsOfItems(context.principal.tenantId, ids),
+      ),
+  );
 
 export const orderResolvers: Resolvers = {
   Query: {
@@ -128,5 +140,9 @@ export const orderResolvers: Resolvers = {
   OrderItem: {
     product: async (item, _args, context) => (await productLoader(context).load(item.productId))!,
     shipped_at: (item) => item.shippedAt,
+    allocations: (item, _args, context) => itemAllocationsLoader(context).load(item.id),
+  },
+  OrderItemAllocation: {
+    warehouse: async (allocation, _args, context) => (await warehouseLoader(context).load(allocation.warehouseId))!,
   },
 };

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { IdempotencyKey } from '../../kernel/graphql/idempotency';
 import { id } from '../../kernel/validation';
 import { AllocationTargetInput, ItemQuantity, MAX_ITEMS } from '../stock/allocation.schemas';
+import { ALLOCATION_STRATEGIES } from '../stock/allocation-plan';
 
 const TARGET_FIELDS = ['business_id', 'warehouse_id', 'channel_id'] as const;
 
@@ -18,23 +19,22 @@ export const CreateOrderInput = z
     channel_id: AllocationTargetInput.shape.channel_id.nullish(),
     items: AllocationTargetInput.shape.items.nullish(),
     reservation_id: id().nullish(),
+    allocation_strategy: z.enum(ALLOCATION_STRATEGIES).nullish(),
     idempotency_key: IdempotencyKey,
   })
   .superRefine((input, context) => {
-    const converting = input.reservation_id != null;
-    for (const field of TARGET_FIELDS) {
-      if (converting && input[field] != null)
-        context.addIssue({
-          code: 'custom',
-          path: [field],
-          message: "must be left out with reservation_id: the reservation's is used",
-        });
+    const issue = (field: string, message: string) => context.addIssue({ code: 'custom', path: [field], message });
+    if (input.reservation_id != null) {
+      for (const field of [...TARGET_FIELDS, 'allocation_strategy'] as const) {
+        if (input[field] != null) issue(field, "must be left out with reservation_id: the reservation's is used");
+      }
+      return;
     }
-    if (converting) return;
-    for (const field of [...TARGET_FIELDS, 'items'] as const) {
-      if (input[field] == null)
-        context.addIssue({ code: 'custom', path: [field], message: 'is required without reservation_id' });
+    for (const field of ['business_id', 'channel_id', 'items'] as const) {
+      if (input[field] == null) issue(field, 'is required without reservation_id');
     }
+    if (input.warehouse_id != null && input.allocation_strategy != null)
+      issue('allocation_strategy', "only applies without warehouse_id, across the channel's warehouses");
   });
 export type CreateOrderInput = z.output<typeof CreateOrderInput>;
 

@@ -12,7 +12,7 @@ import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
 import type { LineChangeRecord } from '../stock/repository/ledger';
 import type { StockMutationSource } from '../stock/stock.types';
-import { clientIdTaken, resolveAllocationTarget } from '../stock/allocation-target';
+import { clientIdTaken, resolveAllocationTarget, resolveChannelTarget } from '../stock/allocation-target';
 import { invalidInput } from '../../kernel/validation';
 import * as allocations from '../stock/allocation';
 import * as allocationRepository from '../stock/repository/allocations';
@@ -113,6 +113,7 @@ export class OrderService {
     requireScope(principal, 'orders:write');
     if (input.reservation_id != null)
       return this.convertReservation(principal, input.reservation_id, input, idempotency);
+    if (input.warehouse_id == null) return this.createChannelOrder(principal, input, idempotency);
     const { tenantId } = principal;
     const chosenId = input.id ?? undefined;
     const orderId = chosenId ?? uuidv7();
@@ -161,6 +162,57 @@ export class OrderService {
             [...backordered].map((request) => request.holder.orderItemId!),
             'BACKORDERED',
           );
+          await ledger.recordMutations(tx, tenantId, this.context(principal, 'ALLOCATION', orderId), changes);
+          return orderId;
+        }),
+      ),
+    );
+    return this.load(tenantId, id);
+  }
+
+  /**
+   * An order through a sales channel without a warehouse: each item's units are taken from the
+   * channel's warehouses by the allocation strategy (an item may be split over several), all or
+   * none, under the stock locks of every warehouse considered. The order's `warehouse` is the one
+   * its first units come from; each item's `allocations` say where its units are. No backorders:
+   * a shortage over all the warehouses is OUT_OF_STOCK.
+   */
+  private async createChannelOrder(
+    principal: Principal,
+    input: CreateOrderInput,
+    idempotency?: Idempotency,
+  ): Promise<OrderRecord> {
+    const { tenantId } = principal;
+    // The input schema requires these without reservation_id.
+    const target = await resolveChannelTarget(this.db, tenantId, {
+      business_id: input.business_id!,
+      channel_id: input.channel_id!,
+      items: input.items!,
+      allocation_strategy: input.allocation_strategy,
+    });
+    const orderId = input.id ?? uuidv7();
+    const itemIds = target.items.map(() => uuidv7()).sort();
+    const items = target.items.map((item, index) => ({ ...item, id: itemIds[index]! }));
+    const pairs = items.flatMap((item) => target.warehouseIds.map((warehouseId) => ({ ...item, warehouseId })));
+    const id = await allocations.withBoundedContention(tenantId, pairs, () =>
+      writeTransaction(this.db, (tx) =>
+        runIdempotent(tx, tenantId, idempotency, async () => {
+          if (input.id && (await repository.orderExists(tx, tenantId, orderId))) throw clientIdTaken('order', orderId);
+          const parts = await allocations.planAcrossWarehouses(tx, tenantId, target);
+          await repository.insertOrder(tx, tenantId, {
+            id: orderId,
+            businessId: target.businessId,
+            warehouseId: parts[0]!.warehouseId,
+            channelId: target.channelId,
+            items,
+          });
+          const requests = parts.map((part) => ({
+            ...items[part.itemIndex]!,
+            warehouseId: part.warehouseId,
+            quantity: part.quantity,
+            holder: { orderItemId: items[part.itemIndex]!.id },
+          }));
+          const { changes } = await allocations.allocate(tx, tenantId, requests, 'COMMITTED');
           await ledger.recordMutations(tx, tenantId, this.context(principal, 'ALLOCATION', orderId), changes);
           return orderId;
         }),
@@ -589,7 +641,13 @@ export class OrderService {
     ];
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await locks.lockStockLevels(tx, tenantId, pairs);
+        await locks.lockStockLevels(tx, tenantId, [
+          ...pairs,
+          // An order through a sales channel may hold units at other warehouses too.
+          ...(await allocationRepository.pairsOf(tx, tenantId, {
+            orderItemIds: references.map((reference) => reference.item_id.toLowerCase()),
+          })),
+        ]);
         await repository.lockOrder(tx, tenantId, order.id);
         const [current] = await repository.findOrders(tx, tenantId, [order.id]);
         if (!operation.orderStatuses.includes(current!.status)) {
@@ -729,11 +787,11 @@ export class OrderService {
     const order = await this.load(tenantId, id);
     const result = await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await locks.lockStockLevels(
-          tx,
-          tenantId,
-          order.items.map((item) => ({ productId: item.productId, warehouseId: order.warehouseId })),
-        );
+        await locks.lockStockLevels(tx, tenantId, [
+          ...order.items.map((item) => ({ productId: item.productId, warehouseId: order.warehouseId })),
+          // An order through a sales channel may hold units at other warehouses too.
+          ...(await allocationRepository.pairsOf(tx, tenantId, { orderItemIds: order.items.map((item) => item.id) })),
+        ]);
         await repository.lockOrder(tx, tenantId, order.id);
         const [current] = await repository.findOrders(tx, tenantId, [order.id]);
         if (!statuses.includes(current!.status)) {
@@ -749,6 +807,12 @@ export class OrderService {
       }),
     );
     return { order: await this.load(tenantId, order.id), result };
+  }
+
+  /** Where the units of these order items are, per item, for the GraphQL loaders (the order was read already). */
+  async allocationsOfItems(tenantId: string, itemIds: readonly string[]) {
+    const rows = await repository.allocationsOfItems(this.db, tenantId, itemIds);
+    return itemIds.map((id) => rows.filter((row) => row.orderItemId === id));
   }
 
   async order(principal: Principal, id: string) {

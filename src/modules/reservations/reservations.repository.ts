@@ -59,6 +59,13 @@ export async function insertReservation(tx: Tx, tenantId: string, reservation: N
                   ${reservation.items.map((i) => String(i.quantity))}::bigint[]) AS v(id, product_id, quantity)`;
 }
 
+/** Whether the tenant has a reservation with this id. */
+export async function isReservationIdUsed(db: DbOrTx, tenantId: string, id: string) {
+  const rows = await db.$queryRaw<unknown[]>`
+    SELECT 1 FROM reservations WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid`;
+  return rows.length > 0;
+}
+
 const ReservationRow = z.object({
   id: uuid,
   businessId: uuid,

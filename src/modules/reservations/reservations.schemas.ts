@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { IdempotencyKey } from '../../kernel/graphql/idempotency';
 import { displayName, id } from '../../kernel/validation';
 import { AllocationTargetInput } from '../stock/allocation.schemas';
+import { ALLOCATION_STRATEGIES } from '../stock/allocation-plan';
 
 /** How far ahead a reservation may expire. */
 export const MAX_RESERVATION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -31,6 +32,9 @@ const ExpiresAt = z.number().refine(
 export const CreateReservationInput = z.object({
   id: id().nullish(),
   ...AllocationTargetInput.shape,
+  // Left out: the units come from the sales channel's warehouses, by allocation strategy.
+  warehouse_id: AllocationTargetInput.shape.warehouse_id.nullish(),
+  allocation_strategy: z.enum(ALLOCATION_STRATEGIES).nullish(),
   customer: Contact,
   expires_at: ExpiresAt,
   notes: z.string().max(2000, 'must be at most 2000 characters').nullish(),

@@ -9,13 +9,16 @@ import { isUuid, uuidv7 } from '../../kernel/ids';
 import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
-import { clientIdTaken, resolveAllocationTarget } from '../stock/allocation-target';
+import { clientIdTaken, resolveAllocationTarget, resolveChannelTarget } from '../stock/allocation-target';
 import { HotKeyBatcher, type BatchOutcome } from '../../kernel/hot-key-batcher';
 import * as allocations from '../stock/allocation';
 import * as allocationRepository from '../stock/repository/allocations';
 import * as repository from './reservations.repository';
 import type { ReservationRecord, ReservationStatus } from './reservations.repository';
 import type { CreateReservationInput } from './reservations.schemas';
+
+/** A reservation at one warehouse. */
+type LocatedReservationInput = CreateReservationInput & { warehouse_id: string };
 
 /** A reservation as clients see it: ACTIVE past its expiry is EXPIRED, whether or not it was swept yet. */
 function effective(record: ReservationRecord, now = Date.now()): ReservationRecord {
@@ -69,13 +72,76 @@ export class ReservationService {
     private readonly cursors: CursorCodec,
   ) {}
 
-  /** Holds the items' units as RESERVED, all or none (ALLOCATION); refused with CONFLICT when a SKU is short. */
+  /**
+   * Holds the items' units as RESERVED, all or none (ALLOCATION); refused with OUT_OF_STOCK when a
+   * SKU is short. Without a warehouse, the units come from the sales channel's warehouses.
+   */
   async createReservation(
     principal: Principal,
     input: CreateReservationInput,
     idempotency?: Idempotency,
   ): Promise<ReservationRecord> {
     requireScope(principal, 'inventory:write');
+    if (input.warehouse_id == null) return this.createChannelReservation(principal, input, idempotency);
+    return this.createReservationAt(principal, { ...input, warehouse_id: input.warehouse_id }, idempotency);
+  }
+
+  /**
+   * A reservation through a sales channel without a warehouse: each item's units are taken from the
+   * channel's warehouses by the allocation strategy (an item may be split), all or none, under the
+   * stock locks of every warehouse considered. Its `warehouse` is the one its first units come from.
+   */
+  private async createChannelReservation(
+    principal: Principal,
+    input: CreateReservationInput,
+    idempotency?: Idempotency,
+  ): Promise<ReservationRecord> {
+    const { tenantId } = principal;
+    const target = await resolveChannelTarget(this.db, tenantId, input);
+    const id = input.id ?? uuidv7();
+    const context = this.context(principal, id);
+    const itemIds = target.items.map(() => uuidv7()).sort();
+    const pairs = target.items.flatMap((item) => target.warehouseIds.map((warehouseId) => ({ ...item, warehouseId })));
+    await allocations.withBoundedContention(tenantId, pairs, () =>
+      writeTransaction(this.db, (tx) =>
+        runIdempotent(tx, tenantId, idempotency, async () => {
+          if (input.id && (await repository.isReservationIdUsed(tx, tenantId, id)))
+            throw clientIdTaken('reservation', id);
+          const parts = await allocations.planAcrossWarehouses(tx, tenantId, target);
+          await repository.insertReservation(tx, tenantId, {
+            id,
+            businessId: target.businessId,
+            warehouseId: parts[0]!.warehouseId,
+            channelId: target.channelId,
+            customer: {
+              name: input.customer.name,
+              email: input.customer.email ?? null,
+              phone: input.customer.phone ?? null,
+            },
+            notes: input.notes ?? null,
+            expiresAt: new Date(input.expires_at),
+            items: target.items.map((item, index) => ({ ...item, id: itemIds[index]! })),
+          });
+          const requests = parts.map((part) => ({
+            ...target.items[part.itemIndex]!,
+            warehouseId: part.warehouseId,
+            quantity: part.quantity,
+            holder: { reservationId: id },
+          }));
+          const { changes } = await allocations.allocate(tx, tenantId, requests, 'RESERVED');
+          await ledger.recordMutations(tx, tenantId, context, changes);
+          return id;
+        }),
+      ),
+    );
+    return this.load(tenantId, id);
+  }
+
+  private async createReservationAt(
+    principal: Principal,
+    input: LocatedReservationInput,
+    idempotency?: Idempotency,
+  ): Promise<ReservationRecord> {
     const clientId = input.id ?? undefined;
     const id = clientId ?? uuidv7();
     const context = this.context(principal, id);
@@ -134,7 +200,7 @@ export class ReservationService {
   /** The reservation `reserveStockBatch` created, or the error of its outcome. */
   private async answer(
     tenantId: string,
-    input: CreateReservationInput,
+    input: LocatedReservationInput,
     reservation: repository.BatchedReservation,
     done: repository.BatchReserveOutcome,
   ) {

@@ -8,6 +8,7 @@ import type { Db, Tx } from '../../kernel/db';
 import { parseFirstRow, uuid } from '../../kernel/rows';
 import { invalidInput } from '../../kernel/validation';
 import type { AllocationTargetInput } from './allocation.schemas';
+import { ALLOCATION_STRATEGIES, type AllocationStrategy } from './allocation-plan';
 
 export interface ResolvedItem {
   productId: string;
@@ -77,6 +78,75 @@ export async function resolveAllocationTarget(
   });
   if (problems.length > 0) throw invalidInput(problems);
   return { businessId, warehouseId, channelId, items };
+}
+
+/** An order or reservation through a sales channel, spread over its warehouses by `strategy`. */
+export interface ChannelTarget {
+  businessId: string;
+  channelId: string;
+  /** The channel's warehouses of the business, in priority order. */
+  warehouseIds: string[];
+  strategy: AllocationStrategy;
+  items: ResolvedItem[];
+}
+
+const ChannelFound = z.object({
+  business: z.boolean().nullable(),
+  strategy: z.enum(ALLOCATION_STRATEGIES).nullable(),
+  warehouseIds: z.array(uuid),
+  products: z.array(z.object({ id: uuid, sku: z.string() })),
+});
+
+/**
+ * Checks the business, sales channel and items of an order or reservation without a warehouse:
+ * the channel must sell from at least one warehouse of the business. The strategy is the
+ * request's, else the channel's.
+ */
+export async function resolveChannelTarget(
+  tx: Tx | Db,
+  tenantId: string,
+  input: Omit<AllocationTargetInput, 'warehouse_id'> & { allocation_strategy?: AllocationStrategy | null },
+): Promise<ChannelTarget> {
+  const { business_id: businessId, channel_id: channelId } = input;
+  const rows = await tx.$queryRaw<unknown[]>`
+    SELECT (SELECT true FROM businesses WHERE tenant_id = ${tenantId}::uuid AND id = ${businessId}::uuid) AS business,
+           (SELECT allocation_strategy::text FROM sales_channels WHERE tenant_id = ${tenantId}::uuid
+               AND id = ${channelId}::uuid) AS strategy,
+           coalesce((SELECT array_agg(l.warehouse_id ORDER BY l.priority)
+                       FROM channel_warehouses l JOIN warehouses w ON w.id = l.warehouse_id
+                      WHERE l.tenant_id = ${tenantId}::uuid AND l.channel_id = ${channelId}::uuid
+                        AND w.business_id = ${businessId}::uuid), '{}') AS "warehouseIds",
+           coalesce((SELECT json_agg(json_build_object('id', p.id, 'sku', p.sku))
+                       FROM products p
+                      WHERE p.tenant_id = ${tenantId}::uuid AND p.sku =
+                        ANY(${[...new Set(input.items.map((item) => item.sku))]}::text[])), '[]') AS products`;
+  const found = parseFirstRow(ChannelFound, rows);
+  const problems: FieldProblem[] = [];
+  if (!found?.business)
+    problems.push({ field: 'business_id', message: `"${businessId}" is not a business of the tenant` });
+  if (!found?.strategy)
+    problems.push({ field: 'channel_id', message: `"${channelId}" is not a sales channel of the tenant` });
+  else if (found.business && found.warehouseIds.length === 0) {
+    problems.push({
+      field: 'channel_id',
+      message: 'sells from no warehouse of the business: give warehouse_id, or setSalesChannelWarehouses first',
+    });
+  }
+  const productBySku = new Map((found?.products ?? []).map((product) => [product.sku, product]));
+  const items = input.items.map((item, index) => {
+    const product = productBySku.get(item.sku);
+    if (!product)
+      problems.push({ field: `items[${index}].sku`, message: `"${item.sku}" is not a product of the tenant` });
+    return { productId: product?.id ?? '', sku: item.sku, quantity: item.quantity, field: `items[${index}].quantity` };
+  });
+  if (problems.length > 0) throw invalidInput(problems);
+  return {
+    businessId,
+    channelId,
+    warehouseIds: found!.warehouseIds,
+    strategy: input.allocation_strategy ?? found!.strategy!,
+    items,
+  };
 }
 
 /** The ID_TAKEN of a client-chosen id. */

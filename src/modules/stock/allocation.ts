@@ -16,6 +16,7 @@ import * as lineRepository from './repository/lines';
 import type { LineIdentity } from './repository/lines';
 import * as locks from './repository/locks';
 import type { InventoryItemState, StockActor } from './stock.types';
+import { planAllocation, type AllocationStrategy, type PlannedItem } from './allocation-plan';
 
 export type { Allocation } from './repository/allocations';
 
@@ -57,6 +58,25 @@ export async function lockForAllocation(tx: Tx, tenantId: string, pairs: Pair[])
   const extra = expired.length > 0 ? await repository.pairsOf(tx, tenantId, { reservationIds: expired }) : [];
   await locks.lockStockLevels(tx, tenantId, [...pairs, ...extra]);
   if (expired.length > 0) await releaseReservations(tx, tenantId, expired, 'EXPIRED', EXPIRY_ACTOR);
+}
+
+/**
+ * Plans where the items of an order or reservation through a sales channel come from: takes the
+ * stock locks of every item at every warehouse of the channel (releasing expired reservations
+ * there), reads what is available under them and splits the items by the strategy. The caller
+ * then allocates the parts (`allocate`) in the same transaction.
+ */
+export async function planAcrossWarehouses(
+  tx: Tx,
+  tenantId: string,
+  target: { items: PlannedItem[]; warehouseIds: string[]; strategy: AllocationStrategy },
+) {
+  const pairs = target.items.flatMap((item) =>
+    target.warehouseIds.map((warehouseId) => ({ productId: item.productId, warehouseId })),
+  );
+  await lockForAllocation(tx, tenantId, pairs);
+  const available = await repository.sellableNow(tx, tenantId, pairs);
+  return planAllocation(target.items, target.warehouseIds, available, target.strategy);
 }
 
 /**
