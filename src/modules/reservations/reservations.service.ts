@@ -9,7 +9,13 @@ import { isUuid, uuidv7 } from '../../kernel/ids';
 import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
-import { clientIdTaken, resolveAllocationTarget, resolveChannelTarget } from '../stock/allocation-target';
+import {
+  clientIdTaken,
+  resolveAllocationTarget,
+  resolveChannelTarget,
+  type ChannelTarget,
+} from '../stock/allocation-target';
+import { planAllocation } from '../stock/allocation-plan';
 import { HotKeyBatcher, type BatchOutcome } from '../../kernel/hot-key-batcher';
 import * as allocations from '../stock/allocation';
 import * as allocationRepository from '../stock/repository/allocations';
@@ -98,6 +104,17 @@ export class ReservationService {
   ): Promise<ReservationRecord> {
     const { tenantId } = principal;
     const target = await resolveChannelTarget(this.db, tenantId, input);
+    // Most plans take every item from one warehouse: such a reservation joins the batched path of
+    // that warehouse (the hot-SKU path), which checks availability itself. One that finds the
+    // warehouse short by then is planned again under the locks of all the channel's warehouses.
+    const single = idempotency ? null : this.singleWarehousePlan(target);
+    if (single !== null) {
+      try {
+        return await this.createReservationAt(principal, { ...input, warehouse_id: single });
+      } catch (error) {
+        if (!(error instanceof AppError && error.key === 'OUT_OF_STOCK')) throw error;
+      }
+    }
     const id = input.id ?? uuidv7();
     const context = this.context(principal, id);
     const itemIds = target.items.map(() => uuidv7()).sort();
@@ -135,6 +152,18 @@ export class ReservationService {
       ),
     );
     return this.load(tenantId, id);
+  }
+
+  /** The one warehouse a plan over the target's guess of availability takes every item from, or null. */
+  private singleWarehousePlan(target: ChannelTarget): string | null {
+    try {
+      const parts = planAllocation(target.items, target.warehouseIds, target.availableGuess, target.strategy);
+      const warehouses = new Set(parts.map((part) => part.warehouseId));
+      return warehouses.size === 1 ? [...warehouses][0]! : null;
+    } catch (error) {
+      if (error instanceof AppError && error.key === 'OUT_OF_STOCK') return null;
+      throw error;
+    }
   }
 
   private async createReservationAt(

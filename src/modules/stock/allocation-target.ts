@@ -88,6 +88,8 @@ export interface ChannelTarget {
   warehouseIds: string[];
   strategy: AllocationStrategy;
   items: ResolvedItem[];
+  /** `productId:warehouseId` → units sellable when the target was read, without locks: a guess to plan with. */
+  availableGuess: Map<string, number>;
 }
 
 const ChannelFound = z.object({
@@ -95,12 +97,14 @@ const ChannelFound = z.object({
   strategy: z.enum(ALLOCATION_STRATEGIES).nullable(),
   warehouseIds: z.array(uuid),
   products: z.array(z.object({ id: uuid, sku: z.string() })),
+  available: z.array(z.object({ productId: uuid, warehouseId: uuid, quantity: z.coerce.number() })),
 });
 
 /**
  * Checks the business, sales channel and items of an order or reservation without a warehouse:
  * the channel must sell from at least one warehouse of the business. The strategy is the
- * request's, else the channel's.
+ * request's, else the channel's. In the same statement, what each warehouse has available of each
+ * item (sellable now, as `sellableNow` counts it; read without locks: a first guess only).
  */
 export async function resolveChannelTarget(
   tx: Tx | Db,
@@ -108,18 +112,34 @@ export async function resolveChannelTarget(
   input: Omit<AllocationTargetInput, 'warehouse_id'> & { allocation_strategy?: AllocationStrategy | null },
 ): Promise<ChannelTarget> {
   const { business_id: businessId, channel_id: channelId } = input;
+  const skus = [...new Set(input.items.map((item) => item.sku))];
   const rows = await tx.$queryRaw<unknown[]>`
+    WITH w AS (
+      SELECT l.warehouse_id, l.priority FROM channel_warehouses l JOIN warehouses wh ON wh.id = l.warehouse_id
+       WHERE l.tenant_id = ${tenantId}::uuid AND l.channel_id = ${channelId}::uuid
+         AND wh.business_id = ${businessId}::uuid
+    ), p AS (
+      SELECT id, sku FROM products WHERE tenant_id = ${tenantId}::uuid AND sku = ANY(${skus}::text[])
+    ), pair AS (
+      SELECT p.id AS product_id, w.warehouse_id FROM p CROSS JOIN w
+    ), held AS MATERIALIZED (
+      SELECT * FROM expired_reservation_holdings(${tenantId}::uuid,
+        coalesce((SELECT array_agg(product_id) FROM pair), '{}'),
+        coalesce((SELECT array_agg(warehouse_id) FROM pair), '{}'))
+    )
     SELECT (SELECT true FROM businesses WHERE tenant_id = ${tenantId}::uuid AND id = ${businessId}::uuid) AS business,
            (SELECT allocation_strategy::text FROM sales_channels WHERE tenant_id = ${tenantId}::uuid
                AND id = ${channelId}::uuid) AS strategy,
-           coalesce((SELECT array_agg(l.warehouse_id ORDER BY l.priority)
-                       FROM channel_warehouses l JOIN warehouses w ON w.id = l.warehouse_id
-                      WHERE l.tenant_id = ${tenantId}::uuid AND l.channel_id = ${channelId}::uuid
-                        AND w.business_id = ${businessId}::uuid), '{}') AS "warehouseIds",
-           coalesce((SELECT json_agg(json_build_object('id', p.id, 'sku', p.sku))
-                       FROM products p
-                      WHERE p.tenant_id = ${tenantId}::uuid AND p.sku =
-                        ANY(${[...new Set(input.items.map((item) => item.sku))]}::text[])), '[]') AS products`;
+           coalesce((SELECT array_agg(warehouse_id ORDER BY priority) FROM w), '{}') AS "warehouseIds",
+           coalesce((SELECT json_agg(json_build_object('id', id, 'sku', sku)) FROM p), '[]') AS products,
+           coalesce((SELECT json_agg(json_build_object('productId', pair.product_id, 'warehouseId', pair.warehouse_id,
+                       'quantity',
+                       coalesce((SELECT sum(i.quantity) FROM inventory_items i
+                                  WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = pair.product_id
+                                    AND i.warehouse_id = pair.warehouse_id AND i.state = 'AVAILABLE'), 0)
+                     + coalesce((SELECT sum(h.quantity) FROM held h
+                                  WHERE h.product_id = pair.product_id AND h.warehouse_id = pair.warehouse_id), 0)))
+                       FROM pair), '[]') AS available`;
   const found = parseFirstRow(ChannelFound, rows);
   const problems: FieldProblem[] = [];
   if (!found?.business)
@@ -146,6 +166,7 @@ export async function resolveChannelTarget(
     warehouseIds: found!.warehouseIds,
     strategy: input.allocation_strategy ?? found!.strategy!,
     items,
+    availableGuess: new Map(found!.available.map((row) => [`${row.productId}:${row.warehouseId}`, row.quantity])),
   };
 }
 
