@@ -19,6 +19,7 @@ import * as allocationRepository from '../stock/repository/allocations';
 import * as preferenceRepository from '../preferences/preferences.repository';
 import { allowsBackorder, checkSinglePosition } from '../preferences/preferences.service';
 import * as repository from './orders.repository';
+import { itemReferenceProblems } from '../stock/item-references';
 import type { OrderItemRecord, OrderItemState, OrderRecord, OrderStatus } from './orders.repository';
 import type { CreateOrderInput, OrderItemReference } from './orders.schemas';
 import type { ItemInput } from '../stock/allocation.schemas';
@@ -351,21 +352,15 @@ export class OrderService {
     requireScope(principal, 'orders:write');
     const { tenantId } = principal;
     const found = await this.load(tenantId, orderId);
-    const problems: FieldProblem[] = [];
-    const seen = new Set<string>();
+    const problems = itemReferenceProblems(
+      requested,
+      new Set(found.items.map((item) => item.id)),
+      `order "${found.id}"`,
+    );
     requested.forEach((entry, index) => {
-      const itemId = entry.item_id.toLowerCase();
-      const item = found.items.find((candidate) => candidate.id === itemId);
-      const field = `items[${index}]`;
-      if (!item)
-        problems.push({
-          field: `${field}.item_id`,
-          message: `"${entry.item_id}" is not an item of order "${found.id}"`,
-        });
-      else if (seen.has(itemId)) problems.push({ field: `${field}.item_id`, message: 'names an item named before' });
-      else if (entry.quantity > item.quantity)
-        problems.push({ field: `${field}.quantity`, message: `is more than the item's ${item.quantity} units` });
-      seen.add(itemId);
+      const item = found.items.find((candidate) => candidate.id === entry.item_id.toLowerCase());
+      if (item && entry.quantity > item.quantity)
+        problems.push({ field: `items[${index}].quantity`, message: `is more than the item's ${item.quantity} units` });
     });
     if (problems.length > 0) throw invalidInput(problems);
     // Ids of the split-off items; an item shipped whole keeps its own.
@@ -611,19 +606,7 @@ export class OrderService {
     const { tenantId } = principal;
     const order = await this.load(tenantId, orderId);
     const itemById = new Map(order.items.map((item) => [item.id, item]));
-    const problems: FieldProblem[] = [];
-    const seen = new Set<string>();
-    references.forEach((reference, index) => {
-      const itemId = reference.item_id.toLowerCase();
-      if (!itemById.has(itemId))
-        problems.push({
-          field: `items[${index}].item_id`,
-          message: `"${reference.item_id}" is not an item of order "${order.id}"`,
-        });
-      else if (seen.has(itemId))
-        problems.push({ field: `items[${index}].item_id`, message: 'names an item named before' });
-      seen.add(itemId);
-    });
+    const problems = itemReferenceProblems(references, new Set(itemById.keys()), `order "${order.id}"`);
     if (problems.length > 0) throw invalidInput(problems);
     const locations = operation.needsLocation
       ? await this.resolveLocations(tenantId, order, references, operation.name === 'markItemsAsAvailable')

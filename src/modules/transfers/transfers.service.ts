@@ -16,6 +16,7 @@ import * as lines from '../stock/repository/lines';
 import * as locks from '../stock/repository/locks';
 import type { StockMutationSource } from '../stock/stock.types';
 import * as repository from './transfers.repository';
+import { itemReferenceProblems } from '../stock/item-references';
 import type { TransferRecord, TransferStatus } from './transfers.repository';
 import type { CreateTransferInput, ReceivedItem } from './transfers.schemas';
 
@@ -121,20 +122,11 @@ export class TransferService {
     const { tenantId } = principal;
     const found = await this.load(tenantId, id);
     const positionId = await positionInWarehouse(this.db, tenantId, found.toWarehouseId, input.location_id);
-    const problems: FieldProblem[] = [];
-    const seen = new Set<string>();
-    (input.items ?? []).forEach((entry, index) => {
-      const itemId = entry.item_id.toLowerCase();
-      const item = found.items.find((candidate) => candidate.id === itemId);
-      if (!item)
-        problems.push({
-          field: `items[${index}].item_id`,
-          message: `"${entry.item_id}" is not an item of transfer "${found.id}"`,
-        });
-      else if (seen.has(itemId))
-        problems.push({ field: `items[${index}].item_id`, message: 'names an item named before' });
-      seen.add(itemId);
-    });
+    const problems = itemReferenceProblems(
+      input.items ?? [],
+      new Set(found.items.map((item) => item.id)),
+      `transfer "${found.id}"`,
+    );
     if (problems.length > 0) throw invalidInput(problems);
     return this.change(principal, id, idempotency, ['SHIPPED', 'PARTIALLY_RECEIVED'], async (tx, transfer) => {
       const arrived = input.items
