@@ -285,6 +285,41 @@ for (const version of ['30.0', '29.0']) {
       expect(standIn.stopwordSets.has(`${second}_stopwords`)).toBe(false);
     });
 
+    it('deletes documents by an id filter, an id with a backtick on its own; patches as an upsert', async () => {
+      const { alias, typesenseAlias } = await create({ fields: typedFields });
+      await services.indexes.upsertDocuments(principal, alias, [
+        ...products,
+        { id: 'odd`id', name: 'Odd' },
+        { id: 'p3', name: 'Floor lamp', brand: 'Lumo', price: 80 },
+      ]);
+      const collection = collectionOf(typesenseAlias);
+      let from = standIn.requests.length;
+      await services.indexes.deleteDocuments(principal, alias, { ids: ['p1', 'odd`id', 'gone'], filters: [] });
+      expect(since(from)).toEqual([
+        { method: 'GET', path: `/aliases/${typesenseAlias}`, query: {}, body: undefined },
+        {
+          method: 'DELETE',
+          path: `/collections/${collection}/documents`,
+          query: { filter_by: 'id:[`p1`]', batch_size: '1000' },
+          body: undefined,
+        },
+        { method: 'DELETE', path: `/collections/${collection}/documents/odd\`id`, query: {}, body: undefined },
+      ]);
+      expect([...standIn.collections.get(collection)!.documents.keys()].sort()).toEqual(['p2', 'p3']);
+
+      from = standIn.requests.length;
+      await services.indexes.patchDocuments(principal, alias, [{ id: 'p3', price: 70, brand: null }]);
+      expect(standIn.lines(from)).toEqual([
+        `GET /aliases/${typesenseAlias}`,
+        `POST /collections/${collection}/documents/import`,
+      ]);
+      expect(standIn.collections.get(collection)!.documents.get('p3')).toMatchObject({
+        name: ['Floor lamp'],
+        __values: JSON.stringify({ name: 'Floor lamp', brand: null, price: 70, tags: null }),
+      });
+      expect(standIn.collections.get(collection)!.documents.get('p3')).not.toHaveProperty('brand');
+    });
+
     describe('searches go out as one multi_search POST', () => {
       let index: Awaited<ReturnType<typeof create>>;
       let collection: string;

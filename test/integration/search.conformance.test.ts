@@ -426,5 +426,19 @@ for (const engine of engines) {
       await services().indexes.clearDocuments(principal, alias);
       expect(await ids({})).toEqual([]);
     });
+
+    it('documents deleted by id or by a filter, and patched ones, are searched as changed', async () => {
+      const { alias, ids, search } = await catalog();
+      await services().indexes.deleteDocument(principal, alias, 'p1');
+      const deleted = await services().indexes.deleteDocuments(principal, alias, {
+        filters: [{ key: 'brand', operator: 'in', values: ['Clack'], parameter: 'filter[brand][eq]' }],
+      });
+      expect(deleted).toBe(2);
+      await services().indexes.patchDocuments(principal, alias, [{ id: 'p5', price: 10, color: null }]);
+      expect(await ids({ q: '' })).toEqual(['p2', 'p5']);
+      const cheap = await search({ filters: [{ key: 'price', operator: 'lt', values: ['20'] }] });
+      expect(cheap.hits).toEqual([expect.objectContaining({ id: 'p5', price: 10, color: null })]);
+      expect(await ids({ filters: [{ key: 'color', operator: 'in', values: ['black'] }] })).toEqual(['p2']);
+    });
   });
 }

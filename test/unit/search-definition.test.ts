@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   coerceScalar,
+  documentIdOf,
   mapDocument,
+  mergeDocument,
   resolveDefinition,
   type IndexSettings,
   type IndexState,
@@ -186,5 +188,22 @@ describe('aliasFromName', () => {
     expect(aliasFromName('Products (NL) — Été 2026')).toBe('products-nl-ete-2026');
     expect(aliasFromName('!!!')).toBe('index');
     expect(aliasFromName('x'.repeat(100))).toHaveLength(56);
+  });
+});
+
+describe('mergeDocument and documentIdOf', () => {
+  it('replaces the given top-level keys, removes those given as null, keeps the id as stored', () => {
+    expect(
+      mergeDocument(
+        { id: 7, name: 'Lamp', price: 10, size: { w: 1 }, metadata: { url: 'u' } },
+        { id: '7', price: 12, size: { h: 2 }, metadata: null, colour: 'red' },
+      ),
+    ).toEqual({ id: 7, name: 'Lamp', price: 12, size: { h: 2 }, colour: 'red' });
+  });
+
+  it('takes ids as strings of 1-512 characters or safe integers', () => {
+    expect(documentIdOf('a')).toBe('a');
+    expect(documentIdOf(42)).toBe('42');
+    for (const bad of ['', 'x'.repeat(513), 1.5, null, undefined, true]) expect(documentIdOf(bad)).toBeUndefined();
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexDefinition } from '../../src/modules/search/engine/engine';
 import {
+  deletionsOf,
+  MAX_DELETE_FILTER_LENGTH,
   aliasName,
   builtByEarlierRelease,
   collectionFits,
@@ -338,5 +340,17 @@ describe('search results', () => {
       expect.objectContaining({ httpStatus: 404, message: 'Typesense refused the search (404): Not found.' }),
     );
     expect(searchResultOf({ found: 0 })).toEqual({ found: 0 });
+  });
+});
+
+describe('deletionsOf', () => {
+  it('quotes ids into id filters short enough for a query string; a backtick id goes alone', () => {
+    expect(deletionsOf(['a', 'b`c', 'd'])).toEqual({ filters: ['id:[`a`,`d`]'], oneByOne: ['b`c'] });
+    const ids = Array.from({ length: 1000 }, (_, i) => `product-${String(i).padStart(4, '0')}`);
+    const { filters, oneByOne } = deletionsOf(ids);
+    expect(oneByOne).toEqual([]);
+    expect(filters.length).toBeGreaterThan(1);
+    for (const filter of filters) expect(filter.length).toBeLessThanOrEqual(MAX_DELETE_FILTER_LENGTH + 5);
+    expect(filters.flatMap((filter) => [...filter.matchAll(/`([^`]*)`/g)].map((m) => m[1]))).toEqual(ids);
   });
 });

@@ -4,12 +4,56 @@
  * the paging defaults applied.
  */
 import { coerceScalar, effectiveFacetFields, fieldType, filterableFields, type IndexState } from './definition';
-import type { EngineFilter, EngineQuery, Scalar } from './engine/engine';
+import type { EngineFilter, EngineQuery, FilterOperator, Scalar } from './engine/engine';
 import { DEFAULT_SEARCH_LIMIT, DEFAULT_THRESHOLD, type SearchContextData } from './search.schemas';
 import type { FieldProblem } from '../../kernel/errors';
 
 export type QueryTranslation =
   { query: EngineQuery; problems?: undefined } | { query?: undefined; problems: FieldProblem[] };
+
+/** A filter as the API takes it, before it is checked against an index. */
+export interface FilterInput {
+  key: string;
+  operator: FilterOperator;
+  values: (string | number | boolean)[];
+}
+
+/**
+ * One filter checked against the index: the operator must suit the field's type and the values
+ * coerce to it. `field` names the filter in problems; `allowed` holds the fields that take filters here.
+ */
+export function toEngineFilter(
+  index: IndexState,
+  filter: FilterInput,
+  field: string,
+  allowed: { has(name: string): boolean; what: string },
+): { filter: EngineFilter; problem?: undefined } | { filter?: undefined; problem: FieldProblem } {
+  if (!allowed.has(filter.key)) {
+    return {
+      problem: { field: `${field}.key`, message: `${filter.key} is not ${allowed.what} of index ${index.alias}` },
+    };
+  }
+  const type = fieldType(index, filter.key);
+  if (filter.operator !== 'in') {
+    if (type !== null && type !== 'NUMBER') {
+      return {
+        problem: {
+          field: `${field}.operator`,
+          message: `${filter.operator} needs a NUMBER field; ${filter.key} is ${type}`,
+        },
+      };
+    }
+    if (filter.values.length !== 1) {
+      return { problem: { field: `${field}.values`, message: `${filter.operator} takes exactly one value` } };
+    }
+  }
+  const valueType = filter.operator === 'in' ? (type ?? 'STRING') : 'NUMBER';
+  const values = filter.values.map((value) => coerceScalar(value, valueType));
+  if (values.some((value) => value === undefined)) {
+    return { problem: { field: `${field}.values`, message: `must be of type ${valueType}` } };
+  }
+  return { filter: { field: filter.key, operator: filter.operator, values: values as Scalar[] } };
+}
 
 /** `where` prefixes problem fields, e.g. `[0]` for the first context of a request. */
 export function toEngineQuery(
@@ -19,38 +63,12 @@ export function toEngineQuery(
   defaultLimit = DEFAULT_SEARCH_LIMIT,
 ): QueryTranslation {
   const problems: FieldProblem[] = [];
-  const filterable = new Set(filterableFields(index));
+  const filterable = Object.assign(new Set(filterableFields(index)), { what: 'a filterable field' });
   const filters: EngineFilter[] = [];
   (context.filters ?? []).forEach((filter, i) => {
-    const field = `${where}.filters[${i}]`;
-    if (!filterable.has(filter.key)) {
-      problems.push({
-        field: `${field}.key`,
-        message: `${filter.key} is not a filterable field of index ${index.alias}`,
-      });
-      return;
-    }
-    const type = fieldType(index, filter.key);
-    if (filter.operator !== 'in') {
-      if (type !== null && type !== 'NUMBER') {
-        problems.push({
-          field: `${field}.operator`,
-          message: `${filter.operator} needs a NUMBER field; ${filter.key} is ${type}`,
-        });
-        return;
-      }
-      if (filter.values.length !== 1) {
-        problems.push({ field: `${field}.values`, message: `${filter.operator} takes exactly one value` });
-        return;
-      }
-    }
-    const valueType = filter.operator === 'in' ? (type ?? 'STRING') : 'NUMBER';
-    const values = filter.values.map((value) => coerceScalar(value, valueType));
-    if (values.some((value) => value === undefined)) {
-      problems.push({ field: `${field}.values`, message: `must be of type ${valueType}` });
-      return;
-    }
-    filters.push({ field: filter.key, operator: filter.operator, values: values as Scalar[] });
+    const translated = toEngineFilter(index, filter, `${where}.filters[${i}]`, filterable);
+    if (translated.problem) problems.push(translated.problem);
+    else filters.push(translated.filter);
   });
 
   const facetFields = effectiveFacetFields(index);

@@ -215,6 +215,10 @@ export const replaceIndexDefinition = async (
     }),
   );
 
+/** Forgets the index's recorded deletions: after a rebuild no copy needs them. */
+export const forgetDeletions = (tx: Tx, indexId: string) =>
+  tx.searchDocumentDeletion.deleteMany({ where: { indexId } });
+
 export const deleteIndex = async (db: Db, tenantId: string, alias: string) => {
   const rows = await db.searchIndex.findMany({ where: { tenantId, alias }, select: { id: true } });
   await db.searchIndex.deleteMany({ where: { tenantId, alias } });
@@ -250,8 +254,44 @@ export async function clearDocuments(tx: Tx, index: IndexRow) {
     data: { version, rebuildVersion: version, seenFieldTypes: {} },
   });
   await tx.searchDocument.deleteMany({ where: { indexId: index.id } });
+  await tx.searchDocumentDeletion.deleteMany({ where: { indexId: index.id } });
   return version;
 }
+
+/**
+ * Deletes these documents at the index's next version and records their ids for processes catching
+ * up. Returns the ids that existed and the version, which stays put when none did.
+ */
+export async function deleteDocuments(tx: Tx, index: IndexRow, ids: string[]) {
+  const deleted = parseRows(
+    z.object({ id: z.string() }),
+    await tx.$queryRaw<unknown[]>`
+      DELETE FROM search_documents WHERE index_id = ${index.id}::uuid AND id = ANY(${ids}::text[]) RETURNING id`,
+  ).map((row) => row.id);
+  if (deleted.length === 0) return { deleted, version: index.version };
+  const version = index.version + 1;
+  await tx.searchIndex.update({ where: { id: index.id }, data: { version } });
+  await tx.$executeRaw`
+    INSERT INTO search_document_deletions (index_id, id, version)
+    SELECT ${index.id}::uuid, unnest(${deleted}::text[]), ${version}
+    ON CONFLICT (index_id, id) DO UPDATE SET version = EXCLUDED.version`;
+  return { deleted, version };
+}
+
+/** Ids of documents deleted after `sinceVersion`. */
+export const readDeletions = async (tx: Tx, indexId: string, sinceVersion: number) =>
+  (
+    await tx.searchDocumentDeletion.findMany({
+      where: { indexId, version: { gt: sinceVersion } },
+      select: { id: true },
+    })
+  ).map((row) => row.id);
+
+/** The stored documents with these ids (those that exist). */
+export const findDocuments = async (db: DbOrTx, indexId: string, ids: string[]): Promise<StoredDocument[]> =>
+  (await db.searchDocument.findMany({ where: { indexId, id: { in: ids } }, select: { id: true, data: true } })).map(
+    (row) => ({ id: row.id, data: row.data }),
+  );
 
 /** Records that the engine has applied `version`; never moves backwards. */
 export const markProcessed = (db: Db, indexId: string, version: number) =>

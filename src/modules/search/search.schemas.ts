@@ -1,7 +1,7 @@
 /** Request and response shapes of indexes, documents, search, search settings and analytics. */
 import { PageBlockSchema, z } from '../../kernel/rest/schemas';
 import { BUILT_IN_RANKING_RULES, FIELD_TYPES } from './engine/engine';
-import { RESERVED_FIELD_NAMES, SORT_RULE } from './definition';
+import { MAX_DOCUMENT_ID_LENGTH, RESERVED_FIELD_NAMES, SORT_RULE } from './definition';
 import { trimmedName } from '../../kernel/validation';
 
 export const MAX_DOCUMENTS_PER_REQUEST = 1000;
@@ -220,6 +220,36 @@ export const DocumentsBody = z
   })
   .strict()
   .openapi('DocumentsUpsert');
+
+export const DocumentsPatchBody = z
+  .object({
+    data: z
+      .array(
+        z.record(z.string(), z.unknown()).openapi({
+          description:
+            '`id` names a stored document; every other top-level key replaces the stored one, and a key set to ' +
+            '`null` is removed (`metadata` included).',
+        }),
+      )
+      .min(1)
+      .max(MAX_DOCUMENTS_PER_REQUEST),
+  })
+  .strict()
+  .openapi('DocumentsPatch');
+
+export const DocumentId = z
+  .string()
+  .min(1)
+  .max(MAX_DOCUMENT_ID_LENGTH)
+  .openapi({ description: "The document's `id` (an integer id as its decimal digits)." });
+
+export const StoredDocumentOutput = z
+  .record(z.string(), z.unknown())
+  .openapi('StoredDocument', { description: 'The document as it was last written (merged, after a PATCH).' });
+
+export const DeletedDocumentsOutput = z
+  .object({ deleted: z.int().openapi({ description: 'Documents deleted; 0 when none matched.' }) })
+  .openapi('DeletedDocuments');
 
 const FilterValue = z.union([z.string().max(200), z.number(), z.boolean()]);
 

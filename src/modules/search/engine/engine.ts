@@ -106,6 +106,8 @@ export interface SearchEngine {
   definitionChanged(definition: IndexDefinition): Promise<void>;
   /** These documents were inserted or replaced. */
   documentsWritten(definition: IndexDefinition, documents: IndexedDocument[]): Promise<void>;
+  /** These documents were deleted (ids the engine does not hold are ignored). */
+  documentsDeleted(definition: IndexDefinition, ids: string[]): Promise<void>;
   /** Every document was deleted. */
   documentsCleared(definition: IndexDefinition): Promise<void>;
   /** The index is gone. */

@@ -6,7 +6,6 @@
  * before any search sees it.
  */
 import type {
-  EngineFilter,
   EngineHit,
   EngineQuery,
   EngineResult,
@@ -18,6 +17,7 @@ import type {
   IndexedDocument,
   Scalar,
 } from './engine';
+import { passesFilters } from './filter-match';
 import { escapeHtml, normalizeWord, tokenize, tokenizeWithOffsets, typoBudget } from './text';
 
 /** Completions of the last (prefix) word that are searched: the most frequent ones. */
@@ -183,6 +183,18 @@ export class MemoryIndex {
     if (this.dead > 1000 && this.dead > this.slotOf.size) this.compact();
   }
 
+  /** Removes documents by id; ids not in the index are ignored. */
+  remove(ids: string[]) {
+    for (const id of ids) {
+      const slot = this.slotOf.get(id);
+      if (slot === undefined) continue;
+      this.entries[slot] = undefined;
+      this.slotOf.delete(id);
+      this.dead += 1;
+    }
+    if (this.dead > 1000 && this.dead > this.slotOf.size) this.compact();
+  }
+
   clear() {
     this.entries = [];
     this.slotOf.clear();
@@ -267,7 +279,7 @@ export class MemoryIndex {
     const filtered =
       query.filters.length === 0
         ? candidates
-        : candidates.filter((slot) => this.passes(this.entries[slot]!, query.filters));
+        : candidates.filter((slot) => passesFilters(this.entries[slot]!.document.values, query.filters));
 
     const { facets, facetsStats } = this.facetsOf(filtered, query.facets);
     const ranked = this.rank(filtered, words, matches, documents, query.offset + query.limit);
@@ -278,16 +290,6 @@ export class MemoryIndex {
       facets,
       facetsStats,
     };
-  }
-
-  private passes(entry: Entry, filters: EngineFilter[]): boolean {
-    for (const filter of filters) {
-      const value = entry.document.values[filter.field];
-      if (value === null || value === undefined) return false;
-      if (Array.isArray(value) ? !value.some((item) => matchesFilter(item, filter)) : !matchesFilter(value, filter))
-        return false;
-    }
-    return true;
   }
 
   private facetsOf(slots: number[], fields: string[]) {
@@ -473,22 +475,6 @@ function topOf(items: number[], k: number, compare: (a: number, b: number) => nu
     }
   }
   return heap.sort(compare);
-}
-
-function matchesFilter(value: Scalar, filter: EngineFilter): boolean {
-  if (filter.operator === 'in') return filter.values.includes(value);
-  if (typeof value !== 'number') return false;
-  const bound = filter.values[0] as number;
-  switch (filter.operator) {
-    case 'gte':
-      return value >= bound;
-    case 'gt':
-      return value > bound;
-    case 'lt':
-      return value < bound;
-    case 'lte':
-      return value <= bound;
-  }
 }
 
 /** Index of the first term not below `word`. */

@@ -16,6 +16,7 @@ import {
   collectionFits,
   collectionName,
   collectionSchema,
+  deletionsOf,
   fromSearchResult,
   legacyStopwordSetName,
   migratedSynonymSetName,
@@ -98,6 +99,19 @@ export class TypesenseEngine implements SearchEngine {
       return;
     }
     await this.importDocuments(definition, current, documents);
+  }
+
+  async documentsDeleted(definition: IndexDefinition, ids: string[]) {
+    const current = await this.currentCollection(definition);
+    // Without a collection there is nothing to delete from: the next rebuild reads what PostgreSQL holds.
+    if (!current) return;
+    const { filters, oneByOne } = deletionsOf(ids);
+    for (const filter of filters) {
+      await this.client.collections(current).documents().delete({ filter_by: filter, batch_size: IMPORT_CHUNK });
+    }
+    for (const id of oneByOne) {
+      await this.ignoreMissing(() => this.client.collections(current).documents(id).delete());
+    }
   }
 
   async documentsCleared(definition: IndexDefinition) {

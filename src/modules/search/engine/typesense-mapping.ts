@@ -210,6 +210,37 @@ export function toFilterBy(filters: EngineFilter[]): string | undefined {
     .join(' && ');
 }
 
+/** Longest `filter_by` of one delete request: it travels in the query string. */
+export const MAX_DELETE_FILTER_LENGTH = 3_000;
+
+/**
+ * Deletes of documents by id: `filter_by` values of `id:[...]` lists, each short enough for a query
+ * string, and the ids to delete one by one because a backtick cannot be quoted in a filter.
+ */
+export function deletionsOf(ids: string[]): { filters: string[]; oneByOne: string[] } {
+  const filters: string[] = [];
+  const oneByOne: string[] = [];
+  let batch: string[] = [];
+  let length = 0;
+  const flush = () => {
+    if (batch.length > 0) filters.push(`id:[${batch.join(',')}]`);
+    batch = [];
+    length = 0;
+  };
+  for (const id of ids) {
+    if (id.includes('`')) {
+      oneByOne.push(id);
+      continue;
+    }
+    const quoted = `\`${id}\``;
+    if (length + quoted.length + 1 > MAX_DELETE_FILTER_LENGTH) flush();
+    batch.push(quoted);
+    length += quoted.length + 1;
+  }
+  flush();
+  return { filters, oneByOne };
+}
+
 /**
  * The sort: `_text_match` stands for the built-in rules (Typesense ranks text relevance its own
  * way), placed where the first built-in rule is; custom rules around it, documents without the
