@@ -127,6 +127,8 @@ for (const version of ['30.0', '29.0']) {
           { name: 'name', type: 'string[]', optional: true },
           { name: 'brand', type: 'string[]', optional: true, facet: true },
           { name: 'price', type: 'float', optional: true, sort: true },
+          // NUMBER fields are sortable by default: query sorts use a single-valued copy.
+          { name: '__sort_price', type: 'float', optional: true, sort: true },
           { name: 'tags', type: 'string[]', optional: true, index: false },
           { name: '__id', type: 'string', sort: true },
           { name: '__values', type: 'string', optional: true, index: false },
@@ -181,6 +183,7 @@ for (const version of ['30.0', '29.0']) {
               brand: ['Lumo'],
               price: 25.5,
               __text_price: ['25.5'],
+              __sort_price: 25.5,
               tags: ['desk', 'light'],
               __values: JSON.stringify({ name: 'Desk lamp', brand: 'Lumo', price: 25.5, tags: ['desk', 'light'] }),
               __metadata: '{"url":"https://shop.example/p1"}',
@@ -192,6 +195,7 @@ for (const version of ['30.0', '29.0']) {
               brand: ['Sitwell'],
               price: 150,
               __text_price: ['150'],
+              __sort_price: 150,
               __values: JSON.stringify({ name: 'Office chair', brand: 'Sitwell', price: 150, tags: null }),
             },
           ],
@@ -498,6 +502,35 @@ for (const version of ['30.0', '29.0']) {
         prioritize_exact_match: false,
         sort_by: 'price(missing_values: last):asc,_text_match:desc,__id:asc',
       });
+    });
+
+    it('query sorts go first in sort_by, on single-valued copies of the sortable fields', async () => {
+      const { alias, typesenseAlias } = await create({
+        fields: [...typedFields!, { from: 'in_stock', to: 'in_stock', type: 'BOOLEAN' }],
+        sortable_fields: ['price', 'in_stock', 'brand'],
+      });
+      await services.indexes.upsertDocuments(principal, alias, [
+        { id: 'p1', name: 'Desk lamp', brand: ['Lumo', 'Other'], price: [25, 10], in_stock: true },
+        { id: 'p2', name: 'Office chair' },
+      ]);
+      const collection = standIn.collections.get(collectionOf(typesenseAlias))!;
+      expect(collection.schema.fields.filter((field) => field.name.startsWith('__sort_'))).toEqual([
+        { name: '__sort_brand', type: 'string', optional: true, sort: true },
+        { name: '__sort_price', type: 'float', optional: true, sort: true },
+        { name: '__sort_in_stock', type: 'int32', optional: true, sort: true },
+      ]);
+      expect(collection.documents.get('p1')).toMatchObject({
+        __sort_price: 25,
+        __sort_brand: 'Lumo',
+        __sort_in_stock: 1,
+      });
+      expect(collection.documents.get('p2')).not.toHaveProperty('__sort_price');
+      await services.search.searchIndex(principal, alias, [{ q: 'lamp', sort: ['in_stock:desc'] } as never]);
+      expect(lastSearch().sort_by).toBe('__sort_in_stock(missing_values: last):desc,_text_match:desc,__id:asc');
+      await services.search.searchIndex(principal, alias, [{ q: 'lamp', sort: ['price:asc', 'brand:desc'] } as never]);
+      expect(lastSearch().sort_by).toBe(
+        '__sort_price(missing_values: last):asc,__sort_brand(missing_values: last):desc,_text_match:desc',
+      );
     });
 
     it('fields settings name before any document shows them are declared: searches are accepted', async () => {

@@ -427,6 +427,28 @@ for (const engine of engines) {
       expect(await ids({})).toEqual([]);
     });
 
+    it('sort in the context orders by sortable fields before relevance, documents without the field last', async () => {
+      const { ids } = await indexWith(
+        {
+          fields: [
+            { from: 'name', type: 'STRING' },
+            { from: 'price', type: 'NUMBER' },
+          ],
+        },
+        [
+          { id: 'a', name: 'Desk lamp', price: 30 },
+          { id: 'b', name: 'Floor lamp', price: 10 },
+          { id: 'c', name: 'Lamp', price: 30 },
+          { id: 'd', name: 'Wall lamp' },
+          { id: 'e', name: 'Office chair', price: 5 },
+        ],
+      );
+      // a and c cost the same: a matches both words, c only the first (the last word is dropped for c).
+      expect(await ids({ q: 'lamp desk', sort: ['price:asc'], threshold: 10 })).toEqual(['b', 'a', 'c', 'd']);
+      expect(await ids({ q: 'lamp desk', sort: ['price:desc'], threshold: 10 })).toEqual(['a', 'c', 'b', 'd']);
+      expect(await ids({ sort: ['price:asc'] })).toEqual(['e', 'b', 'a', 'c', 'd']);
+    });
+
     it('documents deleted by id or by a filter, and patched ones, are searched as changed', async () => {
       const { alias, ids, search } = await catalog();
       await services().indexes.deleteDocument(principal, alias, 'p1');

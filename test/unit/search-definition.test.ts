@@ -21,6 +21,7 @@ const settings = (overrides: Partial<IndexSettings> = {}): IndexSettings => ({
   synonyms: [],
   stopWords: [],
   rankingRules: [],
+  sortableFields: [],
   ...overrides,
 });
 
@@ -147,8 +148,29 @@ describe('toEngineQuery', () => {
         limit: 10,
         offset: 0,
         threshold: 1,
+        sort: [],
       },
     });
+  });
+
+  it('sorts by sortable fields (default NUMBER and BOOLEAN); the settings sort applies when the context has none', () => {
+    expect(toEngineQuery(index, { sort: ['price:desc', 'new:asc'] }, 'x').query?.sort).toEqual([
+      { field: 'price', direction: 'desc' },
+      { field: 'new', direction: 'asc' },
+    ]);
+    expect(toEngineQuery(index, {}, 'x', { sort: ['price:asc'], limit: 12 }).query).toMatchObject({
+      sort: [{ field: 'price', direction: 'asc' }],
+      limit: 12,
+    });
+    expect(toEngineQuery(index, { sort: [] }, 'x', { sort: ['price:asc'] }).query?.sort).toEqual([]);
+    expect(toEngineQuery(index, { sort: ['brand:asc'] }, 'x').problems).toEqual([
+      { field: 'x.sort[0]', message: 'brand is not a sortable field of index products (sortable: new, price)' },
+    ]);
+    const declared = state({ ...index, sortableFields: ['brand'] });
+    expect(toEngineQuery(declared, { sort: ['brand:asc'] }, 'x').query?.sort).toEqual([
+      { field: 'brand', direction: 'asc' },
+    ]);
+    expect(toEngineQuery(declared, { sort: ['price:asc'] }, 'x').problems).toHaveLength(1);
   });
 
   it('`*` asks for every facet field; null paging values take the defaults', () => {

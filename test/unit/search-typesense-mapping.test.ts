@@ -42,12 +42,13 @@ const definition = (overrides: Partial<IndexDefinition> = {}): IndexDefinition =
   synonyms: [],
   stopWords: [],
   rankingRules: ['words', 'typo', 'proximity', 'attribute', 'exactness'],
+  sortableFields: [],
   ...overrides,
 });
 
 const v30 = protocolFor('30.0');
 const v29 = protocolFor('29.0');
-const query = { q: 'lamp', filters: [], facets: [], limit: 10, offset: 0, threshold: 1 };
+const query = { q: 'lamp', filters: [], facets: [], limit: 10, offset: 0, threshold: 1, sort: [] };
 const COLLECTION = 'idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_v7_abcdef12';
 
 describe('names', () => {

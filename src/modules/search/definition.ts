@@ -32,6 +32,7 @@ export interface IndexSettings {
   synonyms: Synonym[];
   stopWords: string[];
   rankingRules: string[];
+  sortableFields: string[];
 }
 
 export interface IndexState extends IndexSettings {
@@ -84,6 +85,15 @@ export const effectiveFacetFields = (state: IndexSettings) =>
 export const effectiveRankingRules = (state: IndexSettings): string[] =>
   state.rankingRules.length > 0 ? state.rankingRules : [...DEFAULT_RANKING_RULES];
 
+/** Fields a search may sort by: the declared ones, or every NUMBER and BOOLEAN field. */
+export const effectiveSortableFields = (state: IndexState) =>
+  state.sortableFields.length > 0
+    ? state.sortableFields
+    : fieldNames(state, state.seenFieldTypes).filter((name) => {
+        const type = fieldType(state, name);
+        return type === 'NUMBER' || type === 'BOOLEAN';
+      });
+
 /** Fields that take filters: the `filters` keys and the facet fields (a facet is refined by filtering on it). */
 export const filterableFields = (state: IndexSettings) => [
   ...new Set([...state.filters.map((f) => f.key), ...effectiveFacetFields(state)]),
@@ -104,6 +114,7 @@ export function resolveDefinition(state: IndexState): IndexDefinition {
     synonyms: state.synonyms,
     stopWords: state.stopWords,
     rankingRules: effectiveRankingRules(state).map(parseRankingRule),
+    sortableFields: effectiveSortableFields(state),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   effectiveFacetFields,
   effectiveRankingRules,
   effectiveSearchFields,
+  effectiveSortableFields,
   fieldNames,
   documentIdOf,
   DOCUMENT_ID_RULE,
@@ -63,6 +64,7 @@ export function toIndexRecord(row: repository.IndexRow): IndexRecord {
     synonyms: row.synonyms,
     stop_words: row.stopWords,
     ranking_rules: effectiveRankingRules(row),
+    sortable_fields: effectiveSortableFields(row),
     available_fields: fieldNames(row, row.seenFieldTypes).map((key) => ({ key, type: fieldType(row, key) })),
     is_active: row.isActive,
     has_pending_updates: pending,
@@ -105,6 +107,7 @@ function settingsOf(input: IndexInputData): { settings: IndexSettings; problems:
     ),
     stopWords: input.stop_words ?? [],
     rankingRules: input.ranking_rules ?? [],
+    sortableFields: input.sortable_fields ?? [],
   };
   settings.fields.forEach((field, i) => {
     if (
@@ -134,6 +137,7 @@ function settingsOf(input: IndexInputData): { settings: IndexSettings; problems:
       (i) => `filters[${i}].key`,
     );
     check(settings.facetFields, (i) => `facet_fields[${i}]`);
+    check(settings.sortableFields, (i) => `sortable_fields[${i}]`);
     if (settings.distinctField) check([settings.distinctField], () => 'distinct_field');
     settings.rankingRules.forEach((rule, i) => {
       const parsed = parseRankingRule(rule);

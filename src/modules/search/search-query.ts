@@ -3,8 +3,16 @@
  * checked against the index's filterable fields and coerced to their types, facets checked, and
  * the paging defaults applied.
  */
-import { coerceScalar, effectiveFacetFields, fieldType, filterableFields, type IndexState } from './definition';
-import type { EngineFilter, EngineQuery, FilterOperator, Scalar } from './engine/engine';
+import {
+  coerceScalar,
+  effectiveFacetFields,
+  effectiveSortableFields,
+  fieldType,
+  filterableFields,
+  parseRankingRule,
+  type IndexState,
+} from './definition';
+import type { EngineFilter, EngineQuery, FilterOperator, Scalar, SortKey } from './engine/engine';
 import { DEFAULT_SEARCH_LIMIT, DEFAULT_THRESHOLD, type SearchContextData } from './search.schemas';
 import type { FieldProblem } from '../../kernel/errors';
 
@@ -55,12 +63,44 @@ export function toEngineFilter(
   return { filter: { field: filter.key, operator: filter.operator, values: values as Scalar[] } };
 }
 
+/** What a context leaves out, from the search settings of the index. */
+export interface QueryDefaults {
+  limit?: number;
+  /** Checked when the settings were stored; a field that is no longer sortable is left out. */
+  sort?: string[];
+}
+
+/** Sort keys over the index's sortable fields; `where` names the list in problems. */
+export function toSortKeys(
+  index: IndexState,
+  keys: string[],
+  where: string,
+): { sort: SortKey[]; problems: FieldProblem[] } {
+  const sortable = effectiveSortableFields(index);
+  const sort: SortKey[] = [];
+  const problems: FieldProblem[] = [];
+  keys.forEach((key, i) => {
+    const rule = parseRankingRule(key);
+    if (typeof rule !== 'object') {
+      problems.push({ field: `${where}[${i}]`, message: 'must be <field>:asc or <field>:desc' });
+    } else if (!sortable.includes(rule.field)) {
+      problems.push({
+        field: `${where}[${i}]`,
+        message:
+          `${rule.field} is not a sortable field of index ${index.alias} ` +
+          `(sortable: ${sortable.length > 0 ? sortable.join(', ') : 'none'})`,
+      });
+    } else sort.push(rule);
+  });
+  return { sort, problems };
+}
+
 /** `where` prefixes problem fields, e.g. `[0]` for the first context of a request. */
 export function toEngineQuery(
   index: IndexState,
   context: SearchContextData,
   where: string,
-  defaultLimit = DEFAULT_SEARCH_LIMIT,
+  defaults: QueryDefaults = {},
 ): QueryTranslation {
   const problems: FieldProblem[] = [];
   const filterable = Object.assign(new Set(filterableFields(index)), { what: 'a filterable field' });
@@ -81,15 +121,24 @@ export function toEngineQuery(
         message: `${facet} is not a facet field of index ${index.alias}`,
       });
   }
+  let sort: SortKey[];
+  if (context.sort) {
+    const translated = toSortKeys(index, context.sort, `${where}.sort`);
+    problems.push(...translated.problems);
+    sort = translated.sort;
+  } else {
+    sort = toSortKeys(index, defaults.sort ?? [], 'sort').sort;
+  }
   if (problems.length > 0) return { problems };
   return {
     query: {
       q: context.q ?? '',
       filters,
       facets: [...new Set(facets)],
-      limit: context.limit ?? defaultLimit,
+      limit: context.limit ?? defaults.limit ?? DEFAULT_SEARCH_LIMIT,
       offset: context.offset ?? 0,
       threshold: context.threshold ?? DEFAULT_THRESHOLD,
+      sort,
     },
   };
 }

@@ -35,6 +35,7 @@ export function toIndexRow(row: SearchIndex): IndexRow {
     synonyms: row.synonyms as unknown as IndexSettings['synonyms'],
     stopWords: row.stopWords,
     rankingRules: row.rankingRules,
+    sortableFields: row.sortableFields ?? [],
     seenFieldTypes: row.seenFieldTypes as Record<string, FieldType>,
     isActive: row.isActive,
     version: Number(row.version),
@@ -68,6 +69,7 @@ const definitionColumns = (data: IndexDefinitionData) => ({
   synonyms: data.settings.synonyms as unknown as Prisma.InputJsonValue,
   stopWords: data.settings.stopWords,
   rankingRules: data.settings.rankingRules,
+  sortableFields: data.settings.sortableFields,
   isActive: data.isActive,
 });
 
@@ -138,6 +140,7 @@ const IndexListRow = z
     synonyms: z.custom<IndexSettings['synonyms']>(Array.isArray),
     stopWords: z.array(z.string()).nullable(),
     rankingRules: z.array(z.string()).nullable(),
+    sortableFields: z.array(z.string()).nullable(),
     seenFieldTypes: z.custom<Record<string, FieldType>>((value) => typeof value === 'object' && value !== null),
     isActive: z.boolean(),
     version: int8,
@@ -154,6 +157,7 @@ const IndexListRow = z
     facetFields: row.facetFields ?? [],
     stopWords: row.stopWords ?? [],
     rankingRules: row.rankingRules ?? [],
+    sortableFields: row.sortableFields ?? [],
   }));
 
 /** The indexes of a tenant sorted by `sort`, then by id. */
@@ -163,6 +167,7 @@ export function indexList(tenantId: string, sort: IndexSort): SqlKeysetList<Inde
       SELECT id, tenant_id AS "tenantId", alias, name, source_id AS "sourceId", source_type AS "sourceType", fields,
              search_fields AS "searchFields", display_fields AS "displayFields", filters, facet_fields AS "facetFields",
              distinct_field AS "distinctField", synonyms, stop_words AS "stopWords", ranking_rules AS "rankingRules",
+             sortable_fields AS "sortableFields",
              seen_field_types AS "seenFieldTypes", is_active AS "isActive", version, rebuild_version AS
                "rebuildVersion",
              processed_version AS "processedVersion", last_processed_at AS "lastProcessedAt", created_at AS "createdAt",

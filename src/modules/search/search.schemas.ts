@@ -133,6 +133,9 @@ export const IndexInput = z
     ranking_rules: uniqueList(RankingRule, 20)
       .optional()
       .openapi({ description: 'Default: `words`, `typo`, `proximity`, `attribute`, `exactness`.' }),
+    sortable_fields: uniqueList(FieldName, 20).optional().openapi({
+      description: 'Fields a search context may `sort` by. Default: every NUMBER and BOOLEAN field.',
+    }),
     is_active: z
       .boolean()
       .nullable()
@@ -177,6 +180,7 @@ export const IndexOutput = z
     synonyms: z.array(z.object({ root: z.string().optional(), synonyms: z.array(z.string()) })),
     stop_words: z.array(z.string()),
     ranking_rules: z.array(z.string()),
+    sortable_fields: z.array(z.string()).openapi({ description: 'Fields a search may sort by.' }),
     available_fields: z
       .array(z.object({ key: z.string(), type: FieldType.nullable() }))
       .openapi({ description: 'The index fields with their types.' }),
@@ -251,6 +255,16 @@ export const DeletedDocumentsOutput = z
   .object({ deleted: z.int().openapi({ description: 'Documents deleted; 0 when none matched.' }) })
   .openapi('DeletedDocuments');
 
+export const MAX_SORT_KEYS = 3;
+
+const SortList = z
+  .array(z.string().max(100).regex(SORT_RULE, 'must be <field>:asc or <field>:desc'))
+  .max(MAX_SORT_KEYS)
+  .refine(
+    (keys) => new Set(keys.map((key) => key.split(':')[0])).size === keys.length,
+    'must not sort by a field twice',
+  );
+
 const FilterValue = z.union([z.string().max(200), z.number(), z.boolean()]);
 
 export const SearchContext = z
@@ -290,6 +304,14 @@ export const SearchContext = z
       .max(50)
       .nullable()
       .optional(),
+    sort: SortList.nullable()
+      .optional()
+      .openapi({
+        description:
+          `Up to ${MAX_SORT_KEYS} \`<field>:asc\` / \`<field>:desc\` over the index's \`sortable_fields\`, ` +
+          'applied before relevance (the ranking rules order documents with equal values); documents without the ' +
+          "field come last. Default: the search settings' `sort` of the index, else relevance.",
+      }),
     limit: z
       .int()
       .min(0)
@@ -417,6 +439,16 @@ export const SearchSettingsInput = z
               .optional(),
             filters: z.array(SettingsFilterInput).max(50).optional(),
             results_per_page: z.int().min(1).max(MAX_SEARCH_LIMIT).nullable().optional(),
+            sort: SortList.optional().openapi({
+              description: 'Sort of searches of this index whose context has no `sort`. Default: relevance.',
+            }),
+            sort_options: z
+              .array(z.object({ label: z.string().min(1).max(200), sort: SortList }).strict())
+              .max(20)
+              .optional()
+              .openapi({
+                description: 'Named sorts for the front end to offer (`[{label, sort}]`); it sends the chosen `sort`.',
+              }),
           })
           .strict(),
       )
@@ -462,6 +494,8 @@ export const SearchSettingsOutput = z
           }),
         ),
         results_per_page: z.int().nullable(),
+        sort: z.array(z.string()),
+        sort_options: z.array(z.object({ label: z.string(), sort: z.array(z.string()) })),
       }),
     ),
     filters: z.object({

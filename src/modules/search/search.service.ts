@@ -8,7 +8,7 @@ import { effectiveDisplayFields, fieldType, filterableFields, resolveDefinition 
 import type { EngineResult, SearchEngine } from './engine/engine';
 import * as repository from './search.repository';
 import type { SearchLog } from './search-log';
-import { toEngineQuery } from './search-query';
+import { toEngineQuery, toSortKeys, type QueryDefaults } from './search-query';
 import type {
   SearchContextData,
   SearchResponseEntryData,
@@ -18,9 +18,27 @@ import type {
 
 interface Target {
   index: repository.IndexRow;
-  /** Hits per page when the context does not say (the search settings' `results_per_page`). */
-  defaultLimit?: number;
+  /** What the context leaves out, from the search settings (`results_per_page`, `sort`). */
+  defaults?: QueryDefaults;
 }
+
+type StoredSettings = Omit<SearchSettingsData, 'indexes'> & {
+  indexes: (Omit<SearchSettingsData['indexes'][number], 'sort' | 'sort_options'> &
+    Partial<Pick<SearchSettingsData['indexes'][number], 'sort' | 'sort_options'>>)[];
+};
+
+/** Settings stored before an index entry had `sort` and `sort_options` read as having none. */
+const settingsOf = (stored: unknown): SearchSettingsData => {
+  const settings = stored as StoredSettings;
+  return {
+    ...settings,
+    indexes: settings.indexes.map((entry) => ({
+      ...entry,
+      sort: entry.sort ?? [],
+      sort_options: entry.sort_options ?? [],
+    })),
+  };
+};
 
 const routesOf = (routes: unknown) =>
   (Array.isArray(routes) ? routes : [routes]) as {
@@ -65,7 +83,7 @@ export class SearchService {
   ): Promise<SearchResponseEntryData[]> {
     const { settings } = await this.searchEngineOf(caller, key);
     const tenantId = settings.tenantId;
-    const configured = (settings.settings as SearchSettingsData).indexes;
+    const configured = settingsOf(settings.settings).indexes;
     const rows = await repository.findIndexesByAlias(
       this.db,
       tenantId,
@@ -80,7 +98,7 @@ export class SearchService {
         )
         .map(({ entry, index }) => [
           entry.alias,
-          { index, defaultLimit: entry.results_per_page ?? undefined } satisfies Target,
+          { index, defaults: { limit: entry.results_per_page ?? undefined, sort: entry.sort } } satisfies Target,
         ]),
     );
     const targets = contexts.map((context, i) => {
@@ -96,7 +114,7 @@ export class SearchService {
 
   /** The search settings of a proxy key, as a front end reads them. */
   async getSettings(caller: Principal | null, key: string): Promise<SearchSettingsData> {
-    return (await this.searchEngineOf(caller, key)).settings.settings as SearchSettingsData;
+    return settingsOf((await this.searchEngineOf(caller, key)).settings.settings);
   }
 
   /** Creates or replaces the search settings of one of the tenant's proxies. */
@@ -115,6 +133,12 @@ export class SearchService {
         const index = rows.find((row) => row.alias === entry.alias);
         if (!index) problems.push({ field: `indexes[${i}].alias`, message: `no index with alias "${entry.alias}"` });
         const filterable = index ? filterableFields(index) : [];
+        if (index) {
+          problems.push(...toSortKeys(index, entry.sort ?? [], `indexes[${i}].sort`).problems);
+          (entry.sort_options ?? []).forEach((option, j) =>
+            problems.push(...toSortKeys(index, option.sort, `indexes[${i}].sort_options[${j}].sort`).problems),
+          );
+        }
         return {
           alias: entry.alias,
           template: { name: entry.template?.name ?? null, mapping: entry.template?.mapping ?? [] },
@@ -134,6 +158,8 @@ export class SearchService {
             };
           }),
           results_per_page: entry.results_per_page ?? null,
+          sort: entry.sort ?? [],
+          sort_options: (entry.sort_options ?? []).map((option) => ({ label: option.label, sort: option.sort })),
         };
       }),
       filters: {
@@ -199,7 +225,7 @@ export class SearchService {
     const problems: FieldProblem[] = [];
     const plans = contexts.map((context, i) =>
       targetsPerContext[i]!.map((target) => {
-        const translated = toEngineQuery(target.index, context, `[${i}]`, target.defaultLimit);
+        const translated = toEngineQuery(target.index, context, `[${i}]`, target.defaults);
         if (translated.problems) problems.push(...translated.problems);
         return { target, query: translated.query! };
       }),

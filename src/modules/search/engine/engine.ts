@@ -11,7 +11,11 @@ export type FieldValue = Scalar | Scalar[] | null;
 
 export const BUILT_IN_RANKING_RULES = ['words', 'typo', 'proximity', 'attribute', 'exactness'] as const;
 export type BuiltInRankingRule = (typeof BUILT_IN_RANKING_RULES)[number];
-export type RankingRule = BuiltInRankingRule | { field: string; direction: 'asc' | 'desc' };
+export interface SortKey {
+  field: string;
+  direction: 'asc' | 'desc';
+}
+export type RankingRule = BuiltInRankingRule | SortKey;
 export const DEFAULT_RANKING_RULES: BuiltInRankingRule[] = ['words', 'typo', 'proximity', 'attribute', 'exactness'];
 
 /** `root` set: one-way (searching the root also finds the synonyms); otherwise every word finds every other. */
@@ -38,6 +42,8 @@ export interface IndexDefinition {
   synonyms: Synonym[];
   stopWords: string[];
   rankingRules: RankingRule[];
+  /** Fields a query may sort by. */
+  sortableFields: string[];
 }
 
 /** A document mapped onto the index's fields. `metadata` is returned with hits, never searched. */
@@ -64,6 +70,8 @@ export interface EngineQuery {
   offset: number;
   /** Fewer hits than this for all query words: the last words are dropped until there are enough. */
   threshold: number;
+  /** Sorts before relevance (the ranking rules decide among equal values); documents without the field last. */
+  sort: SortKey[];
 }
 
 export interface HighlightResult {

@@ -16,6 +16,7 @@ import type {
   IndexDefinition,
   IndexedDocument,
   Scalar,
+  SortKey,
 } from './engine';
 import { passesFilters } from './filter-match';
 import { escapeHtml, normalizeWord, tokenize, tokenizeWithOffsets, typoBudget } from './text';
@@ -282,7 +283,7 @@ export class MemoryIndex {
         : candidates.filter((slot) => passesFilters(this.entries[slot]!.document.values, query.filters));
 
     const { facets, facetsStats } = this.facetsOf(filtered, query.facets);
-    const ranked = this.rank(filtered, words, matches, documents, query.offset + query.limit);
+    const ranked = this.rank(filtered, words, matches, documents, query.sort, query.offset + query.limit);
     const page = ranked.slots.slice(query.offset, query.offset + query.limit);
     return {
       count: ranked.count,
@@ -327,17 +328,19 @@ export class MemoryIndex {
   }
 
   /**
-   * Orders documents by the ranking rules, each rule deciding only among documents the previous
-   * rules left tied, then by id. Returns the first `needed` (after de-duplication) and the count.
+   * Orders documents by the query's sort keys, then the ranking rules, each deciding only among
+   * documents the previous ones left tied, then by id. Returns the first `needed` (after
+   * de-duplication) and the count.
    */
   private rank(
     slots: number[],
     words: string[],
     matches: Map<string, WordMatch>[],
     documents: WordDocuments[],
+    sort: SortKey[],
     needed: number,
   ) {
-    const rules = this.definition.rankingRules;
+    const rules = [...sort, ...this.definition.rankingRules];
     const keys: ((slot: number) => number | Scalar | undefined)[] = [];
     const directions: number[] = [];
     const positional =

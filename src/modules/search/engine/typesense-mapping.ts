@@ -17,6 +17,7 @@ import type {
   IndexDefinition,
   IndexedDocument,
   Scalar,
+  SortKey,
 } from './engine';
 import { MAX_FACET_VALUES, MAX_PREFIX_EXPANSIONS } from './memory-index';
 import { escapeHtml, tokenize } from './text';
@@ -28,6 +29,11 @@ export const METADATA_FIELD = '__metadata';
 export const VALUES_FIELD = '__values';
 /** A sortable copy of the id: Typesense cannot sort by `id`, and ties are broken by id. */
 export const SORT_ID_FIELD = '__id';
+/**
+ * A single-valued copy of a sortable field that query sorts use: the field itself stays an array, so
+ * filters still match every value; a document sorts by its first value, as in the embedded engine.
+ */
+export const sortCopyField = (field: string) => `__sort_${field}`;
 /** Facet counts of a NUMBER field come from the original text, not from Typesense's 32-bit float. */
 export const numberFacetField = (field: string) => `__text_${field}`;
 /** Typesense looks for typo variants while it has fewer results than this. */
@@ -41,6 +47,8 @@ export const GROUP_MAX_CANDIDATES = 10_000;
 export const aliasName = (definition: Pick<IndexDefinition, 'id'>) => `idx_${definition.id.replaceAll('-', '')}`;
 
 const TYPESENSE_TYPES: Record<FieldType, string> = { STRING: 'string', NUMBER: 'float', BOOLEAN: 'bool' };
+/** Booleans sort as 0 and 1: false first ascending, as the embedded engine orders them. */
+const SORT_COPY_TYPES: Record<FieldType, string> = { STRING: 'string', NUMBER: 'float', BOOLEAN: 'int32' };
 
 const sortFieldsOf = (definition: IndexDefinition) =>
   new Set(definition.rankingRules.flatMap((rule) => (typeof rule === 'object' ? [rule.field] : [])));
@@ -63,6 +71,7 @@ function declaredFields(definition: IndexDefinition): IndexDefinition['fields'] 
     ...definition.filterFields,
     ...definition.facetFields,
     ...sortFieldsOf(definition),
+    ...definition.sortableFields,
     ...(definition.distinctField ? [definition.distinctField] : []),
   ]);
   return [...definition.fields, ...[...named].filter((name) => !known.has(name)).map((name) => ({ name, type: null }))];
@@ -102,6 +111,14 @@ export function schemaFields(definition: IndexDefinition): CollectionFieldSchema
     } as CollectionFieldSchema);
     if (type === 'NUMBER' && definition.facetFields.includes(field.name)) {
       fields.push({ name: numberFacetField(field.name), type: 'string[]', optional: true, facet: true });
+    }
+    if (definition.sortableFields.includes(field.name)) {
+      fields.push({
+        name: sortCopyField(field.name),
+        type: SORT_COPY_TYPES[type] as CollectionFieldSchema['type'],
+        optional: true,
+        sort: true,
+      });
     }
   }
   return [
@@ -184,6 +201,10 @@ export function toTypesenseDocuments(
         indexed[numberFacetField(field.name)] = values.map(String);
       }
     }
+    for (const field of definition.sortableFields) {
+      const first = valuesOf(document.values[field] ?? null)[0];
+      if (first !== undefined) indexed[sortCopyField(field)] = typeof first === 'boolean' ? Number(first) : first;
+    }
     return {
       id: document.id,
       [SORT_ID_FIELD]: document.id,
@@ -242,12 +263,14 @@ export function deletionsOf(ids: string[]): { filters: string[]; oneByOne: strin
 }
 
 /**
- * The sort: `_text_match` stands for the built-in rules (Typesense ranks text relevance its own
- * way), placed where the first built-in rule is; custom rules around it, documents without the
- * field last; then the id for ties, as far as Typesense's three sort fields reach.
+ * The sort: the query's sort keys (on the fields' sort copies), then `_text_match` for the built-in
+ * rules (Typesense ranks text relevance its own way), placed where the first built-in rule is;
+ * custom rules around it, documents without the field last; then the id for ties, as far as
+ * Typesense's three sort fields reach.
  */
-export function toSortBy(definition: IndexDefinition): string | undefined {
-  const parts: string[] = [];
+export function toSortBy(definition: IndexDefinition, sort: SortKey[] = []): string | undefined {
+  // The query's sort comes first: relevance only orders documents with equal values.
+  const parts = sort.map((key) => `${sortCopyField(key.field)}(missing_values: last):${key.direction}`);
   let textMatchPlaced = false;
   for (const rule of definition.rankingRules) {
     if (typeof rule === 'object') parts.push(`${rule.field}(missing_values: last):${rule.direction}`);
@@ -315,7 +338,7 @@ export function toSearch(
     search.facet_by = [...query.facets, ...numberFacets].join(',');
     search.max_facet_values = MAX_FACET_VALUES;
   }
-  search.sort_by = toSortBy(definition);
+  search.sort_by = toSortBy(definition, query.sort);
   if (definition.distinctField) {
     Object.assign(search, {
       group_by: definition.distinctField,
