@@ -130,6 +130,7 @@ for (const version of ['30.0', '29.0']) {
           // NUMBER fields are sortable by default: query sorts use a single-valued copy.
           { name: '__sort_price', type: 'float', optional: true, sort: true },
           { name: 'tags', type: 'string[]', optional: true, index: false },
+          { name: '__has', type: 'string[]', optional: true },
           { name: '__id', type: 'string', sort: true },
           { name: '__values', type: 'string', optional: true, index: false },
           { name: '__metadata', type: 'string', optional: true, index: false },
@@ -185,6 +186,7 @@ for (const version of ['30.0', '29.0']) {
               __text_price: ['25.5'],
               __sort_price: 25.5,
               tags: ['desk', 'light'],
+              __has: ['*', 'brand', 'price'],
               __values: JSON.stringify({ name: 'Desk lamp', brand: 'Lumo', price: 25.5, tags: ['desk', 'light'] }),
               __metadata: '{"url":"https://shop.example/p1"}',
             },
@@ -196,6 +198,7 @@ for (const version of ['30.0', '29.0']) {
               price: 150,
               __text_price: ['150'],
               __sort_price: 150,
+              __has: ['*', 'brand', 'price'],
               __values: JSON.stringify({ name: 'Office chair', brand: 'Sitwell', price: 150, tags: null }),
             },
           ],
@@ -208,6 +211,7 @@ for (const version of ['30.0', '29.0']) {
       const { alias, typesenseAlias } = await create({ synonyms: [{ synonyms: ['sofa', 'couch'] }] });
       const first = collectionOf(typesenseAlias);
       expect(standIn.collections.get(first)!.schema.fields.map((field) => field.name)).toEqual([
+        '__has',
         '__id',
         '__values',
         '__metadata',
@@ -382,6 +386,68 @@ for (const version of ['30.0', '29.0']) {
           facet_by: 'brand,price,__text_price',
           max_facet_values: 100,
         });
+      });
+
+      it('boolean filters in parentheses; disjunctive facets as one more search per facet in the same POST', async () => {
+        const answer = standIn.answerSearch;
+        standIn.answerSearch = (search) => ({
+          found: 1,
+          hits: [],
+          facet_counts: String(search.facet_by)
+            .split(',')
+            .map((field) => ({
+              field_name: field,
+              counts:
+                search.limit === 0
+                  ? [
+                      { value: 'Lumo', count: 1 },
+                      { value: 'Sitwell', count: 3 },
+                    ]
+                  : [{ value: 'Lumo', count: 1 }],
+            })),
+        });
+        try {
+          const from = standIn.requests.length;
+          const [entry] = await search({
+            filters: [
+              { key: 'brand', operator: 'in', values: ['Lumo'] },
+              {
+                any: [
+                  { key: 'price', operator: 'not_exists' },
+                  {
+                    all: [
+                      { key: 'price', operator: 'lt', values: [50] },
+                      { key: 'brand', operator: 'not_in', values: ['x'] },
+                    ],
+                  },
+                ],
+              },
+            ],
+            facets: ['brand'],
+            disjunctive_facets: true,
+          });
+          const [request] = since(from);
+          const { searches } = request!.body as { searches: Record<string, unknown>[] };
+          const filterBy = '(__has:!=[`price`] || (price:<50 && (brand:!=[`x`] || __has:!=[`brand`])))';
+          expect(searches).toEqual([
+            {
+              ...plainSearch(collection, '*'),
+              filter_by: `brand:=[\`Lumo\`] && ${filterBy}`,
+              facet_by: 'brand',
+              max_facet_values: 100,
+            },
+            {
+              ...plainSearch(collection, '*'),
+              filter_by: filterBy,
+              facet_by: 'brand',
+              max_facet_values: 100,
+              limit: 0,
+            },
+          ]);
+          expect(entry!.results[0]!.facets).toEqual({ brand: { Lumo: 1, Sitwell: 3 } });
+        } finally {
+          standIn.answerSearch = answer;
+        }
       });
 
       it('filter values long past the 4 000 characters of a query string travel in the body', async () => {

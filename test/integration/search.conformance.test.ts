@@ -137,6 +137,88 @@ for (const engine of engines) {
         ).toEqual(['p5']);
       });
 
+      it('not_in: none of the values, documents without the field included; exists and not_exists', async () => {
+        const { ids } = await indexWith({ filters: [{ key: 'brand' }, { key: 'tags' }] }, [
+          { id: 'a', name: 'x', brand: 'Lumo', tags: ['sale', 'new'] },
+          { id: 'b', name: 'x', brand: 'Clack', tags: ['new'] },
+          { id: 'c', name: 'x', tags: ['old'] },
+          { id: 'd', name: 'x', brand: 'Sitwell' },
+        ]);
+        expect(await ids({ filters: [{ key: 'brand', operator: 'not_in', values: ['Lumo', 'Clack'] }] })).toEqual([
+          'c',
+          'd',
+        ]);
+        expect(await ids({ filters: [{ key: 'tags', operator: 'not_in', values: ['sale'] }] })).toEqual([
+          'b',
+          'c',
+          'd',
+        ]);
+        expect(await ids({ filters: [{ key: 'brand', operator: 'exists' }] })).toEqual(['a', 'b', 'd']);
+        expect(await ids({ filters: [{ key: 'brand', operator: 'not_exists' }] })).toEqual(['c']);
+        expect(
+          await ids({
+            filters: [
+              { key: 'tags', operator: 'exists' },
+              { key: 'tags', operator: 'not_in', values: ['old'] },
+            ],
+          }),
+        ).toEqual(['a', 'b']);
+      });
+
+      it('any groups: one member must hold; an inner all group needs every member', async () => {
+        const { ids } = await catalog();
+        expect(
+          await ids({
+            filters: [
+              {
+                any: [
+                  { key: 'price', operator: 'lt', values: [30] },
+                  { key: 'brand', operator: 'in', values: ['Sitwell'] },
+                ],
+              },
+            ],
+          }),
+        ).toEqual(['p1', 'p2']);
+        expect(
+          await ids({
+            filters: [
+              { key: 'color', operator: 'in', values: ['black'] },
+              {
+                any: [
+                  { key: 'in_stock', operator: 'in', values: [false] },
+                  {
+                    all: [
+                      { key: 'brand', operator: 'in', values: ['Lumo'] },
+                      { key: 'price', operator: 'gte', values: [50] },
+                    ],
+                  },
+                  { any: [{ key: 'price', operator: 'gt', values: [140] }] },
+                ],
+              },
+            ],
+          }),
+        ).toEqual(['p2', 'p3', 'p5']);
+      });
+
+      it('disjunctive facets count each facet without its own filters; off by default', async () => {
+        const { search } = await catalog();
+        const context = {
+          facets: ['brand', 'color'],
+          filters: [
+            { key: 'brand', operator: 'in' as const, values: ['Lumo'] },
+            { key: 'color', operator: 'in' as const, values: ['black'] },
+          ],
+        };
+        const conjunctive = await search(context);
+        expect(conjunctive.hits.map((hit) => hit.id)).toEqual(['p5']);
+        expect(conjunctive.facets).toEqual({ brand: { Lumo: 1 }, color: { black: 1 } });
+        const disjunctive = await search({ ...context, disjunctive_facets: true });
+        expect(disjunctive.hits.map((hit) => hit.id)).toEqual(['p5']);
+        expect(disjunctive.count).toBe(1);
+        // brand counted over the black products, color over Lumo's.
+        expect(disjunctive.facets).toEqual({ brand: { Clack: 1, Lumo: 1, Sitwell: 1 }, color: { black: 1, red: 1 } });
+      });
+
       it('on a field that is not filterable: 400', async () => {
         const { search } = await catalog();
         await expect(search({ filters: [{ key: 'name', operator: 'in', values: ['x'] }] })).rejects.toMatchObject({

@@ -149,6 +149,7 @@ describe('toEngineQuery', () => {
         offset: 0,
         threshold: 1,
         sort: [],
+        disjunctiveFacets: false,
       },
     });
   });

@@ -26,7 +26,7 @@ import {
   type IndexSettings,
 } from './definition';
 import type { DocumentSelection } from './document-selection';
-import type { EngineFilter, FieldType, IndexedDocument, SearchEngine } from './engine/engine';
+import type { FieldFilter, FieldType, IndexedDocument, SearchEngine } from './engine/engine';
 import { passesFilters } from './engine/filter-match';
 import { toEngineFilter } from './search-query';
 import * as repository from './search.repository';
@@ -381,7 +381,7 @@ export class IndexService {
         if (!index) throw notFound(`no index with alias "${alias}"`);
         const fields = Object.assign(new Set(fieldNames(index, index.seenFieldTypes)), { what: 'a field' });
         const problems: FieldProblem[] = [];
-        const filters: EngineFilter[] = [];
+        const filters: FieldFilter[] = [];
         for (const filter of selection.filters) {
           const translated = toEngineFilter(index, filter, filter.parameter, fields);
           if (translated.problem) problems.push({ field: filter.parameter, message: translated.problem.message });
@@ -401,7 +401,7 @@ export class IndexService {
   }
 
   /** Ids of the stored documents (among `ids`, when given) whose values pass every filter. */
-  private async idsPassing(tx: Tx, index: repository.IndexRow, ids: string[] | undefined, filters: EngineFilter[]) {
+  private async idsPassing(tx: Tx, index: repository.IndexRow, ids: string[] | undefined, filters: FieldFilter[]) {
     const passing: string[] = [];
     const check = (documents: repository.StoredDocument[]) => {
       for (const stored of documents) {

@@ -12,37 +12,52 @@ import {
   parseRankingRule,
   type IndexState,
 } from './definition';
-import type { EngineFilter, EngineQuery, FilterOperator, Scalar, SortKey } from './engine/engine';
-import { DEFAULT_SEARCH_LIMIT, DEFAULT_THRESHOLD, type SearchContextData } from './search.schemas';
+import type { EngineFilter, EngineQuery, FieldFilter, FilterOperator, Scalar, SortKey } from './engine/engine';
+import {
+  DEFAULT_SEARCH_LIMIT,
+  DEFAULT_THRESHOLD,
+  type FieldFilterData,
+  type FilterData,
+  type SearchContextData,
+} from './search.schemas';
 import type { FieldProblem } from '../../kernel/errors';
 
 export type QueryTranslation =
   { query: EngineQuery; problems?: undefined } | { query?: undefined; problems: FieldProblem[] };
 
-/** A filter as the API takes it, before it is checked against an index. */
+/** A field filter as the API takes it, before it is checked against an index. */
 export interface FilterInput {
   key: string;
   operator: FilterOperator;
-  values: (string | number | boolean)[];
+  values?: (string | number | boolean)[];
 }
 
+type Allowed = { has(name: string): boolean; what: string };
+type Translated = { filter: FieldFilter; problem?: undefined } | { filter?: undefined; problem: FieldProblem };
+
+const RANGE_OPERATORS: FilterOperator[] = ['gte', 'gt', 'lt', 'lte'];
+
 /**
- * One filter checked against the index: the operator must suit the field's type and the values
- * coerce to it. `field` names the filter in problems; `allowed` holds the fields that take filters here.
+ * One field filter checked against the index: the operator must suit the field's type and the
+ * values coerce to it. `field` names the filter in problems; `allowed` holds the fields that take
+ * filters here.
  */
-export function toEngineFilter(
-  index: IndexState,
-  filter: FilterInput,
-  field: string,
-  allowed: { has(name: string): boolean; what: string },
-): { filter: EngineFilter; problem?: undefined } | { filter?: undefined; problem: FieldProblem } {
+export function toEngineFilter(index: IndexState, filter: FilterInput, field: string, allowed: Allowed): Translated {
   if (!allowed.has(filter.key)) {
     return {
       problem: { field: `${field}.key`, message: `${filter.key} is not ${allowed.what} of index ${index.alias}` },
     };
   }
+  const given = filter.values ?? [];
+  if (filter.operator === 'exists' || filter.operator === 'not_exists') {
+    if (given.length > 0)
+      return { problem: { field: `${field}.values`, message: `${filter.operator} takes no values` } };
+    return { filter: { field: filter.key, operator: filter.operator, values: [] } };
+  }
+  if (given.length === 0) return { problem: { field: `${field}.values`, message: 'is required' } };
   const type = fieldType(index, filter.key);
-  if (filter.operator !== 'in') {
+  const range = RANGE_OPERATORS.includes(filter.operator);
+  if (range) {
     if (type !== null && type !== 'NUMBER') {
       return {
         problem: {
@@ -51,16 +66,37 @@ export function toEngineFilter(
         },
       };
     }
-    if (filter.values.length !== 1) {
+    if (given.length !== 1) {
       return { problem: { field: `${field}.values`, message: `${filter.operator} takes exactly one value` } };
     }
   }
-  const valueType = filter.operator === 'in' ? (type ?? 'STRING') : 'NUMBER';
-  const values = filter.values.map((value) => coerceScalar(value, valueType));
+  const valueType = range ? 'NUMBER' : (type ?? 'STRING');
+  const values = given.map((value) => coerceScalar(value, valueType));
   if (values.some((value) => value === undefined)) {
     return { problem: { field: `${field}.values`, message: `must be of type ${valueType}` } };
   }
   return { filter: { field: filter.key, operator: filter.operator, values: values as Scalar[] } };
+}
+
+/** A filter of a search context (a field filter or a group) checked against the index, with its problems. */
+function toEngineFilterTree(
+  index: IndexState,
+  filter: FilterData | FieldFilterData | { all: FieldFilterData[] },
+  field: string,
+  allowed: Allowed,
+  problems: FieldProblem[],
+): EngineFilter | undefined {
+  if ('key' in filter) {
+    const translated = toEngineFilter(index, filter, field, allowed);
+    if (translated.problem) problems.push(translated.problem);
+    return translated.filter;
+  }
+  const [kind, members] = 'any' in filter ? (['any', filter.any] as const) : (['all', filter.all] as const);
+  const translated = (members as FilterData[]).map((member, i) =>
+    toEngineFilterTree(index, member, `${field}.${kind}[${i}]`, allowed, problems),
+  );
+  if (translated.some((member) => member === undefined)) return undefined;
+  return kind === 'any' ? { any: translated as EngineFilter[] } : { all: translated as EngineFilter[] };
 }
 
 /** What a context leaves out, from the search settings of the index. */
@@ -106,9 +142,8 @@ export function toEngineQuery(
   const filterable = Object.assign(new Set(filterableFields(index)), { what: 'a filterable field' });
   const filters: EngineFilter[] = [];
   (context.filters ?? []).forEach((filter, i) => {
-    const translated = toEngineFilter(index, filter, `${where}.filters[${i}]`, filterable);
-    if (translated.problem) problems.push(translated.problem);
-    else filters.push(translated.filter);
+    const translated = toEngineFilterTree(index, filter, `${where}.filters[${i}]`, filterable, problems);
+    if (translated) filters.push(translated);
   });
 
   const facetFields = effectiveFacetFields(index);
@@ -139,6 +174,7 @@ export function toEngineQuery(
       offset: context.offset ?? 0,
       threshold: context.threshold ?? DEFAULT_THRESHOLD,
       sort,
+      disjunctiveFacets: context.disjunctive_facets ?? false,
     },
   };
 }

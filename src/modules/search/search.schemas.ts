@@ -1,6 +1,6 @@
 /** Request and response shapes of indexes, documents, search, search settings and analytics. */
 import { PageBlockSchema, z } from '../../kernel/rest/schemas';
-import { BUILT_IN_RANKING_RULES, FIELD_TYPES } from './engine/engine';
+import { BUILT_IN_RANKING_RULES, FIELD_TYPES, FILTER_OPERATORS } from './engine/engine';
 import { MAX_DOCUMENT_ID_LENGTH, RESERVED_FIELD_NAMES, SORT_RULE } from './definition';
 import { trimmedName } from '../../kernel/validation';
 
@@ -267,6 +267,42 @@ const SortList = z
 
 const FilterValue = z.union([z.string().max(200), z.number(), z.boolean()]);
 
+const FieldFilterInput = z
+  .object({
+    key: z.string().min(1).max(100),
+    operator: z.enum(FILTER_OPERATORS),
+    values: z
+      .array(FilterValue)
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({
+        description:
+          "Coerced to the field's type; `gte`, `gt`, `lt` and `lte` take one number; `exists` and `not_exists` " +
+          'none; the others at least one.',
+      }),
+  })
+  .strict()
+  .openapi('SearchFilter', {
+    description:
+      '`in`: any of the values; `not_in`: none of them (a document without the field passes); `gte`, `gt`, ' +
+      '`lt`, `lte`: a bound on a NUMBER field; `exists` / `not_exists`: whether the field has a value.',
+  });
+
+const filterList = z.array(FieldFilterInput).min(1).max(50);
+const InnerAnyGroup = z.object({ any: filterList }).strict();
+const InnerAllGroup = z.object({ all: filterList }).strict();
+
+const AnyGroupInput = z
+  .object({
+    any: z
+      .array(z.union([FieldFilterInput, InnerAnyGroup, InnerAllGroup]))
+      .min(1)
+      .max(50),
+  })
+  .strict()
+  .openapi('SearchFilterGroup', { description: 'One of the members must hold.' });
+
 export const SearchContext = z
   .object({
     q: z
@@ -288,22 +324,24 @@ export const SearchContext = z
       .optional()
       .openapi({ description: 'Facet fields to count values of; `*` for all.' }),
     filters: z
-      .array(
-        z
-          .object({
-            key: z.string().min(1).max(100),
-            operator: z.enum(['in', 'gte', 'gt', 'lt', 'lte']),
-            values: z
-              .array(FilterValue)
-              .min(1)
-              .max(100)
-              .openapi({ description: "Coerced to the field's type; `gte`, `gt`, `lt` and `lte` take one number." }),
-          })
-          .strict(),
-      )
+      .array(z.union([FieldFilterInput, AnyGroupInput]))
       .max(50)
       .nullable()
-      .optional(),
+      .optional()
+      .openapi({
+        description:
+          'All must hold. Each is a field filter or `{any: [...]}` (one of them must hold), whose members may be ' +
+          'field filters or one more level of `{any: [...]}` / `{all: [...]}` groups of field filters.',
+      }),
+    disjunctive_facets: z
+      .boolean()
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "Count each facet without the filters on that facet's own field (top-level filters, or `any` groups, " +
+          'about that field only), so a filter sidebar lists every value one could add. Default false.',
+      }),
     sort: SortList.nullable()
       .optional()
       .openapi({
@@ -350,6 +388,8 @@ export const SearchContext = z
   .openapi('SearchContext');
 
 export type SearchContextData = z.output<typeof SearchContext>;
+export type FieldFilterData = z.output<typeof FieldFilterInput>;
+export type FilterData = NonNullable<SearchContextData['filters']>[number];
 
 export const SearchBody = z
   .object({ data: z.array(SearchContext).min(1).max(MAX_CONTEXTS_PER_REQUEST) })

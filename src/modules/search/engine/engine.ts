@@ -53,14 +53,23 @@ export interface IndexedDocument {
   metadata: unknown;
 }
 
-export type FilterOperator = 'in' | 'gte' | 'gt' | 'lt' | 'lte';
+export const FILTER_OPERATORS = ['in', 'not_in', 'gte', 'gt', 'lt', 'lte', 'exists', 'not_exists'] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
-/** Filter values arrive already coerced to the field's type. */
-export interface EngineFilter {
+/**
+ * A condition on one field. Values arrive already coerced to the field's type; `exists` and
+ * `not_exists` take none. `not_in` holds for a document without the field.
+ */
+export interface FieldFilter {
   field: string;
   operator: FilterOperator;
   values: Scalar[];
 }
+
+/** `any`: one of the filters must hold; `all`: every one. */
+export type FilterGroup = { any: EngineFilter[] } | { all: EngineFilter[] };
+
+export type EngineFilter = FieldFilter | FilterGroup;
 
 export interface EngineQuery {
   q: string;
@@ -72,6 +81,8 @@ export interface EngineQuery {
   threshold: number;
   /** Sorts before relevance (the ranking rules decide among equal values); documents without the field last. */
   sort: SortKey[];
+  /** Count each facet without the top-level filters on its own field (what a filter sidebar shows). */
+  disjunctiveFacets: boolean;
 }
 
 export interface HighlightResult {

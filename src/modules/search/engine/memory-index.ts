@@ -18,7 +18,7 @@ import type {
   Scalar,
   SortKey,
 } from './engine';
-import { passesFilters } from './filter-match';
+import { filtersWithout, passesFilters } from './filter-match';
 import { escapeHtml, normalizeWord, tokenize, tokenizeWithOffsets, typoBudget } from './text';
 
 /** Completions of the last (prefix) word that are searched: the most frequent ones. */
@@ -282,7 +282,9 @@ export class MemoryIndex {
         ? candidates
         : candidates.filter((slot) => passesFilters(this.entries[slot]!.document.values, query.filters));
 
-    const { facets, facetsStats } = this.facetsOf(filtered, query.facets);
+    const { facets, facetsStats } = query.disjunctiveFacets
+      ? this.disjunctiveFacetsOf(candidates, filtered, query)
+      : this.facetsOf(filtered, query.facets);
     const ranked = this.rank(filtered, words, matches, documents, query.sort, query.offset + query.limit);
     const page = ranked.slots.slice(query.offset, query.offset + query.limit);
     return {
@@ -291,6 +293,23 @@ export class MemoryIndex {
       facets,
       facetsStats,
     };
+  }
+
+  /** Each facet counted over the matches of every filter but those about its own field alone. */
+  private disjunctiveFacetsOf(candidates: number[], filtered: number[], query: EngineQuery) {
+    const facets: EngineResult['facets'] = {};
+    const facetsStats: EngineResult['facetsStats'] = {};
+    for (const field of query.facets) {
+      const others = filtersWithout(query.filters, field);
+      const slots =
+        others.length === query.filters.length
+          ? filtered
+          : candidates.filter((slot) => passesFilters(this.entries[slot]!.document.values, others));
+      const one = this.facetsOf(slots, [field]);
+      Object.assign(facets, one.facets);
+      Object.assign(facetsStats, one.facetsStats);
+    }
+    return { facets, facetsStats };
   }
 
   private facetsOf(slots: number[], fields: string[]) {

@@ -17,13 +17,13 @@ import {
   collectionName,
   collectionSchema,
   deletionsOf,
-  fromSearchResult,
+  fromSearchResults,
   legacyStopwordSetName,
   migratedSynonymSetName,
   searchResultOf,
   stopwordSetName,
   synonymSetName,
-  toSearch,
+  toSearches,
   toTypesenseDocuments,
   toTypesenseSynonyms,
   type TypesenseMultiSearchEntry,
@@ -164,10 +164,16 @@ export class TypesenseEngine implements SearchEngine {
    */
   private async searchIn(collection: string, definition: IndexDefinition, query: EngineQuery) {
     const protocol = await this.serverProtocol();
-    const response = (await this.client.multiSearch.perform({
-      searches: [toSearch(definition, collection, query, protocol)],
-    } as never)) as unknown as { results: TypesenseMultiSearchEntry[] };
-    return fromSearchResult(definition, query, searchResultOf(response.results[0]));
+    const { searches, facetSearchFields } = toSearches(definition, collection, query, protocol);
+    const response = (await this.client.multiSearch.perform({ searches } as never)) as unknown as {
+      results: TypesenseMultiSearchEntry[];
+    };
+    return fromSearchResults(
+      definition,
+      query,
+      facetSearchFields,
+      searches.map((_, i) => searchResultOf(response.results[i])),
+    );
   }
 
   /** The collection the alias points at, remembered for searches. */

@@ -20,6 +20,7 @@ import type {
   SortKey,
 } from './engine';
 import { MAX_FACET_VALUES, MAX_PREFIX_EXPANSIONS } from './memory-index';
+import { filtersWithout } from './filter-match';
 import { escapeHtml, tokenize } from './text';
 import type { TypesenseProtocol } from './typesense-version';
 
@@ -27,6 +28,12 @@ import type { TypesenseProtocol } from './typesense-version';
 export const METADATA_FIELD = '__metadata';
 /** The document's values as sent, returned with hits (indexed copies may be reshaped, see `schemaFields`). */
 export const VALUES_FIELD = '__values';
+/**
+ * The filterable fields a document has a value for, and `*` so that no document lacks the field:
+ * Typesense cannot filter on whether a field exists.
+ */
+export const PRESENT_FIELDS_FIELD = '__has';
+const ALWAYS_PRESENT = '*';
 /** A sortable copy of the id: Typesense cannot sort by `id`, and ties are broken by id. */
 export const SORT_ID_FIELD = '__id';
 /**
@@ -123,6 +130,7 @@ export function schemaFields(definition: IndexDefinition): CollectionFieldSchema
   }
   return [
     ...fields,
+    { name: PRESENT_FIELDS_FIELD, type: 'string[]', optional: true },
     { name: SORT_ID_FIELD, type: 'string', sort: true },
     { name: VALUES_FIELD, type: 'string', optional: true, index: false },
     { name: METADATA_FIELD, type: 'string', optional: true, index: false },
@@ -205,10 +213,12 @@ export function toTypesenseDocuments(
       const first = valuesOf(document.values[field] ?? null)[0];
       if (first !== undefined) indexed[sortCopyField(field)] = typeof first === 'boolean' ? Number(first) : first;
     }
+    const present = definition.filterFields.filter((field) => valuesOf(document.values[field] ?? null).length > 0);
     return {
       id: document.id,
       [SORT_ID_FIELD]: document.id,
       ...indexed,
+      [PRESENT_FIELDS_FIELD]: [ALWAYS_PRESENT, ...present],
       [VALUES_FIELD]: JSON.stringify(document.values),
       ...(document.metadata !== null && document.metadata !== undefined
         ? { [METADATA_FIELD]: JSON.stringify(document.metadata) }
@@ -219,16 +229,31 @@ export function toTypesenseDocuments(
 
 const quote = (value: Scalar) => (typeof value === 'string' ? `\`${value.replaceAll('`', '')}\`` : String(value));
 
+const RANGE_SYMBOLS = { gte: '>=', gt: '>', lt: '<', lte: '<=' } as const;
+
+function toFilterExpression(filter: EngineFilter): string {
+  if ('any' in filter) return `(${filter.any.map(toFilterExpression).join(' || ')})`;
+  if ('all' in filter) return `(${filter.all.map(toFilterExpression).join(' && ')})`;
+  const { field, operator, values } = filter;
+  const has = `${PRESENT_FIELDS_FIELD}:=[${quote(field)}]`;
+  switch (operator) {
+    case 'in':
+      return `${field}:=[${values.map(quote).join(',')}]`;
+    // A document without the field passes; that `!=` lets it through is not something to rely on.
+    case 'not_in':
+      return `(${field}:!=[${values.map(quote).join(',')}] || ${PRESENT_FIELDS_FIELD}:!=[${quote(field)}])`;
+    case 'exists':
+      return has;
+    case 'not_exists':
+      return `${PRESENT_FIELDS_FIELD}:!=[${quote(field)}]`;
+    default:
+      return `${field}:${RANGE_SYMBOLS[operator]}${values[0]}`;
+  }
+}
+
 export function toFilterBy(filters: EngineFilter[]): string | undefined {
   if (filters.length === 0) return undefined;
-  const operators = { gte: '>=', gt: '>', lt: '<', lte: '<=' } as const;
-  return filters
-    .map((filter) =>
-      filter.operator === 'in'
-        ? `${filter.field}:=[${filter.values.map(quote).join(',')}]`
-        : `${filter.field}:${operators[filter.operator]}${filter.values[0]}`,
-    )
-    .join(' && ');
+  return filters.map(toFilterExpression).join(' && ');
 }
 
 /** Longest `filter_by` of one delete request: it travels in the query string. */
@@ -352,6 +377,33 @@ export function toSearch(
   return search;
 }
 
+/**
+ * The searches of one query in a `multi_search`: the query itself, then, with disjunctive facets,
+ * one hit-less search per facet whose own filters are left out, counting that facet alone.
+ */
+export function toSearches(
+  definition: IndexDefinition,
+  collection: string,
+  query: EngineQuery,
+  protocol: TypesenseProtocol,
+): { searches: Record<string, unknown>[]; facetSearchFields: string[] } {
+  const main = toSearch(definition, collection, query, protocol);
+  const facetSearchFields = query.disjunctiveFacets
+    ? query.facets.filter((field) => filtersWithout(query.filters, field).length < query.filters.length)
+    : [];
+  const facetSearches = facetSearchFields.map((field) => {
+    const own = toSearch(
+      definition,
+      collection,
+      { ...query, filters: filtersWithout(query.filters, field), facets: [field], limit: 0, offset: 0 },
+      protocol,
+    );
+    if (own.filter_by === undefined) delete own.filter_by;
+    return own;
+  });
+  return { searches: [main, ...facetSearches], facetSearchFields };
+}
+
 const isNumberFacet = (definition: IndexDefinition, field: string) =>
   definition.facetFields.includes(field) &&
   definition.fields.find((candidate) => candidate.name === field)?.type === 'NUMBER';
@@ -433,6 +485,23 @@ function toFacets(definition: IndexDefinition, result: TypesenseSearchResult) {
     }
   }
   return { facets, facetsStats };
+}
+
+/** The result of `toSearches`: the query's, with each disjunctive facet from its own search. */
+export function fromSearchResults(
+  definition: IndexDefinition,
+  query: EngineQuery,
+  facetSearchFields: string[],
+  results: TypesenseSearchResult[],
+): EngineResult {
+  const result = fromSearchResult(definition, query, results[0]!);
+  facetSearchFields.forEach((field, i) => {
+    const own = toFacets(definition, results[i + 1]!);
+    result.facets[field] = own.facets[field] ?? {};
+    if (own.facetsStats[field]) result.facetsStats[field] = own.facetsStats[field];
+    else delete result.facetsStats[field];
+  });
+  return result;
 }
 
 export function fromSearchResult(
