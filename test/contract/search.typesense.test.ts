@@ -99,6 +99,8 @@ for (const version of ['30.0', '29.0']) {
     };
     const collectionOf = (typesenseAlias: string, server = standIn) => server.aliases.get(typesenseAlias)!;
     const since = (from: number) => standIn.requests.slice(from);
+    const lastSearchRequest = () =>
+      standIn.requests.findLast((r) => r.path === '/multi_search')!.body as { searches: Record<string, unknown>[] };
     const lastSearch = () => (standIn.requests.findLast((r) => r.path === '/multi_search')!.body as any).searches[0];
 
     it('reads the server version once, at start', () => {
@@ -445,6 +447,55 @@ for (const version of ['30.0', '29.0']) {
             },
           ]);
           expect(entry!.results[0]!.facets).toEqual({ brand: { Lumo: 1, Sitwell: 3 } });
+        } finally {
+          standIn.answerSearch = answer;
+        }
+      });
+
+      it('facet_query as one more hit-less search with facet_query; a NUMBER facet by its text copy', async () => {
+        const answer = standIn.answerSearch;
+        standIn.answerSearch = (search) => ({
+          found: 2,
+          hits: [],
+          facet_counts: search.facet_query
+            ? [
+                {
+                  field_name: 'brand',
+                  counts: [
+                    { value: 'Lumo', count: 1 },
+                    { value: 'Lux', count: 4 },
+                  ],
+                },
+              ]
+            : [],
+        });
+        try {
+          const from = standIn.requests.length;
+          const [entry] = await search({
+            q: 'lamp',
+            filters: [{ key: 'price', operator: 'lt', values: [100] }],
+            facet_query: { field: 'brand', q: 'lu' },
+          });
+          const { searches } = since(from)[0]!.body as { searches: Record<string, unknown>[] };
+          expect(searches).toHaveLength(2);
+          expect(searches[1]).toEqual({
+            ...plainSearch(collection, 'lamp'),
+            filter_by: 'price:<100',
+            facet_by: 'brand',
+            max_facet_values: 100,
+            limit: 0,
+            facet_query: 'brand:lu',
+            stopwords: `${collection}_stopwords`,
+          });
+          expect(entry!.results[0]!.facet_hits).toEqual([
+            { value: 'Lux', count: 4 },
+            { value: 'Lumo', count: 1 },
+          ]);
+          await search({ facet_query: { field: 'price', q: '2' } });
+          expect(lastSearchRequest().searches[1]).toMatchObject({
+            facet_by: 'price,__text_price',
+            facet_query: '__text_price:2',
+          });
         } finally {
           standIn.answerSearch = answer;
         }

@@ -219,6 +219,39 @@ for (const engine of engines) {
         expect(disjunctive.facets).toEqual({ brand: { Clack: 1, Lumo: 1, Sitwell: 1 }, color: { black: 1, red: 1 } });
       });
 
+      it('facet_query lists the matching values of a facet, by prefix, counted under the query and filters', async () => {
+        const { search } = await catalog();
+        expect((await search({ facet_query: { field: 'brand', q: 'cl' } })).facet_hits).toEqual([
+          { value: 'Clack', count: 2 },
+        ]);
+        const underFilters = await search({
+          q: 'lamp',
+          facet_query: { field: 'brand', q: 'lu' },
+          filters: [{ key: 'price', operator: 'gte', values: [50] }],
+        });
+        expect(underFilters.facet_hits).toEqual([{ value: 'Lumo', count: 1 }]);
+        expect((await search({ facet_query: { field: 'color', q: 'bl' } })).facet_hits).toEqual([
+          { value: 'black', count: 3 },
+        ]);
+        expect((await search({ facet_query: { field: 'brand', q: 'zz' } })).facet_hits).toEqual([]);
+        expect(await search({})).not.toHaveProperty('facet_hits');
+        await expect(search({ facet_query: { field: 'name', q: 'x' } })).rejects.toMatchObject({ status: 400 });
+      });
+
+      embeddedOnly(
+        'facet_query is typo tolerant',
+        "Typesense's facet_query matches value prefixes without typos",
+        async () => {
+          const { search } = await catalog();
+          expect((await search({ facet_query: { field: 'brand', q: 'sotwell' } })).facet_hits).toEqual([
+            { value: 'Sitwell', count: 1 },
+          ]);
+          expect((await search({ facet_query: { field: 'brand', q: 'sitwlel' } })).facet_hits).toEqual([
+            { value: 'Sitwell', count: 1 },
+          ]);
+        },
+      );
+
       it('on a field that is not filterable: 400', async () => {
         const { search } = await catalog();
         await expect(search({ filters: [{ key: 'name', operator: 'in', values: ['x'] }] })).rejects.toMatchObject({

@@ -114,3 +114,17 @@ describe('boolean filters in a search context', () => {
     expectProblem(await search({ filters: [{ all: [leaf] }] }), 'body.data[0].filters[0].all', 'is not a known field');
   });
 });
+
+describe('facet value search', () => {
+  it('answers facet_hits with the matching values and their counts; a field that is no facet is a 400', async () => {
+    const response = await search({ q: 'lamp', facet_query: { field: 'brand', q: 'lu' } });
+    expect(response.status, response.rawBody).toBe(201);
+    expect(response.body.data[0].results[0].facet_hits).toEqual([{ value: 'Lumo', count: 1 }]);
+    expectProblem(
+      await search({ facet_query: { field: 'name', q: 'x' } }),
+      'body.data[0].facet_query.field',
+      'name is not a facet field of index shop',
+    );
+    expectProblem(await search({ facet_query: { field: 'brand' } }), 'body.data[0].facet_query.q');
+  });
+});

@@ -156,6 +156,13 @@ export function toEngineQuery(
         message: `${facet} is not a facet field of index ${index.alias}`,
       });
   }
+  const facetQuery = context.facet_query ?? undefined;
+  if (facetQuery && !facetFields.includes(facetQuery.field)) {
+    problems.push({
+      field: `${where}.facet_query.field`,
+      message: `${facetQuery.field} is not a facet field of index ${index.alias}`,
+    });
+  }
   let sort: SortKey[];
   if (context.sort) {
     const translated = toSortKeys(index, context.sort, `${where}.sort`);
@@ -175,6 +182,7 @@ export function toEngineQuery(
       threshold: context.threshold ?? DEFAULT_THRESHOLD,
       sort,
       disjunctiveFacets: context.disjunctive_facets ?? false,
+      ...(facetQuery ? { facetQuery: { field: facetQuery.field, q: facetQuery.q } } : {}),
     },
   };
 }

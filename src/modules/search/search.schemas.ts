@@ -333,6 +333,20 @@ export const SearchContext = z
           'All must hold. Each is a field filter or `{any: [...]}` (one of them must hold), whose members may be ' +
           'field filters or one more level of `{any: [...]}` / `{all: [...]}` groups of field filters.',
       }),
+    facet_query: z
+      .object({
+        field: z.string().min(1).max(100),
+        q: z.string().max(100),
+      })
+      .strict()
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'Searches the values of one facet field: `facet_hits` lists the values whose words match `q` (each ' +
+          'word, the last also as a prefix, with the typo budget of its length) with their counts under the ' +
+          "query and filters (without the field's own filters when `disjunctive_facets` is true).",
+      }),
     disjunctive_facets: z
       .boolean()
       .nullable()
@@ -425,6 +439,10 @@ const IndexResult = z
     hits: z.array(Hit),
     count: z.int().openapi({ description: 'Matching documents across all indexes of the request.' }),
     facets: z.record(z.string(), z.record(z.string(), z.int())),
+    facet_hits: z
+      .array(z.object({ value: z.string(), count: z.int() }))
+      .optional()
+      .openapi({ description: 'With a `facet_query`: the matching values, most frequent first (at most 100).' }),
     facets_stats: z.record(
       z.string(),
       z.object({ min: z.number(), max: z.number(), avg: z.number(), sum: z.number() }),

@@ -285,6 +285,7 @@ export class SearchService {
       id: index.alias,
       count,
       facets: result.facets,
+      ...(result.facetHits ? { facet_hits: result.facetHits } : {}),
       facets_stats: result.facetsStats,
       hits: result.hits.map((hit, i) => {
         const position = offset + i + 1;

@@ -83,6 +83,13 @@ export interface EngineQuery {
   sort: SortKey[];
   /** Count each facet without the top-level filters on its own field (what a filter sidebar shows). */
   disjunctiveFacets: boolean;
+  /** Values of this facet field matching `q` (each word, the last as a prefix, with typos), counted. */
+  facetQuery?: { field: string; q: string };
+}
+
+export interface FacetHit {
+  value: string;
+  count: number;
 }
 
 export interface HighlightResult {
@@ -109,6 +116,8 @@ export interface EngineResult {
   hits: EngineHit[];
   facets: Record<string, Record<string, number>>;
   facetsStats: Record<string, FacetStats>;
+  /** With a facet query: the matching values, most frequent first. */
+  facetHits?: FacetHit[];
 }
 
 /**

@@ -8,6 +8,7 @@
 import type {
   EngineHit,
   EngineQuery,
+  FacetHit,
   EngineResult,
   FacetStats,
   FieldType,
@@ -19,7 +20,7 @@ import type {
   SortKey,
 } from './engine';
 import { filtersWithout, passesFilters } from './filter-match';
-import { escapeHtml, normalizeWord, tokenize, tokenizeWithOffsets, typoBudget } from './text';
+import { escapeHtml, facetValueMatches, normalizeWord, tokenize, tokenizeWithOffsets, typoBudget } from './text';
 
 /** Completions of the last (prefix) word that are searched: the most frequent ones. */
 export const MAX_PREFIX_EXPANSIONS = 100;
@@ -285,6 +286,7 @@ export class MemoryIndex {
     const { facets, facetsStats } = query.disjunctiveFacets
       ? this.disjunctiveFacetsOf(candidates, filtered, query)
       : this.facetsOf(filtered, query.facets);
+    const facetHits = query.facetQuery && this.facetHitsOf(candidates, filtered, query, query.facetQuery);
     const ranked = this.rank(filtered, words, matches, documents, query.sort, query.offset + query.limit);
     const page = ranked.slots.slice(query.offset, query.offset + query.limit);
     return {
@@ -292,7 +294,32 @@ export class MemoryIndex {
       hits: page.map((slot) => this.hitOf(this.entries[slot]!, words, matches)),
       facets,
       facetsStats,
+      ...(facetHits ? { facetHits } : {}),
     };
+  }
+
+  /** Values of a facet that match the facet query, counted over the matches (disjunctively when asked). */
+  private facetHitsOf(
+    candidates: number[],
+    filtered: number[],
+    query: EngineQuery,
+    facetQuery: { field: string; q: string },
+  ): FacetHit[] {
+    const others = query.disjunctiveFacets ? filtersWithout(query.filters, facetQuery.field) : query.filters;
+    const slots =
+      others.length === query.filters.length
+        ? filtered
+        : candidates.filter((slot) => passesFilters(this.entries[slot]!.document.values, others));
+    const counts = new Map<string, number>();
+    for (const slot of slots) {
+      for (const value of new Set(valuesOf(this.entries[slot]!.document.values[facetQuery.field]).map(String)))
+        counts.set(value, (counts.get(value) ?? 0) + 1);
+    }
+    return [...counts]
+      .filter(([value]) => facetValueMatches(value, facetQuery.q))
+      .map(([value, count]) => ({ value, count }))
+      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+      .slice(0, MAX_FACET_VALUES);
   }
 
   /** Each facet counted over the matches of every filter but those about its own field alone. */

@@ -401,7 +401,22 @@ export function toSearches(
     if (own.filter_by === undefined) delete own.filter_by;
     return own;
   });
-  return { searches: [main, ...facetSearches], facetSearchFields };
+  const searches = [main, ...facetSearches];
+  if (query.facetQuery) {
+    const { field, q } = query.facetQuery;
+    const others = query.disjunctiveFacets ? filtersWithout(query.filters, field) : query.filters;
+    const valueSearch = toSearch(
+      definition,
+      collection,
+      { ...query, filters: others, facets: [field], limit: 0, offset: 0 },
+      protocol,
+    );
+    if (valueSearch.filter_by === undefined) delete valueSearch.filter_by;
+    // A NUMBER facet's values are counted from its text copy, so that is the field searched.
+    const searched = isNumberFacet(definition, field) ? numberFacetField(field) : field;
+    searches.push({ ...valueSearch, facet_query: `${searched}:${q}` });
+  }
+  return { searches, facetSearchFields };
 }
 
 const isNumberFacet = (definition: IndexDefinition, field: string) =>
@@ -501,6 +516,12 @@ export function fromSearchResults(
     if (own.facetsStats[field]) result.facetsStats[field] = own.facetsStats[field];
     else delete result.facetsStats[field];
   });
+  if (query.facetQuery) {
+    const counts = toFacets(definition, results[facetSearchFields.length + 1]!).facets[query.facetQuery.field] ?? {};
+    result.facetHits = Object.entries(counts)
+      .map(([value, count]) => ({ value, count }))
+      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+  }
   return result;
 }
 
