@@ -370,6 +370,27 @@ for (const engine of engines) {
         expect((await ids({ q: 'tv' })).sort()).toEqual(['a', 'b']);
         expect(await ids({ q: 'television' })).toEqual(['a']);
       });
+
+      it('multi-way phrases: the words in a row find the other phrases and words', async () => {
+        const { ids } = await indexWith({ synonyms: [{ synonyms: ['t shirt', 'tee'] }] }, [
+          { id: 'a', name: 'Red t shirt' },
+          { id: 'b', name: 'Blue tee' },
+          { id: 'c', name: 'Shirt with a t print' },
+          { id: 'd', name: 'Green sweater' },
+        ]);
+        expect((await ids({ q: 'tee', threshold: 0 })).sort()).toEqual(['a', 'b']);
+        expect((await ids({ q: 't shirt ', threshold: 0 })).sort()).toEqual(['a', 'b']);
+        expect(await ids({ q: 'blue t shirt ', threshold: 0 })).toEqual(['b']);
+      });
+
+      it('one-way phrases: the root phrase finds the synonyms, not the other way round', async () => {
+        const { ids } = await indexWith({ synonyms: [{ root: 'flat screen', synonyms: ['television'] }] }, [
+          { id: 'a', name: 'Smart television' },
+          { id: 'b', name: 'Flat screen stand' },
+        ]);
+        expect((await ids({ q: 'flat screen ', threshold: 0 })).sort()).toEqual(['a', 'b']);
+        expect(await ids({ q: 'television', threshold: 0 })).toEqual(['a']);
+      });
     });
 
     it('stop words are left out of the query', async () => {
@@ -377,6 +398,15 @@ for (const engine of engines) {
       const without = await indexWith({}, [{ id: 'a', name: 'Desk lamp' }]);
       expect(await withStopWords.ids({ q: 'the lamp', threshold: 0 })).toEqual(['a']);
       expect(await without.ids({ q: 'the lamp', threshold: 0 })).toEqual([]);
+    });
+
+    it('stop phrases are left out of the query where their words stand in a row', async () => {
+      const { ids } = await indexWith({ stop_words: ['how to'] }, [
+        { id: 'a', name: 'Clean a sofa' },
+        { id: 'b', name: 'How to clean' },
+      ]);
+      expect(await ids({ q: 'how to sofa', threshold: 0 })).toEqual(['a']);
+      expect(await ids({ q: 'to how sofa', threshold: 0 })).toEqual([]);
     });
 
     it('a query of stop words only is searched as typed', async () => {

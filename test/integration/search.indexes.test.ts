@@ -172,7 +172,8 @@ describe('refused input changes nothing', () => {
     ['a sortable field that is not a declared field', { name: 'X', fields: [{ from: 'a' }], sortable_fields: ['b'] }],
     ['a repeated ranking rule', { name: 'X', ranking_rules: ['typo', 'typo'] }],
     ['a multi-way synonym of one word', { name: 'X', synonyms: [{ synonyms: ['sofa'] }] }],
-    ['a synonym of several words', { name: 'X', synonyms: [{ synonyms: ['sofa', 'lounge chair'] }] }],
+    ['a synonym of more than 5 words', { name: 'X', synonyms: [{ synonyms: ['sofa', 'a b c d e f'] }] }],
+    ['a stop phrase of no words', { name: 'X', stop_words: ['--'] }],
     [
       'a field mapped twice',
       {

@@ -16,6 +16,8 @@ import {
   stopwordSetName,
   toFilterBy,
   toSearch,
+  singleStopWords,
+  withoutStopPhrases,
   toSearches,
   fromSearchResults,
   toSortBy,
@@ -423,5 +425,21 @@ describe('deletionsOf', () => {
     expect(filters.length).toBeGreaterThan(1);
     for (const filter of filters) expect(filter.length).toBeLessThanOrEqual(MAX_DELETE_FILTER_LENGTH + 5);
     expect(filters.flatMap((filter) => [...filter.matchAll(/`([^`]*)`/g)].map((m) => m[1]))).toEqual(ids);
+  });
+});
+
+describe('stop phrases', () => {
+  it('the stopwords set holds single words; phrases are cut out of the query before it is sent', () => {
+    const withPhrases = definition({ stopWords: ['the', 'how to'] });
+    expect(singleStopWords(withPhrases)).toEqual(['the']);
+    expect(withoutStopPhrases(withPhrases, 'How to clean the sofa')).toBe('clean the sofa');
+    expect(withoutStopPhrases(withPhrases, 'how to clean ')).toBe('clean ');
+    expect(withoutStopPhrases(withPhrases, 'how to')).toBe('how to');
+    expect(withoutStopPhrases(withPhrases, 'to how')).toBe('to how');
+    expect(withoutStopPhrases(definition({ stopWords: ['the'] }), 'the Lamp!')).toBe('the Lamp!');
+    expect(toSearch(withPhrases, COLLECTION, { ...query, q: 'how to lamp' }, v30)).toMatchObject({
+      q: 'lamp',
+      stopwords: `${COLLECTION}_stopwords`,
+    });
   });
 });

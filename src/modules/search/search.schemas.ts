@@ -3,8 +3,10 @@ import { PageBlockSchema, z } from '../../kernel/rest/schemas';
 import { BUILT_IN_RANKING_RULES, FIELD_TYPES, FILTER_OPERATORS } from './engine/engine';
 import { MAX_DOCUMENT_ID_LENGTH, RESERVED_FIELD_NAMES, SORT_RULE } from './definition';
 import { trimmedName } from '../../kernel/validation';
+import { tokenize } from './engine/text';
 
 export const MAX_DOCUMENTS_PER_REQUEST = 1000;
+export const MAX_PHRASE_WORDS = 5;
 export const MAX_SEARCH_LIMIT = 250;
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_OFFSET = 10_000;
@@ -35,7 +37,16 @@ const FieldName = z
 
 const FieldType = z.enum(FIELD_TYPES).openapi('SearchFieldType', { description: '`STRING`, `NUMBER` or `BOOLEAN`.' });
 
-const Word = z.string().trim().min(1).max(100).regex(/^\S+$/, 'must be a single word');
+/** A synonym or stop word: a word, or a phrase of up to 5 words matched as the words in a row. */
+const Phrase = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .refine((phrase) => {
+    const words = tokenize(phrase);
+    return words.length >= 1 && words.length <= MAX_PHRASE_WORDS;
+  }, `must hold 1 to ${MAX_PHRASE_WORDS} words`);
 
 const FieldInput = z
   .object({
@@ -55,10 +66,10 @@ const FieldInput = z
 
 const SynonymInput = z
   .object({
-    root: Word.optional().openapi({
+    root: Phrase.optional().openapi({
       description: 'One-way synonym: a query for `root` also finds `synonyms`, not the other way round.',
     }),
-    synonyms: z.array(Word).min(1).max(50),
+    synonyms: z.array(Phrase).min(1).max(50),
   })
   .strict()
   .refine(
@@ -67,8 +78,8 @@ const SynonymInput = z
   )
   .openapi('Synonym', {
     description:
-      'Single words. Without `root`, each word finds the others (multi-way); with `root`, only the root finds the ' +
-      'synonyms (one-way).',
+      'Words or phrases of up to 5 words (matched as the words in a row: `t shirt` finds `tee`). Without `root`, ' +
+      'each finds the others (multi-way); with `root`, only the root finds the synonyms (one-way).',
   });
 
 const RankingRule = z
@@ -129,7 +140,9 @@ export const IndexInput = z
       .optional()
       .openapi({ description: 'Only the best-ranked document per value of this field is returned.' }),
     synonyms: z.array(SynonymInput).max(1000).optional(),
-    stop_words: uniqueList(Word, 1000).optional().openapi({ description: 'Words left out of queries.' }),
+    stop_words: uniqueList(Phrase, 1000)
+      .optional()
+      .openapi({ description: 'Words, and phrases (the words in a row), left out of queries.' }),
     ranking_rules: uniqueList(RankingRule, 20)
       .optional()
       .openapi({ description: 'Default: `words`, `typo`, `proximity`, `attribute`, `exactness`.' }),

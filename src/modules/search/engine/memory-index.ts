@@ -20,7 +20,8 @@ import type {
   SortKey,
 } from './engine';
 import { filtersWithout, passesFilters } from './filter-match';
-import { escapeHtml, facetValueMatches, normalizeWord, tokenize, tokenizeWithOffsets, typoBudget } from './text';
+import { phraseSynonyms, phraseTokens, replacePhrases, stopPhrases, type PhraseIndex } from './phrases';
+import { escapeHtml, facetValueMatches, tokenize, tokenizeWithOffsets, typoBudget } from './text';
 
 /** Completions of the last (prefix) word that are searched: the most frequent ones. */
 export const MAX_PREFIX_EXPANSIONS = 100;
@@ -134,16 +135,19 @@ export class MemoryIndex {
   private sortedTerms: string[] | null = null;
   private dead = 0;
   private readonly synonymsOf = new Map<string, Set<string>>();
-  private readonly stopWords: Set<string>;
+  private readonly stopPhrases: PhraseIndex;
+  private readonly phrases: { documents: PhraseIndex; queries: PhraseIndex };
   private readonly types: Map<string, FieldType | null>;
 
   constructor(readonly definition: IndexDefinition) {
-    this.stopWords = new Set(definition.stopWords.map(normalizeWord));
+    this.stopPhrases = stopPhrases(definition.stopWords);
+    this.phrases = phraseSynonyms(definition.synonyms);
     this.types = new Map(definition.fields.map((field) => [field.name, field.type]));
     const link = (from: string, to: string) => {
-      const [a] = tokenize(from);
-      const [b] = tokenize(to);
-      if (!a || !b || a === b) return;
+      const [a, ...moreOfA] = tokenize(from);
+      const [b, ...moreOfB] = tokenize(to);
+      // Phrases of several words are matched as group tokens (see phrases.ts).
+      if (!a || !b || a === b || moreOfA.length > 0 || moreOfB.length > 0) return;
       if (!this.synonymsOf.has(a)) this.synonymsOf.set(a, new Set());
       this.synonymsOf.get(a)!.add(b);
     };
@@ -171,7 +175,8 @@ export class MemoryIndex {
       );
       this.entries.push({ document, words });
       this.slotOf.set(document.id, slot);
-      for (const word of new Set(words.flat())) {
+      const phraseGroups = words.flatMap((fieldWords) => phraseTokens(fieldWords, this.phrases.documents));
+      for (const word of new Set([...words.flat(), ...phraseGroups])) {
         let list = this.postings.get(word);
         if (!list) {
           list = [];
@@ -254,9 +259,9 @@ export class MemoryIndex {
 
   private queryWords(q: string): string[] {
     const words = tokenize(q);
-    const kept = words.filter((word) => !this.stopWords.has(word));
+    const kept = replacePhrases(words, this.stopPhrases);
     // A query of stop words only is searched as typed.
-    return kept.length > 0 ? kept : words;
+    return replacePhrases(kept.length > 0 ? kept : words, this.phrases.queries);
   }
 
   search(query: EngineQuery): EngineResult {

@@ -21,6 +21,7 @@ import {
   legacyStopwordSetName,
   migratedSynonymSetName,
   searchResultOf,
+  singleStopWords,
   stopwordSetName,
   synonymSetName,
   toSearches,
@@ -202,8 +203,8 @@ export class TypesenseEngine implements SearchEngine {
     if (protocol.synonyms === 'synonym-sets' && synonyms.length > 0) {
       await this.client.synonymSets(synonymSetName(name)).upsert({ items: synonyms });
     }
-    if (definition.stopWords.length > 0) {
-      await this.client.stopwords().upsert(stopwordSetName(name), { stopwords: definition.stopWords });
+    if (singleStopWords(definition).length > 0) {
+      await this.client.stopwords().upsert(stopwordSetName(name), { stopwords: singleStopWords(definition) });
     }
     await this.createCollection(collectionSchema(definition, name, protocol));
     try {

@@ -21,6 +21,7 @@ import type {
 } from './engine';
 import { MAX_FACET_VALUES, MAX_PREFIX_EXPANSIONS } from './memory-index';
 import { filtersWithout } from './filter-match';
+import { replacePhrases, stopPhrases } from './phrases';
 import { escapeHtml, tokenize } from './text';
 import type { TypesenseProtocol } from './typesense-version';
 
@@ -308,11 +309,29 @@ export function toSortBy(definition: IndexDefinition, sort: SortKey[] = []): str
   return parts.slice(0, MAX_TYPESENSE_SORT_FIELDS).join(',');
 }
 
+/** Stop words of one word: the stopwords set holds these; stop phrases are cut out of the query here. */
+export const singleStopWords = (definition: IndexDefinition) =>
+  definition.stopWords.filter((stop) => tokenize(stop).length === 1);
+
 /** Whether stop words are left out: a query of stop words only is searched as typed. */
 export function leavesOutStopWords(definition: IndexDefinition, q: string) {
-  if (definition.stopWords.length === 0) return false;
-  const stopWords = new Set(definition.stopWords.flatMap(tokenize));
+  const single = singleStopWords(definition);
+  if (single.length === 0) return false;
+  const stopWords = new Set(single.flatMap(tokenize));
   return tokenize(q).some((word) => !stopWords.has(word));
+}
+
+/**
+ * The query without its stop phrases (stop words of several words, in a row), which a stopwords set
+ * cannot express; as typed when it has none, or holds nothing else.
+ */
+export function withoutStopPhrases(definition: IndexDefinition, q: string): string {
+  const phrases = definition.stopWords.filter((stop) => tokenize(stop).length > 1);
+  if (phrases.length === 0) return q;
+  const words = tokenize(q);
+  const kept = replacePhrases(words, stopPhrases(phrases));
+  if (kept.length === words.length || kept.length === 0) return q;
+  return kept.join(' ') + (/[\s\p{P}]$/u.test(q) ? ' ' : '');
 }
 
 /** One search of a `multi_search` request (sent as POST, so long filters fit). */
@@ -327,7 +346,7 @@ export function toSearch(
   const rules = new Set(definition.rankingRules.filter((rule) => typeof rule === 'string'));
   const search: Record<string, unknown> = {
     collection,
-    q: searchable ? query.q : '*',
+    q: searchable ? withoutStopPhrases(definition, query.q) : '*',
   };
   if (fields.length > 0) {
     search.query_by = fields.join(',');
