@@ -501,6 +501,26 @@ for (const version of ['30.0', '29.0']) {
         }
       });
 
+      it('a merchandising rule as pinned_hits and hidden_hits, filtered like the other hits', async () => {
+        await services.indexes.replaceRules(principal, index.alias, [
+          { id: 'r', query: { text: 'lamp', match: 'exact' }, pin: [{ id: 'p2', position: 1 }], hide: ['p1', 'x'] },
+        ]);
+        try {
+          await search({ q: 'lamp' });
+          expect(lastSearch()).toEqual({
+            ...plainSearch(collection, 'lamp'),
+            stopwords: `${collection}_stopwords`,
+            pinned_hits: 'p2:1',
+            hidden_hits: 'p1,x',
+            filter_curated_hits: true,
+          });
+          await search({ q: 'desk lamp' });
+          expect(lastSearch()).not.toHaveProperty('pinned_hits');
+        } finally {
+          await services.indexes.replaceRules(principal, index.alias, []);
+        }
+      });
+
       it('filter values long past the 4 000 characters of a query string travel in the body', async () => {
         const values = Array.from({ length: 100 }, (_, i) => `brand-${i}-${'x'.repeat(40)}`);
         await search({ filters: [{ key: 'brand', operator: 'in', values }] });

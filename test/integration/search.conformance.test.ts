@@ -594,6 +594,31 @@ for (const engine of engines) {
       expect(await ids({ sort: ['price:asc'] })).toEqual(['e', 'b', 'a', 'c', 'd']);
     });
 
+    it('a merchandising rule pins documents that pass the filters and hides others', async () => {
+      const { alias, search } = await catalog();
+      await services().indexes.replaceRules(principal, alias, [
+        {
+          id: 'lamps',
+          query: { text: 'lamp', match: 'contains' },
+          pin: [
+            { id: 'p2', position: 1 },
+            { id: 'p3', position: 3 },
+          ],
+          hide: ['p5'],
+        },
+      ]);
+      const lamps = await search({ q: 'lamp' });
+      expect(lamps.hits.map((hit) => [hit.id, hit._rule])).toEqual([
+        ['p2', 'lamps'],
+        ['p1', 'lamps'],
+        ['p3', 'lamps'],
+      ]);
+      expect(lamps.count).toBe(3);
+      const inStock = await search({ q: 'lamp', filters: [{ key: 'in_stock', operator: 'in', values: [true] }] });
+      expect(inStock.hits.map((hit) => hit.id)).toEqual(['p2', 'p1']);
+      expect((await search({ q: 'chair' })).hits.map((hit) => [hit.id, hit._rule])).toEqual([['p2', null]]);
+    });
+
     it('documents deleted by id or by a filter, and patched ones, are searched as changed', async () => {
       const { alias, ids, search } = await catalog();
       await services().indexes.deleteDocument(principal, alias, 'p1');

@@ -14,6 +14,7 @@ import {
   effectiveSearchFields,
   effectiveSortableFields,
   fieldNames,
+  filterableFields,
   documentIdOf,
   DOCUMENT_ID_RULE,
   fieldType,
@@ -28,6 +29,7 @@ import {
 import type { DocumentSelection } from './document-selection';
 import type { FieldFilter, FieldType, IndexedDocument, SearchEngine } from './engine/engine';
 import { passesFilters } from './engine/filter-match';
+import type { MerchandisingRule } from './rules';
 import { toEngineFilter } from './search-query';
 import * as repository from './search.repository';
 import {
@@ -35,6 +37,7 @@ import {
   INDEX_SORTS,
   MAX_DOCUMENTS_PER_REQUEST,
   type IndexInputData,
+  type RuleInputData,
   type IndexRecord,
 } from './search.schemas';
 
@@ -307,6 +310,47 @@ export class IndexService {
       { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS },
     );
     await this.process(row.id, row.version, () => this.engine.documentsCleared(resolveDefinition(row)));
+  }
+
+  /** The merchandising rules of an index, in the order they are tried. */
+  async getRules(principal: Principal, alias: string): Promise<MerchandisingRule[]> {
+    requireScope(principal, 'indexes:read');
+    return (await this.find(principal.tenantId, alias)).rules;
+  }
+
+  /**
+   * Replaces the merchandising rules. Their filter conditions must name filterable fields of the
+   * index; the change raises the index's version like any other, without rebuilding a copy.
+   */
+  async replaceRules(principal: Principal, alias: string, input: RuleInputData[]): Promise<MerchandisingRule[]> {
+    requireScope(principal, 'indexes:write');
+    const row = await writeTransaction(this.db, async (tx) => {
+      const index = await repository.lockIndex(tx, principal.tenantId, alias);
+      if (!index) throw notFound(`no index with alias "${alias}"`);
+      const filterable = Object.assign(new Set(filterableFields(index)), { what: 'a filterable field' });
+      const problems: FieldProblem[] = [];
+      input.forEach((rule, i) =>
+        (rule.filters ?? []).forEach((filter, j) => {
+          const translated = toEngineFilter(index, filter, `[${i}].filters[${j}]`, filterable);
+          if (translated.problem) problems.push(translated.problem);
+        }),
+      );
+      if (problems.length > 0) throw invalidInput(problems);
+      return repository.replaceRules(
+        tx,
+        index,
+        input.map((rule) => ({
+          id: rule.id,
+          query: rule.query ?? null,
+          filters: rule.filters ?? [],
+          pin: rule.pin ?? [],
+          hide: rule.hide ?? [],
+        })),
+      );
+    });
+    // Rules apply at query time, so the engine's copy only needs to move to the new version, as after an empty write.
+    await this.process(row.id, row.version, () => this.engine.documentsWritten(resolveDefinition(row), []));
+    return row.rules;
   }
 
   /** One stored document as it was written. */

@@ -6,9 +6,11 @@ import type { SqlKeysetList } from '../../kernel/keyset';
 import { int8, parseFirstRow, parseRows, timestamp, uuid } from '../../kernel/rows';
 import type { FieldType } from './engine/engine';
 import type { FieldMapping, IndexSettings, IndexState } from './definition';
+import type { MerchandisingRule } from './rules';
 
 export interface IndexRow extends IndexState {
   name: string;
+  rules: MerchandisingRule[];
   sourceId: string | null;
   sourceType: string;
   isActive: boolean;
@@ -36,6 +38,7 @@ export function toIndexRow(row: SearchIndex): IndexRow {
     stopWords: row.stopWords,
     rankingRules: row.rankingRules,
     sortableFields: row.sortableFields ?? [],
+    rules: row.rules as unknown as MerchandisingRule[],
     seenFieldTypes: row.seenFieldTypes as Record<string, FieldType>,
     isActive: row.isActive,
     version: Number(row.version),
@@ -141,6 +144,7 @@ const IndexListRow = z
     stopWords: z.array(z.string()).nullable(),
     rankingRules: z.array(z.string()).nullable(),
     sortableFields: z.array(z.string()).nullable(),
+    rules: z.custom<MerchandisingRule[]>(Array.isArray),
     seenFieldTypes: z.custom<Record<string, FieldType>>((value) => typeof value === 'object' && value !== null),
     isActive: z.boolean(),
     version: int8,
@@ -167,7 +171,7 @@ export function indexList(tenantId: string, sort: IndexSort): SqlKeysetList<Inde
       SELECT id, tenant_id AS "tenantId", alias, name, source_id AS "sourceId", source_type AS "sourceType", fields,
              search_fields AS "searchFields", display_fields AS "displayFields", filters, facet_fields AS "facetFields",
              distinct_field AS "distinctField", synonyms, stop_words AS "stopWords", ranking_rules AS "rankingRules",
-             sortable_fields AS "sortableFields",
+             sortable_fields AS "sortableFields", rules,
              seen_field_types AS "seenFieldTypes", is_active AS "isActive", version, rebuild_version AS
                "rebuildVersion",
              processed_version AS "processedVersion", last_processed_at AS "lastProcessedAt", created_at AS "createdAt",
@@ -217,6 +221,15 @@ export const replaceIndexDefinition = async (
         rebuildVersion: index.version + 1,
         updatedAt: new Date(),
       },
+    }),
+  );
+
+/** Replaces the merchandising rules at the index's next version; no copy is rebuilt for it. */
+export const replaceRules = async (tx: Tx, index: IndexRow, rules: MerchandisingRule[]) =>
+  toIndexRow(
+    await tx.searchIndex.update({
+      where: { id: index.id },
+      data: { rules: rules as unknown as Prisma.InputJsonValue, version: { increment: 1 }, updatedAt: new Date() },
     }),
   );
 

@@ -17,6 +17,9 @@ import {
   IndexInput,
   IndexOutput,
   MAX_DOCUMENTS_PER_REQUEST,
+  MAX_RULES,
+  RuleOutput,
+  RulesBody,
   SearchBody,
   SearchResponseArray,
   SearchResponseEnvelope,
@@ -267,6 +270,52 @@ export const clearDocuments = defineOperation({
   },
 });
 
+export const getRules = defineOperation({
+  operationId: 'getRules',
+  method: 'get',
+  path: '/api/instant/indexes/{alias}/rules',
+  summary: 'Merchandising rules of an index',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:read'],
+  params: AliasParams,
+  responses: {
+    200: { description: 'The rules, in the order they are tried.', schema: singleEnvelope(z.array(RuleOutput)) },
+  },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  async handler({ params, principal, services }) {
+    return { status: 200, body: single(await services.search.indexes.getRules(principal, params.alias)) };
+  },
+});
+
+export const putRules = defineOperation({
+  operationId: 'putRules',
+  method: 'put',
+  path: '/api/instant/indexes/{alias}/rules',
+  summary: 'Replace the merchandising rules of an index',
+  description:
+    `Up to ${MAX_RULES} rules, tried in order: the first whose \`query\` (\`exact\`: the query is these words; ` +
+    '`contains`: it holds them in a row; none: any query) and `filters` (the search context has each of these ' +
+    'filters) hold applies to the search. Its `pin` documents appear at their 1-based positions when they pass ' +
+    "the search's filters, even without the query words; its `hide` documents never appear. Hits carry `_rule`, " +
+    'the id of the rule applied. The rules are versioned with the index.',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:write'],
+  params: AliasParams,
+  body: RulesBody,
+  responses: { 200: { description: 'The stored rules.', schema: singleEnvelope(z.array(RuleOutput)) } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
+  async handler({ params, body, principal, services }) {
+    return {
+      status: 200,
+      body: single(
+        await underField('body.data', () => services.search.indexes.replaceRules(principal, params.alias, body.data)),
+      ),
+    };
+  },
+});
+
 const DocumentParams = z.object({ alias: IndexAlias, id: DocumentId });
 
 export const getDocument = defineOperation({
@@ -463,6 +512,8 @@ export const searchOperations = [
   clearDocuments,
   getDocument,
   deleteDocument,
+  getRules,
+  putRules,
   getIndexAnalytics,
   searchIndex,
   searchProxy,

@@ -415,6 +415,69 @@ export const SearchContext = z
   .openapi('SearchContext');
 
 export type SearchContextData = z.output<typeof SearchContext>;
+
+/** Ids of pinned and hidden documents: Typesense lists them separated by commas, each as `id:position`. */
+const RuleDocumentId = z
+  .string()
+  .min(1)
+  .max(MAX_DOCUMENT_ID_LENGTH)
+  .regex(/^[^,:]+$/, 'must not contain a comma or a colon');
+
+export const MAX_RULES = 100;
+export const MAX_PINNED_POSITION = MAX_SEARCH_LIMIT;
+
+const RuleInput = z
+  .object({
+    id: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, `_`, `.` or `-`'),
+    query: z
+      .object({
+        text: z.string().max(200),
+        match: z.enum(['exact', 'contains']).openapi({
+          description: '`exact`: the query is these words; `contains`: it holds them in a row.',
+        }),
+      })
+      .strict()
+      .nullable()
+      .optional()
+      .openapi({ description: 'Without one, the rule applies to every query (e.g. a category page).' }),
+    filters: z.array(FieldFilterInput).max(10).optional().openapi({
+      description: "The search context's filters must include each of these (same key, operator and values).",
+    }),
+    pin: z
+      .array(z.object({ id: RuleDocumentId, position: z.int().min(1).max(MAX_PINNED_POSITION) }).strict())
+      .max(20)
+      .optional()
+      .openapi({ description: '1-based positions; a pinned document shows when it passes the filters.' }),
+    hide: z.array(RuleDocumentId).max(100).optional().openapi({ description: 'Documents never shown.' }),
+  })
+  .strict()
+  .openapi('MerchandisingRuleInput');
+
+export const RulesBody = z
+  .object({
+    data: z
+      .array(RuleInput)
+      .max(MAX_RULES)
+      .refine((rules) => new Set(rules.map((rule) => rule.id)).size === rules.length, 'must not repeat a rule id'),
+  })
+  .strict()
+  .openapi('MerchandisingRules');
+
+export type RuleInputData = z.output<typeof RuleInput>;
+
+export const RuleOutput = z
+  .object({
+    id: z.string(),
+    query: z.object({ text: z.string(), match: z.enum(['exact', 'contains']) }).nullable(),
+    filters: z.array(z.object({ key: z.string(), operator: z.string(), values: z.array(z.unknown()).optional() })),
+    pin: z.array(z.object({ id: z.string(), position: z.int() })),
+    hide: z.array(z.string()),
+  })
+  .openapi('MerchandisingRule');
 export type FieldFilterData = z.output<typeof FieldFilterInput>;
 export type FilterData = NonNullable<SearchContextData['filters']>[number];
 
@@ -438,6 +501,9 @@ const Hit = z
       .record(z.string(), z.union([HighlightResult, z.array(HighlightResult)]))
       .openapi({ description: 'Each search field with matched words wrapped in `<mark>`, HTML-escaped.' }),
     __position: z.int().openapi({ description: '1-based position in the results.' }),
+    _rule: z.string().nullable().openapi({
+      description: 'Id of the merchandising rule that shaped these results (pinned or hid documents), or null.',
+    }),
     click_url: z.string().nullable().openapi({
       description:
         "Signed URL that records a click and redirects to the document's `url` (or `metadata.url`); null without one.",

@@ -8,6 +8,7 @@ import { effectiveDisplayFields, fieldType, filterableFields, resolveDefinition 
 import type { EngineResult, SearchEngine } from './engine/engine';
 import * as repository from './search.repository';
 import type { SearchLog } from './search-log';
+import { ruleFor } from './rules';
 import { toEngineQuery, toSortKeys, type QueryDefaults } from './search-query';
 import type {
   SearchContextData,
@@ -227,7 +228,9 @@ export class SearchService {
       targetsPerContext[i]!.map((target) => {
         const translated = toEngineQuery(target.index, context, `[${i}]`, target.defaults);
         if (translated.problems) problems.push(...translated.problems);
-        return { target, query: translated.query! };
+        const rule = ruleFor(target.index.rules, context);
+        const query = rule ? { ...translated.query!, pin: rule.pin, hide: rule.hide } : translated.query!;
+        return { target, query, rule: rule?.id ?? null };
       }),
     );
     if (problems.length > 0) throw invalidInput(problems);
@@ -256,7 +259,7 @@ export class SearchService {
               userId: context.user_id ?? null,
               createdAt: new Date(),
             });
-            return this.presentResult(index, result, plan[j]!.query.offset, searchId, count);
+            return this.presentResult(index, result, plan[j]!.query.offset, searchId, count, plan[j]!.rule);
           }),
         };
       }),
@@ -279,6 +282,7 @@ export class SearchService {
     offset: number,
     searchId: string,
     count: number,
+    rule: string | null,
   ) {
     const display = effectiveDisplayFields(index);
     return {
@@ -300,6 +304,7 @@ export class SearchService {
           metadata: hit.document.metadata ?? null,
           _highlightResult: hit.highlight,
           __position: position,
+          _rule: rule,
           click_url: code ? `${this.baseUrl}/api/instant/search/${index.alias}/click/${code}` : null,
         };
       }),

@@ -85,6 +85,10 @@ export interface EngineQuery {
   disjunctiveFacets: boolean;
   /** Values of this facet field matching `q` (each word, the last as a prefix, with typos), counted. */
   facetQuery?: { field: string; q: string };
+  /** Documents placed at these 1-based positions when they pass the filters, whatever the query words. */
+  pin?: { id: string; position: number }[];
+  /** Documents never returned. */
+  hide?: string[];
 }
 
 export interface FacetHit {

@@ -283,24 +283,42 @@ export class MemoryIndex {
       while (k > 1 && levels[k - 1]!.length < query.threshold) k -= 1;
       candidates = levels[k - 1]!;
     }
+    const hidden = new Set(query.hide ?? []);
+    const visible =
+      hidden.size === 0 ? candidates : candidates.filter((slot) => !hidden.has(this.entries[slot]!.document.id));
     const filtered =
       query.filters.length === 0
-        ? candidates
-        : candidates.filter((slot) => passesFilters(this.entries[slot]!.document.values, query.filters));
+        ? visible
+        : visible.filter((slot) => passesFilters(this.entries[slot]!.document.values, query.filters));
 
     const { facets, facetsStats } = query.disjunctiveFacets
-      ? this.disjunctiveFacetsOf(candidates, filtered, query)
+      ? this.disjunctiveFacetsOf(visible, filtered, query)
       : this.facetsOf(filtered, query.facets);
-    const facetHits = query.facetQuery && this.facetHitsOf(candidates, filtered, query, query.facetQuery);
-    const ranked = this.rank(filtered, words, matches, documents, query.sort, query.offset + query.limit);
-    const page = ranked.slots.slice(query.offset, query.offset + query.limit);
+    const facetHits = query.facetQuery && this.facetHitsOf(visible, filtered, query, query.facetQuery);
+    const pins = this.pinned(query, hidden);
+    const ranked = this.rank(filtered, words, matches, documents, query.sort, query.offset + query.limit + pins.length);
+    const order = pins.length === 0 ? ranked.slots : placePins(ranked.slots, pins);
+    const page = order.slice(query.offset, query.offset + query.limit);
+    const matched = pins.length === 0 ? new Set<number>() : new Set(filtered);
     return {
-      count: ranked.count,
+      count: ranked.count + pins.filter((pin) => !matched.has(pin.slot)).length,
       hits: page.map((slot) => this.hitOf(this.entries[slot]!, words, matches)),
       facets,
       facetsStats,
       ...(facetHits ? { facetHits } : {}),
     };
+  }
+
+  /** The pinned documents that exist, are not hidden and pass the filters, by position. */
+  private pinned(query: EngineQuery, hidden: Set<string>) {
+    const pins: { slot: number; position: number }[] = [];
+    for (const pin of query.pin ?? []) {
+      const slot = this.slotOf.get(pin.id);
+      if (slot === undefined || hidden.has(pin.id)) continue;
+      if (!passesFilters(this.entries[slot]!.document.values, query.filters)) continue;
+      pins.push({ slot, position: pin.position });
+    }
+    return pins.sort((a, b) => a.position - b.position);
   }
 
   /** Values of a facet that match the facet query, counted over the matches (disjunctively when asked). */
@@ -491,6 +509,14 @@ export class MemoryIndex {
     }
     return { document: entry.document, highlight };
   }
+}
+
+/** Ranked slots with the pinned ones moved to their positions (or the end, when the list is shorter). */
+function placePins(slots: number[], pins: { slot: number; position: number }[]): number[] {
+  const pinnedSlots = new Set(pins.map((pin) => pin.slot));
+  const order = slots.filter((slot) => !pinnedSlots.has(slot));
+  for (const pin of pins) order.splice(Math.min(pin.position - 1, order.length), 0, pin.slot);
+  return order;
 }
 
 /** The first `k` items in `compare` order, without sorting everything when k is small. */

@@ -383,6 +383,12 @@ export function toSearch(
     search.max_facet_values = MAX_FACET_VALUES;
   }
   search.sort_by = toSortBy(definition, query.sort);
+  if (query.pin && query.pin.length > 0) {
+    search.pinned_hits = query.pin.map((pin) => `${pin.id}:${pin.position}`).join(',');
+  }
+  if (query.hide && query.hide.length > 0) search.hidden_hits = query.hide.join(',');
+  // Pinned documents must pass the filters too, as in the embedded engine.
+  if (search.pinned_hits !== undefined || search.hidden_hits !== undefined) search.filter_curated_hits = true;
   if (definition.distinctField) {
     Object.assign(search, {
       group_by: definition.distinctField,
