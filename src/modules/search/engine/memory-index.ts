@@ -242,16 +242,26 @@ export class MemoryIndex {
     return matches;
   }
 
-  /** Documents containing a query word: per slot the fewest typos it took (-1: not there), and the slots. */
-  private documentsOf(matches: Map<string, WordMatch>): WordDocuments {
+  /**
+   * Documents containing a query word: per slot the fewest typos it took (-1: not there), and the
+   * slots. With `within` (the first word's documents), only those slots are recorded: a document
+   * without the first word is never a candidate, so later words need not list it.
+   */
+  private documentsOf(matches: Map<string, WordMatch>, within?: Int8Array): WordDocuments {
     const typos = new Int8Array(this.entries.length).fill(-1);
     const slots: number[] = [];
+    // Dead slots only exist after documents were replaced or removed.
+    const entries = this.dead > 0 ? this.entries : undefined;
     for (const [term, match] of matches) {
+      const cost = match.typos;
       for (const slot of this.postings.get(term)!) {
-        if (this.entries[slot] === undefined) continue;
+        if (within !== undefined && within[slot]! < 0) continue;
+        if (entries !== undefined && entries[slot] === undefined) continue;
         const known = typos[slot]!;
-        if (known === -1) slots.push(slot);
-        if (known === -1 || match.typos < known) typos[slot] = match.typos;
+        if (known === -1) {
+          slots.push(slot);
+          typos[slot] = cost;
+        } else if (cost < known) typos[slot] = cost;
       }
     }
     return { typos, slots };
@@ -268,7 +278,8 @@ export class MemoryIndex {
     const words = this.queryWords(query.q);
     const prefixLast = words.length > 0 && !/[\s\p{P}]$/u.test(query.q);
     const matches = words.map((word, i) => this.matchesOf(word, prefixLast && i === words.length - 1));
-    const documents = matches.map((wordMatches) => this.documentsOf(wordMatches));
+    const documents: WordDocuments[] = [];
+    for (const wordMatches of matches) documents.push(this.documentsOf(wordMatches, documents[0]?.typos));
 
     // Documents with every query word; while they are fewer than the threshold, the last words are dropped.
     let candidates: number[];
