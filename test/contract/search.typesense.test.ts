@@ -99,6 +99,8 @@ for (const version of ['30.0', '29.0']) {
     };
     const collectionOf = (typesenseAlias: string, server = standIn) => server.aliases.get(typesenseAlias)!;
     const since = (from: number) => standIn.requests.slice(from);
+    const lastSearchRequest = () =>
+      standIn.requests.findLast((r) => r.path === '/multi_search')!.body as { searches: Record<string, unknown>[] };
     const lastSearch = () => (standIn.requests.findLast((r) => r.path === '/multi_search')!.body as any).searches[0];
 
     it('reads the server version once, at start', () => {
@@ -127,7 +129,10 @@ for (const version of ['30.0', '29.0']) {
           { name: 'name', type: 'string[]', optional: true },
           { name: 'brand', type: 'string[]', optional: true, facet: true },
           { name: 'price', type: 'float', optional: true, sort: true },
+          // NUMBER fields are sortable by default: query sorts use a single-valued copy.
+          { name: '__sort_price', type: 'float', optional: true, sort: true },
           { name: 'tags', type: 'string[]', optional: true, index: false },
+          { name: '__has', type: 'string[]', optional: true },
           { name: '__id', type: 'string', sort: true },
           { name: '__values', type: 'string', optional: true, index: false },
           { name: '__metadata', type: 'string', optional: true, index: false },
@@ -181,7 +186,9 @@ for (const version of ['30.0', '29.0']) {
               brand: ['Lumo'],
               price: 25.5,
               __text_price: ['25.5'],
+              __sort_price: 25.5,
               tags: ['desk', 'light'],
+              __has: ['*', 'brand', 'price'],
               __values: JSON.stringify({ name: 'Desk lamp', brand: 'Lumo', price: 25.5, tags: ['desk', 'light'] }),
               __metadata: '{"url":"https://shop.example/p1"}',
             },
@@ -192,6 +199,8 @@ for (const version of ['30.0', '29.0']) {
               brand: ['Sitwell'],
               price: 150,
               __text_price: ['150'],
+              __sort_price: 150,
+              __has: ['*', 'brand', 'price'],
               __values: JSON.stringify({ name: 'Office chair', brand: 'Sitwell', price: 150, tags: null }),
             },
           ],
@@ -204,6 +213,7 @@ for (const version of ['30.0', '29.0']) {
       const { alias, typesenseAlias } = await create({ synonyms: [{ synonyms: ['sofa', 'couch'] }] });
       const first = collectionOf(typesenseAlias);
       expect(standIn.collections.get(first)!.schema.fields.map((field) => field.name)).toEqual([
+        '__has',
         '__id',
         '__values',
         '__metadata',
@@ -285,6 +295,41 @@ for (const version of ['30.0', '29.0']) {
       expect(standIn.stopwordSets.has(`${second}_stopwords`)).toBe(false);
     });
 
+    it('deletes documents by an id filter, an id with a backtick on its own; patches as an upsert', async () => {
+      const { alias, typesenseAlias } = await create({ fields: typedFields });
+      await services.indexes.upsertDocuments(principal, alias, [
+        ...products,
+        { id: 'odd`id', name: 'Odd' },
+        { id: 'p3', name: 'Floor lamp', brand: 'Lumo', price: 80 },
+      ]);
+      const collection = collectionOf(typesenseAlias);
+      let from = standIn.requests.length;
+      await services.indexes.deleteDocuments(principal, alias, { ids: ['p1', 'odd`id', 'gone'], filters: [] });
+      expect(since(from)).toEqual([
+        { method: 'GET', path: `/aliases/${typesenseAlias}`, query: {}, body: undefined },
+        {
+          method: 'DELETE',
+          path: `/collections/${collection}/documents`,
+          query: { filter_by: 'id:[`p1`]', batch_size: '1000' },
+          body: undefined,
+        },
+        { method: 'DELETE', path: `/collections/${collection}/documents/odd\`id`, query: {}, body: undefined },
+      ]);
+      expect([...standIn.collections.get(collection)!.documents.keys()].sort()).toEqual(['p2', 'p3']);
+
+      from = standIn.requests.length;
+      await services.indexes.patchDocuments(principal, alias, [{ id: 'p3', price: 70, brand: null }]);
+      expect(standIn.lines(from)).toEqual([
+        `GET /aliases/${typesenseAlias}`,
+        `POST /collections/${collection}/documents/import`,
+      ]);
+      expect(standIn.collections.get(collection)!.documents.get('p3')).toMatchObject({
+        name: ['Floor lamp'],
+        __values: JSON.stringify({ name: 'Floor lamp', brand: null, price: 70, tags: null }),
+      });
+      expect(standIn.collections.get(collection)!.documents.get('p3')).not.toHaveProperty('brand');
+    });
+
     describe('searches go out as one multi_search POST', () => {
       let index: Awaited<ReturnType<typeof create>>;
       let collection: string;
@@ -343,6 +388,137 @@ for (const version of ['30.0', '29.0']) {
           facet_by: 'brand,price,__text_price',
           max_facet_values: 100,
         });
+      });
+
+      it('boolean filters in parentheses; disjunctive facets as one more search per facet in the same POST', async () => {
+        const answer = standIn.answerSearch;
+        standIn.answerSearch = (search) => ({
+          found: 1,
+          hits: [],
+          facet_counts: String(search.facet_by)
+            .split(',')
+            .map((field) => ({
+              field_name: field,
+              counts:
+                search.limit === 0
+                  ? [
+                      { value: 'Lumo', count: 1 },
+                      { value: 'Sitwell', count: 3 },
+                    ]
+                  : [{ value: 'Lumo', count: 1 }],
+            })),
+        });
+        try {
+          const from = standIn.requests.length;
+          const [entry] = await search({
+            filters: [
+              { key: 'brand', operator: 'in', values: ['Lumo'] },
+              {
+                any: [
+                  { key: 'price', operator: 'not_exists' },
+                  {
+                    all: [
+                      { key: 'price', operator: 'lt', values: [50] },
+                      { key: 'brand', operator: 'not_in', values: ['x'] },
+                    ],
+                  },
+                ],
+              },
+            ],
+            facets: ['brand'],
+            disjunctive_facets: true,
+          });
+          const [request] = since(from);
+          const { searches } = request!.body as { searches: Record<string, unknown>[] };
+          const filterBy = '(__has:!=[`price`] || (price:<50 && (brand:!=[`x`] || __has:!=[`brand`])))';
+          expect(searches).toEqual([
+            {
+              ...plainSearch(collection, '*'),
+              filter_by: `brand:=[\`Lumo\`] && ${filterBy}`,
+              facet_by: 'brand',
+              max_facet_values: 100,
+            },
+            {
+              ...plainSearch(collection, '*'),
+              filter_by: filterBy,
+              facet_by: 'brand',
+              max_facet_values: 100,
+              limit: 0,
+            },
+          ]);
+          expect(entry!.results[0]!.facets).toEqual({ brand: { Lumo: 1, Sitwell: 3 } });
+        } finally {
+          standIn.answerSearch = answer;
+        }
+      });
+
+      it('facet_query as one more hit-less search with facet_query; a NUMBER facet by its text copy', async () => {
+        const answer = standIn.answerSearch;
+        standIn.answerSearch = (search) => ({
+          found: 2,
+          hits: [],
+          facet_counts: search.facet_query
+            ? [
+                {
+                  field_name: 'brand',
+                  counts: [
+                    { value: 'Lumo', count: 1 },
+                    { value: 'Lux', count: 4 },
+                  ],
+                },
+              ]
+            : [],
+        });
+        try {
+          const from = standIn.requests.length;
+          const [entry] = await search({
+            q: 'lamp',
+            filters: [{ key: 'price', operator: 'lt', values: [100] }],
+            facet_query: { field: 'brand', q: 'lu' },
+          });
+          const { searches } = since(from)[0]!.body as { searches: Record<string, unknown>[] };
+          expect(searches).toHaveLength(2);
+          expect(searches[1]).toEqual({
+            ...plainSearch(collection, 'lamp'),
+            filter_by: 'price:<100',
+            facet_by: 'brand',
+            max_facet_values: 100,
+            limit: 0,
+            facet_query: 'brand:lu',
+            stopwords: `${collection}_stopwords`,
+          });
+          expect(entry!.results[0]!.facet_hits).toEqual([
+            { value: 'Lux', count: 4 },
+            { value: 'Lumo', count: 1 },
+          ]);
+          await search({ facet_query: { field: 'price', q: '2' } });
+          expect(lastSearchRequest().searches[1]).toMatchObject({
+            facet_by: 'price,__text_price',
+            facet_query: '__text_price:2',
+          });
+        } finally {
+          standIn.answerSearch = answer;
+        }
+      });
+
+      it('a merchandising rule as pinned_hits and hidden_hits, filtered like the other hits', async () => {
+        await services.indexes.replaceRules(principal, index.alias, [
+          { id: 'r', query: { text: 'lamp', match: 'exact' }, pin: [{ id: 'p2', position: 1 }], hide: ['p1', 'x'] },
+        ]);
+        try {
+          await search({ q: 'lamp' });
+          expect(lastSearch()).toEqual({
+            ...plainSearch(collection, 'lamp'),
+            stopwords: `${collection}_stopwords`,
+            pinned_hits: 'p2:1',
+            hidden_hits: 'p1,x',
+            filter_curated_hits: true,
+          });
+          await search({ q: 'desk lamp' });
+          expect(lastSearch()).not.toHaveProperty('pinned_hits');
+        } finally {
+          await services.indexes.replaceRules(principal, index.alias, []);
+        }
       });
 
       it('filter values long past the 4 000 characters of a query string travel in the body', async () => {
@@ -463,6 +639,35 @@ for (const version of ['30.0', '29.0']) {
         prioritize_exact_match: false,
         sort_by: 'price(missing_values: last):asc,_text_match:desc,__id:asc',
       });
+    });
+
+    it('query sorts go first in sort_by, on single-valued copies of the sortable fields', async () => {
+      const { alias, typesenseAlias } = await create({
+        fields: [...typedFields!, { from: 'in_stock', to: 'in_stock', type: 'BOOLEAN' }],
+        sortable_fields: ['price', 'in_stock', 'brand'],
+      });
+      await services.indexes.upsertDocuments(principal, alias, [
+        { id: 'p1', name: 'Desk lamp', brand: ['Lumo', 'Other'], price: [25, 10], in_stock: true },
+        { id: 'p2', name: 'Office chair' },
+      ]);
+      const collection = standIn.collections.get(collectionOf(typesenseAlias))!;
+      expect(collection.schema.fields.filter((field) => field.name.startsWith('__sort_'))).toEqual([
+        { name: '__sort_brand', type: 'string', optional: true, sort: true },
+        { name: '__sort_price', type: 'float', optional: true, sort: true },
+        { name: '__sort_in_stock', type: 'int32', optional: true, sort: true },
+      ]);
+      expect(collection.documents.get('p1')).toMatchObject({
+        __sort_price: 25,
+        __sort_brand: 'Lumo',
+        __sort_in_stock: 1,
+      });
+      expect(collection.documents.get('p2')).not.toHaveProperty('__sort_price');
+      await services.search.searchIndex(principal, alias, [{ q: 'lamp', sort: ['in_stock:desc'] } as never]);
+      expect(lastSearch().sort_by).toBe('__sort_in_stock(missing_values: last):desc,_text_match:desc,__id:asc');
+      await services.search.searchIndex(principal, alias, [{ q: 'lamp', sort: ['price:asc', 'brand:desc'] } as never]);
+      expect(lastSearch().sort_by).toBe(
+        '__sort_price(missing_values: last):asc,__sort_brand(missing_values: last):desc,_text_match:desc',
+      );
     });
 
     it('fields settings name before any document shows them are declared: searches are accepted', async () => {

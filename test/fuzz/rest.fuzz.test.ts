@@ -106,6 +106,8 @@ const existing = (): Record<string, string[]> => ({
   tenant_id: [a.id],
   key: ['shop'],
   alias: ['products'],
+  // Documents of tenant A's products index (the only `{id}` path parameter).
+  id: ['1', '2'],
 });
 
 /** Percent-encodings a URL parser must survive. */

@@ -180,10 +180,10 @@ export class TypesenseStandIn {
       failure.times -= 1;
       return json(response, failure.status, failure.body);
     }
-    this.route(method, path.split('/').slice(1), body, response);
+    this.route(method, path.split('/').slice(1), body, response, Object.fromEntries(url.searchParams));
   }
 
-  private route(method: string, parts: string[], body: any, response: ServerResponse) {
+  private route(method: string, parts: string[], body: any, response: ServerResponse, query: Record<string, string>) {
     const [resource, name, sub, subName] = parts;
     if (method === 'POST' && resource === 'collections' && sub === 'documents' && subName === 'import') {
       return this.importDocuments(name!, body, response);
@@ -214,6 +214,15 @@ export class TypesenseStandIn {
         if (!collection) return notFound(response, `No collection with name \`${name}\` found.`);
         this.collections.delete(name!);
         return json(response, 200, this.describe(collection));
+      }
+      case 'DELETE /collections/:name/documents':
+        return this.deleteDocuments(name!, query, response);
+      case 'DELETE /collections/:name/documents/:sub': {
+        const collection = this.collection(name!);
+        const document = collection?.documents.get(subName!);
+        if (!collection || !document) return notFound(response, `Could not find a document with id: ${subName}`);
+        collection.documents.delete(subName!);
+        return json(response, 200, document);
       }
       case 'PUT /collections/:name/synonyms/:sub': {
         // v30 moved synonyms to synonym sets; the old route is gone.
@@ -300,6 +309,17 @@ export class TypesenseStandIn {
       return { success: true };
     });
     return json(response, 200, lines.map((line) => JSON.stringify(line)).join('\n'));
+  }
+
+  /** Deletes by a `filter_by` of the form the adapter sends, ``id:[`a`,`b`]``; answers `{num_deleted}`. */
+  private deleteDocuments(name: string, query: Record<string, string>, response: ServerResponse) {
+    const collection = this.collection(name);
+    if (!collection) return notFound(response, `Collection \`${name}\` not found.`);
+    const list = /^id:\[(.*)\]$/.exec(query.filter_by ?? '');
+    if (!list) return json(response, 400, { message: 'Parameter `filter_by` must be provided.' });
+    let deleted = 0;
+    for (const [, id] of list[1]!.matchAll(/`([^`]*)`/g)) if (collection.documents.delete(id!)) deleted += 1;
+    return json(response, 200, { num_deleted: deleted });
   }
 
   private search(search: Record<string, unknown>): SearchAnswer {

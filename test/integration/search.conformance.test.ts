@@ -137,6 +137,121 @@ for (const engine of engines) {
         ).toEqual(['p5']);
       });
 
+      it('not_in: none of the values, documents without the field included; exists and not_exists', async () => {
+        const { ids } = await indexWith({ filters: [{ key: 'brand' }, { key: 'tags' }] }, [
+          { id: 'a', name: 'x', brand: 'Lumo', tags: ['sale', 'new'] },
+          { id: 'b', name: 'x', brand: 'Clack', tags: ['new'] },
+          { id: 'c', name: 'x', tags: ['old'] },
+          { id: 'd', name: 'x', brand: 'Sitwell' },
+        ]);
+        expect(await ids({ filters: [{ key: 'brand', operator: 'not_in', values: ['Lumo', 'Clack'] }] })).toEqual([
+          'c',
+          'd',
+        ]);
+        expect(await ids({ filters: [{ key: 'tags', operator: 'not_in', values: ['sale'] }] })).toEqual([
+          'b',
+          'c',
+          'd',
+        ]);
+        expect(await ids({ filters: [{ key: 'brand', operator: 'exists' }] })).toEqual(['a', 'b', 'd']);
+        expect(await ids({ filters: [{ key: 'brand', operator: 'not_exists' }] })).toEqual(['c']);
+        expect(
+          await ids({
+            filters: [
+              { key: 'tags', operator: 'exists' },
+              { key: 'tags', operator: 'not_in', values: ['old'] },
+            ],
+          }),
+        ).toEqual(['a', 'b']);
+      });
+
+      it('any groups: one member must hold; an inner all group needs every member', async () => {
+        const { ids } = await catalog();
+        expect(
+          await ids({
+            filters: [
+              {
+                any: [
+                  { key: 'price', operator: 'lt', values: [30] },
+                  { key: 'brand', operator: 'in', values: ['Sitwell'] },
+                ],
+              },
+            ],
+          }),
+        ).toEqual(['p1', 'p2']);
+        expect(
+          await ids({
+            filters: [
+              { key: 'color', operator: 'in', values: ['black'] },
+              {
+                any: [
+                  { key: 'in_stock', operator: 'in', values: [false] },
+                  {
+                    all: [
+                      { key: 'brand', operator: 'in', values: ['Lumo'] },
+                      { key: 'price', operator: 'gte', values: [50] },
+                    ],
+                  },
+                  { any: [{ key: 'price', operator: 'gt', values: [140] }] },
+                ],
+              },
+            ],
+          }),
+        ).toEqual(['p2', 'p3', 'p5']);
+      });
+
+      it('disjunctive facets count each facet without its own filters; off by default', async () => {
+        const { search } = await catalog();
+        const context = {
+          facets: ['brand', 'color'],
+          filters: [
+            { key: 'brand', operator: 'in' as const, values: ['Lumo'] },
+            { key: 'color', operator: 'in' as const, values: ['black'] },
+          ],
+        };
+        const conjunctive = await search(context);
+        expect(conjunctive.hits.map((hit) => hit.id)).toEqual(['p5']);
+        expect(conjunctive.facets).toEqual({ brand: { Lumo: 1 }, color: { black: 1 } });
+        const disjunctive = await search({ ...context, disjunctive_facets: true });
+        expect(disjunctive.hits.map((hit) => hit.id)).toEqual(['p5']);
+        expect(disjunctive.count).toBe(1);
+        // brand counted over the black products, color over Lumo's.
+        expect(disjunctive.facets).toEqual({ brand: { Clack: 1, Lumo: 1, Sitwell: 1 }, color: { black: 1, red: 1 } });
+      });
+
+      it('facet_query lists the matching values of a facet, by prefix, counted under the query and filters', async () => {
+        const { search } = await catalog();
+        expect((await search({ facet_query: { field: 'brand', q: 'cl' } })).facet_hits).toEqual([
+          { value: 'Clack', count: 2 },
+        ]);
+        const underFilters = await search({
+          q: 'lamp',
+          facet_query: { field: 'brand', q: 'lu' },
+          filters: [{ key: 'price', operator: 'gte', values: [50] }],
+        });
+        expect(underFilters.facet_hits).toEqual([{ value: 'Lumo', count: 1 }]);
+        expect((await search({ facet_query: { field: 'color', q: 'bl' } })).facet_hits).toEqual([
+          { value: 'black', count: 3 },
+        ]);
+        expect((await search({ facet_query: { field: 'brand', q: 'zz' } })).facet_hits).toEqual([]);
+        expect(await search({})).not.toHaveProperty('facet_hits');
+        await expect(search({ facet_query: { field: 'name', q: 'x' } })).rejects.toMatchObject({ status: 400 });
+      });
+
+      embeddedOnly(
+        'facet_query is typo tolerant',
+        "Typesense's facet_query matches value prefixes without typos",
+        async () => {
+          const { search } = await catalog();
+          expect((await search({ facet_query: { field: 'brand', q: 'sotwell' } })).facet_hits).toEqual([
+            { value: 'Sitwell', count: 1 },
+          ]);
+          expect((await search({ facet_query: { field: 'brand', q: 'sitwlel' } })).facet_hits).toEqual([
+            { value: 'Sitwell', count: 1 },
+          ]);
+        },
+      );
+
       it('on a field that is not filterable: 400', async () => {
         const { search } = await catalog();
         await expect(search({ filters: [{ key: 'name', operator: 'in', values: ['x'] }] })).rejects.toMatchObject({
@@ -255,6 +370,27 @@ for (const engine of engines) {
         expect((await ids({ q: 'tv' })).sort()).toEqual(['a', 'b']);
         expect(await ids({ q: 'television' })).toEqual(['a']);
       });
+
+      it('multi-way phrases: the words in a row find the other phrases and words', async () => {
+        const { ids } = await indexWith({ synonyms: [{ synonyms: ['t shirt', 'tee'] }] }, [
+          { id: 'a', name: 'Red t shirt' },
+          { id: 'b', name: 'Blue tee' },
+          { id: 'c', name: 'Shirt with a t print' },
+          { id: 'd', name: 'Green sweater' },
+        ]);
+        expect((await ids({ q: 'tee', threshold: 0 })).sort()).toEqual(['a', 'b']);
+        expect((await ids({ q: 't shirt ', threshold: 0 })).sort()).toEqual(['a', 'b']);
+        expect(await ids({ q: 'blue t shirt ', threshold: 0 })).toEqual(['b']);
+      });
+
+      it('one-way phrases: the root phrase finds the synonyms, not the other way round', async () => {
+        const { ids } = await indexWith({ synonyms: [{ root: 'flat screen', synonyms: ['television'] }] }, [
+          { id: 'a', name: 'Smart television' },
+          { id: 'b', name: 'Flat screen stand' },
+        ]);
+        expect((await ids({ q: 'flat screen ', threshold: 0 })).sort()).toEqual(['a', 'b']);
+        expect(await ids({ q: 'television', threshold: 0 })).toEqual(['a']);
+      });
     });
 
     it('stop words are left out of the query', async () => {
@@ -262,6 +398,15 @@ for (const engine of engines) {
       const without = await indexWith({}, [{ id: 'a', name: 'Desk lamp' }]);
       expect(await withStopWords.ids({ q: 'the lamp', threshold: 0 })).toEqual(['a']);
       expect(await without.ids({ q: 'the lamp', threshold: 0 })).toEqual([]);
+    });
+
+    it('stop phrases are left out of the query where their words stand in a row', async () => {
+      const { ids } = await indexWith({ stop_words: ['how to'] }, [
+        { id: 'a', name: 'Clean a sofa' },
+        { id: 'b', name: 'How to clean' },
+      ]);
+      expect(await ids({ q: 'how to sofa', threshold: 0 })).toEqual(['a']);
+      expect(await ids({ q: 'to how sofa', threshold: 0 })).toEqual([]);
     });
 
     it('a query of stop words only is searched as typed', async () => {
@@ -425,6 +570,67 @@ for (const engine of engines) {
       expect(await ids({ q: 'chair' })).toEqual(['a']);
       await services().indexes.clearDocuments(principal, alias);
       expect(await ids({})).toEqual([]);
+    });
+
+    it('sort in the context orders by sortable fields before relevance, documents without the field last', async () => {
+      const { ids } = await indexWith(
+        {
+          fields: [
+            { from: 'name', type: 'STRING' },
+            { from: 'price', type: 'NUMBER' },
+          ],
+        },
+        [
+          { id: 'a', name: 'Desk lamp', price: 30 },
+          { id: 'b', name: 'Floor lamp', price: 10 },
+          { id: 'c', name: 'Lamp', price: 30 },
+          { id: 'd', name: 'Wall lamp' },
+          { id: 'e', name: 'Office chair', price: 5 },
+        ],
+      );
+      // a and c cost the same: a matches both words, c only the first (the last word is dropped for c).
+      expect(await ids({ q: 'lamp desk', sort: ['price:asc'], threshold: 10 })).toEqual(['b', 'a', 'c', 'd']);
+      expect(await ids({ q: 'lamp desk', sort: ['price:desc'], threshold: 10 })).toEqual(['a', 'c', 'b', 'd']);
+      expect(await ids({ sort: ['price:asc'] })).toEqual(['e', 'b', 'a', 'c', 'd']);
+    });
+
+    it('a merchandising rule pins documents that pass the filters and hides others', async () => {
+      const { alias, search } = await catalog();
+      await services().indexes.replaceRules(principal, alias, [
+        {
+          id: 'lamps',
+          query: { text: 'lamp', match: 'contains' },
+          pin: [
+            { id: 'p2', position: 1 },
+            { id: 'p3', position: 3 },
+          ],
+          hide: ['p5'],
+        },
+      ]);
+      const lamps = await search({ q: 'lamp' });
+      expect(lamps.hits.map((hit) => [hit.id, hit._rule])).toEqual([
+        ['p2', 'lamps'],
+        ['p1', 'lamps'],
+        ['p3', 'lamps'],
+      ]);
+      expect(lamps.count).toBe(3);
+      const inStock = await search({ q: 'lamp', filters: [{ key: 'in_stock', operator: 'in', values: [true] }] });
+      expect(inStock.hits.map((hit) => hit.id)).toEqual(['p2', 'p1']);
+      expect((await search({ q: 'chair' })).hits.map((hit) => [hit.id, hit._rule])).toEqual([['p2', null]]);
+    });
+
+    it('documents deleted by id or by a filter, and patched ones, are searched as changed', async () => {
+      const { alias, ids, search } = await catalog();
+      await services().indexes.deleteDocument(principal, alias, 'p1');
+      const deleted = await services().indexes.deleteDocuments(principal, alias, {
+        filters: [{ key: 'brand', operator: 'in', values: ['Clack'], parameter: 'filter[brand][eq]' }],
+      });
+      expect(deleted).toBe(2);
+      await services().indexes.patchDocuments(principal, alias, [{ id: 'p5', price: 10, color: null }]);
+      expect(await ids({ q: '' })).toEqual(['p2', 'p5']);
+      const cheap = await search({ filters: [{ key: 'price', operator: 'lt', values: ['20'] }] });
+      expect(cheap.hits).toEqual([expect.objectContaining({ id: 'p5', price: 10, color: null })]);
+      expect(await ids({ filters: [{ key: 'color', operator: 'in', values: ['black'] }] })).toEqual(['p2']);
     });
   });
 }

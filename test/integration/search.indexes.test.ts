@@ -47,6 +47,7 @@ const fullIndex = (alias: string) => ({
   synonyms: [{ synonyms: ['sofa', 'couch'] }, { root: 'tv', synonyms: ['television'] }],
   stop_words: ['the', 'a'],
   ranking_rules: ['exactness', 'typo', 'price:desc'],
+  sortable_fields: ['price', 'name'],
   is_active: true,
 });
 
@@ -168,9 +169,11 @@ describe('refused input changes nothing', () => {
     ['a filter on an undeclared field', { name: 'X', fields: [{ from: 'a' }], filters: [{ key: 'b' }] }],
     ['a sort rule on an undeclared field', { name: 'X', fields: [{ from: 'a' }], ranking_rules: ['b:asc'] }],
     ['an unknown ranking rule', { name: 'X', ranking_rules: ['popularity'] }],
+    ['a sortable field that is not a declared field', { name: 'X', fields: [{ from: 'a' }], sortable_fields: ['b'] }],
     ['a repeated ranking rule', { name: 'X', ranking_rules: ['typo', 'typo'] }],
     ['a multi-way synonym of one word', { name: 'X', synonyms: [{ synonyms: ['sofa'] }] }],
-    ['a synonym of several words', { name: 'X', synonyms: [{ synonyms: ['sofa', 'lounge chair'] }] }],
+    ['a synonym of more than 5 words', { name: 'X', synonyms: [{ synonyms: ['sofa', 'a b c d e f'] }] }],
+    ['a stop phrase of no words', { name: 'X', stop_words: ['--'] }],
     [
       'a field mapped twice',
       {

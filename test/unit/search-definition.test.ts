@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   coerceScalar,
+  documentIdOf,
   mapDocument,
+  mergeDocument,
   resolveDefinition,
   type IndexSettings,
   type IndexState,
@@ -19,6 +21,7 @@ const settings = (overrides: Partial<IndexSettings> = {}): IndexSettings => ({
   synonyms: [],
   stopWords: [],
   rankingRules: [],
+  sortableFields: [],
   ...overrides,
 });
 
@@ -145,8 +148,30 @@ describe('toEngineQuery', () => {
         limit: 10,
         offset: 0,
         threshold: 1,
+        sort: [],
+        disjunctiveFacets: false,
       },
     });
+  });
+
+  it('sorts by sortable fields (default NUMBER and BOOLEAN); the settings sort applies when the context has none', () => {
+    expect(toEngineQuery(index, { sort: ['price:desc', 'new:asc'] }, 'x').query?.sort).toEqual([
+      { field: 'price', direction: 'desc' },
+      { field: 'new', direction: 'asc' },
+    ]);
+    expect(toEngineQuery(index, {}, 'x', { sort: ['price:asc'], limit: 12 }).query).toMatchObject({
+      sort: [{ field: 'price', direction: 'asc' }],
+      limit: 12,
+    });
+    expect(toEngineQuery(index, { sort: [] }, 'x', { sort: ['price:asc'] }).query?.sort).toEqual([]);
+    expect(toEngineQuery(index, { sort: ['brand:asc'] }, 'x').problems).toEqual([
+      { field: 'x.sort[0]', message: 'brand is not a sortable field of index products (sortable: new, price)' },
+    ]);
+    const declared = state({ ...index, sortableFields: ['brand'] });
+    expect(toEngineQuery(declared, { sort: ['brand:asc'] }, 'x').query?.sort).toEqual([
+      { field: 'brand', direction: 'asc' },
+    ]);
+    expect(toEngineQuery(declared, { sort: ['price:asc'] }, 'x').problems).toHaveLength(1);
   });
 
   it('`*` asks for every facet field; null paging values take the defaults', () => {
@@ -186,5 +211,22 @@ describe('aliasFromName', () => {
     expect(aliasFromName('Products (NL) — Été 2026')).toBe('products-nl-ete-2026');
     expect(aliasFromName('!!!')).toBe('index');
     expect(aliasFromName('x'.repeat(100))).toHaveLength(56);
+  });
+});
+
+describe('mergeDocument and documentIdOf', () => {
+  it('replaces the given top-level keys, removes those given as null, keeps the id as stored', () => {
+    expect(
+      mergeDocument(
+        { id: 7, name: 'Lamp', price: 10, size: { w: 1 }, metadata: { url: 'u' } },
+        { id: '7', price: 12, size: { h: 2 }, metadata: null, colour: 'red' },
+      ),
+    ).toEqual({ id: 7, name: 'Lamp', price: 12, size: { h: 2 }, colour: 'red' });
+  });
+
+  it('takes ids as strings of 1-512 characters or safe integers', () => {
+    expect(documentIdOf('a')).toBe('a');
+    expect(documentIdOf(42)).toBe('42');
+    for (const bad of ['', 'x'.repeat(513), 1.5, null, undefined, true]) expect(documentIdOf(bad)).toBeUndefined();
   });
 });

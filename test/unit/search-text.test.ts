@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { termsWithin } from '../../src/modules/search/engine/memory-index';
-import { escapeHtml, tokenize, tokenizeWithOffsets, typoBudget } from '../../src/modules/search/engine/text';
+import {
+  escapeHtml,
+  facetValueMatches,
+  tokenize,
+  tokenizeWithOffsets,
+  typoBudget,
+} from '../../src/modules/search/engine/text';
 
 /** Optimal string alignment distance, the plain way. */
 function referenceDistance(a: string, b: string): number {
@@ -75,4 +81,17 @@ describe('tokenize', () => {
 
 it('escapeHtml escapes the five HTML specials', () => {
   expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+});
+
+describe('facetValueMatches', () => {
+  it('matches every query word, the last also as a prefix, with the typo budget of its length', () => {
+    expect(facetValueMatches('Samsung Electronics', 'sams')).toBe(true);
+    expect(facetValueMatches('Samsung Electronics', 'electronics sam')).toBe(true);
+    expect(facetValueMatches('Samsung Electronics', 'samsnug')).toBe(true);
+    expect(facetValueMatches('Samsung Electronics', 'lg')).toBe(false);
+    expect(facetValueMatches('Café Noir', 'cafe')).toBe(true);
+    // Four letters or fewer: no typo.
+    expect(facetValueMatches('Lumo', 'lumi')).toBe(false);
+    expect(facetValueMatches('Lumo', '')).toBe(true);
+  });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexDefinition } from '../../src/modules/search/engine/engine';
 import {
+  deletionsOf,
+  MAX_DELETE_FILTER_LENGTH,
   aliasName,
   builtByEarlierRelease,
   collectionFits,
@@ -14,6 +16,10 @@ import {
   stopwordSetName,
   toFilterBy,
   toSearch,
+  singleStopWords,
+  withoutStopPhrases,
+  toSearches,
+  fromSearchResults,
   toSortBy,
   toTypesenseDocuments,
   toTypesenseSynonyms,
@@ -40,12 +46,22 @@ const definition = (overrides: Partial<IndexDefinition> = {}): IndexDefinition =
   synonyms: [],
   stopWords: [],
   rankingRules: ['words', 'typo', 'proximity', 'attribute', 'exactness'],
+  sortableFields: [],
   ...overrides,
 });
 
 const v30 = protocolFor('30.0');
 const v29 = protocolFor('29.0');
-const query = { q: 'lamp', filters: [], facets: [], limit: 10, offset: 0, threshold: 1 };
+const query = {
+  q: 'lamp',
+  filters: [],
+  facets: [],
+  limit: 10,
+  offset: 0,
+  threshold: 1,
+  sort: [],
+  disjunctiveFacets: false,
+};
 const COLLECTION = 'idx_0190a1b2c3d47e5f8a9b0c1d2e3f4a5b_v7_abcdef12';
 
 describe('names', () => {
@@ -83,6 +99,7 @@ describe('collection schema', () => {
       { name: 'new', type: 'bool[]', optional: true },
       // Untyped and only displayed.
       { name: 'later', type: 'string[]', optional: true, index: false },
+      { name: '__has', type: 'string[]', optional: true },
       { name: '__id', type: 'string', sort: true },
       { name: '__values', type: 'string', optional: true, index: false },
       { name: '__metadata', type: 'string', optional: true, index: false },
@@ -142,12 +159,14 @@ describe('documents and synonyms', () => {
         brand: ['Lumo', 'Brite'],
         price: 25.5,
         __text_price: ['25.5', '30'],
+        // The filterable fields with a value (and `*`): for exists and not_exists.
+        __has: ['*', 'brand', 'price'],
         __values: JSON.stringify(values),
         __metadata: '{"url":"u"}',
       },
     ]);
     expect(toTypesenseDocuments(definition(), [{ id: 'b', values: {}, metadata: null }])).toEqual([
-      { id: 'b', __id: 'b', __values: '{}' },
+      { id: 'b', __id: 'b', __has: ['*'], __values: '{}' },
     ]);
   });
 
@@ -174,6 +193,62 @@ describe('search parameters', () => {
       ]),
     ).toBe('brand:=[`Lumo`,`Brite`] && price:>=50 && price:<100 && new:=[true]');
     expect(toFilterBy([])).toBeUndefined();
+  });
+
+  it('filters: not_in also lets documents without the field through, exists through __has, groups in parentheses', () => {
+    expect(
+      toFilterBy([
+        { field: 'brand', operator: 'not_in', values: ['Lumo'] },
+        { field: 'new', operator: 'exists', values: [] },
+        {
+          any: [
+            { field: 'price', operator: 'lt', values: [10] },
+            { field: 'price', operator: 'not_exists', values: [] },
+            {
+              all: [
+                { field: 'brand', operator: 'in', values: ['Brite'] },
+                { field: 'price', operator: 'lte', values: [20] },
+              ],
+            },
+          ],
+        },
+      ]),
+    ).toBe(
+      '(brand:!=[`Lumo`] || __has:!=[`brand`]) && __has:=[`new`] && ' +
+        '(price:<10 || __has:!=[`price`] || (brand:=[`Brite`] && price:<=20))',
+    );
+  });
+
+  it('disjunctive facets: one hit-less search per facet whose own filters are left out', () => {
+    const brand = { field: 'brand', operator: 'in' as const, values: ['Lumo'] };
+    const price = { field: 'price', operator: 'lt' as const, values: [50] };
+    const disjunctive = { ...query, filters: [brand, price], facets: ['brand', 'price'], disjunctiveFacets: true };
+    const { searches, facetSearchFields } = toSearches(definition(), COLLECTION, disjunctive, v30);
+    expect(facetSearchFields).toEqual(['brand', 'price']);
+    expect(searches[0]).toMatchObject({
+      filter_by: 'brand:=[`Lumo`] && price:<50',
+      facet_by: 'brand,price,__text_price',
+    });
+    expect(searches[1]).toMatchObject({ filter_by: 'price:<50', facet_by: 'brand', limit: 0, offset: 0 });
+    expect(searches[2]).toMatchObject({ filter_by: 'brand:=[`Lumo`]', facet_by: 'price,__text_price', limit: 0 });
+    const only = toSearches(definition(), COLLECTION, { ...disjunctive, filters: [brand] }, v30);
+    expect(only.facetSearchFields).toEqual(['brand']);
+    expect(only.searches[1]).not.toHaveProperty('filter_by');
+    expect(
+      toSearches(definition(), COLLECTION, { ...disjunctive, disjunctiveFacets: false }, v30).searches,
+    ).toHaveLength(1);
+
+    const facetResult = (field: string, counts: Record<string, number>) => ({
+      found: 0,
+      facet_counts: [{ field_name: field, counts: Object.entries(counts).map(([value, count]) => ({ value, count })) }],
+    });
+    const merged = fromSearchResults(
+      definition({ facetFields: ['brand'] }),
+      disjunctive,
+      ['brand'],
+      [{ ...facetResult('brand', { Lumo: 1 }), found: 1, hits: [] }, facetResult('brand', { Lumo: 1, Brite: 4 })],
+    );
+    expect(merged.facets).toEqual({ brand: { Lumo: 1, Brite: 4 } });
   });
 
   it('sort: custom rules (missing values last) around _text_match, then the id; at most three', () => {
@@ -338,5 +413,33 @@ describe('search results', () => {
       expect.objectContaining({ httpStatus: 404, message: 'Typesense refused the search (404): Not found.' }),
     );
     expect(searchResultOf({ found: 0 })).toEqual({ found: 0 });
+  });
+});
+
+describe('deletionsOf', () => {
+  it('quotes ids into id filters short enough for a query string; a backtick id goes alone', () => {
+    expect(deletionsOf(['a', 'b`c', 'd'])).toEqual({ filters: ['id:[`a`,`d`]'], oneByOne: ['b`c'] });
+    const ids = Array.from({ length: 1000 }, (_, i) => `product-${String(i).padStart(4, '0')}`);
+    const { filters, oneByOne } = deletionsOf(ids);
+    expect(oneByOne).toEqual([]);
+    expect(filters.length).toBeGreaterThan(1);
+    for (const filter of filters) expect(filter.length).toBeLessThanOrEqual(MAX_DELETE_FILTER_LENGTH + 5);
+    expect(filters.flatMap((filter) => [...filter.matchAll(/`([^`]*)`/g)].map((m) => m[1]))).toEqual(ids);
+  });
+});
+
+describe('stop phrases', () => {
+  it('the stopwords set holds single words; phrases are cut out of the query before it is sent', () => {
+    const withPhrases = definition({ stopWords: ['the', 'how to'] });
+    expect(singleStopWords(withPhrases)).toEqual(['the']);
+    expect(withoutStopPhrases(withPhrases, 'How to clean the sofa')).toBe('clean the sofa');
+    expect(withoutStopPhrases(withPhrases, 'how to clean ')).toBe('clean ');
+    expect(withoutStopPhrases(withPhrases, 'how to')).toBe('how to');
+    expect(withoutStopPhrases(withPhrases, 'to how')).toBe('to how');
+    expect(withoutStopPhrases(definition({ stopWords: ['the'] }), 'the Lamp!')).toBe('the Lamp!');
+    expect(toSearch(withPhrases, COLLECTION, { ...query, q: 'how to lamp' }, v30)).toMatchObject({
+      q: 'lamp',
+      stopwords: `${COLLECTION}_stopwords`,
+    });
   });
 });

@@ -197,8 +197,12 @@ function serve<TServices>(
 ): RouteHandlerMethod {
   const authenticate = authenticatorFor(operation.security, security);
   const headerNames = operation.headers ? Object.keys(operation.headers.shape) : [];
-  // The contract documents every query parameter: an undocumented one is refused, not ignored.
-  const querySchema = operation.query instanceof z.ZodObject ? operation.query.strict() : (operation.query ?? NO_QUERY);
+  // The contract documents every query parameter: an undocumented one is refused, not ignored. A query
+  // that declares a catchall (parameters named by data, such as `filter[<field>][<op>]`) checks the rest itself.
+  const querySchema =
+    operation.query instanceof z.ZodObject && operation.query.def.catchall === undefined
+      ? operation.query.strict()
+      : (operation.query ?? NO_QUERY);
   return async (request, reply) => {
     const principal = await authenticate(request);
     const problems: FieldProblem[] = [];

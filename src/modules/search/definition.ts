@@ -32,6 +32,7 @@ export interface IndexSettings {
   synonyms: Synonym[];
   stopWords: string[];
   rankingRules: string[];
+  sortableFields: string[];
 }
 
 export interface IndexState extends IndexSettings {
@@ -84,6 +85,15 @@ export const effectiveFacetFields = (state: IndexSettings) =>
 export const effectiveRankingRules = (state: IndexSettings): string[] =>
   state.rankingRules.length > 0 ? state.rankingRules : [...DEFAULT_RANKING_RULES];
 
+/** Fields a search may sort by: the declared ones, or every NUMBER and BOOLEAN field. */
+export const effectiveSortableFields = (state: IndexState) =>
+  state.sortableFields.length > 0
+    ? state.sortableFields
+    : fieldNames(state, state.seenFieldTypes).filter((name) => {
+        const type = fieldType(state, name);
+        return type === 'NUMBER' || type === 'BOOLEAN';
+      });
+
 /** Fields that take filters: the `filters` keys and the facet fields (a facet is refined by filtering on it). */
 export const filterableFields = (state: IndexSettings) => [
   ...new Set([...state.filters.map((f) => f.key), ...effectiveFacetFields(state)]),
@@ -104,6 +114,7 @@ export function resolveDefinition(state: IndexState): IndexDefinition {
     synonyms: state.synonyms,
     stopWords: state.stopWords,
     rankingRules: effectiveRankingRules(state).map(parseRankingRule),
+    sortableFields: effectiveSortableFields(state),
   };
 }
 
@@ -150,6 +161,28 @@ export interface DocumentProblem {
 }
 
 export const MAX_DOCUMENT_ID_LENGTH = 512;
+export const DOCUMENT_ID_RULE = `is required: a string of 1-${MAX_DOCUMENT_ID_LENGTH} characters or an integer`;
+
+/** A document's id as stored (integers as their decimal string), or undefined when the value cannot be one. */
+export function documentIdOf(value: unknown): string | undefined {
+  if (typeof value === 'string' && value.length > 0 && value.length <= MAX_DOCUMENT_ID_LENGTH) return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  return undefined;
+}
+
+/**
+ * A stored source document with a partial update merged in: each top-level key given replaces the
+ * stored one, and a key given as null is removed. The id stays as stored.
+ */
+export function mergeDocument(stored: Record<string, unknown>, patch: Record<string, unknown>) {
+  const merged = { ...stored };
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === ID_KEY) continue;
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
 
 /**
  * Maps a source document onto the index's fields. `seen` carries the types seen so far in this
@@ -165,15 +198,8 @@ export function mapDocument(
     return { problems: [{ field: '', message: 'must be an object' }] };
   const source = raw as Record<string, unknown>;
   const problems: DocumentProblem[] = [];
-  const rawId = source[ID_KEY];
-  let id: string | undefined;
-  if (typeof rawId === 'string' && rawId.length > 0 && rawId.length <= MAX_DOCUMENT_ID_LENGTH) id = rawId;
-  else if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) id = String(rawId);
-  else
-    problems.push({
-      field: ID_KEY,
-      message: `is required: a string of 1-${MAX_DOCUMENT_ID_LENGTH} characters or an integer`,
-    });
+  const id = documentIdOf(source[ID_KEY]);
+  if (id === undefined) problems.push({ field: ID_KEY, message: DOCUMENT_ID_RULE });
 
   const entries: [name: string, value: unknown, declared: FieldType | null][] =
     settings.fields.length > 0

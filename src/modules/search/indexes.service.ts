@@ -1,6 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { CursorCodec } from '../../kernel/cursor';
-import { isUniqueViolation, writeTransaction, type Db } from '../../kernel/db';
+import { isUniqueViolation, writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { AppError, badRequest, idTaken, notFound, type FieldProblem } from '../../kernel/errors';
 import { fieldUnder, invalidField, invalidInput, unstorableTextProblems } from '../../kernel/validation';
 import { uuidv7 } from '../../kernel/ids';
@@ -12,26 +12,39 @@ import {
   effectiveFacetFields,
   effectiveRankingRules,
   effectiveSearchFields,
+  effectiveSortableFields,
   fieldNames,
+  filterableFields,
+  documentIdOf,
+  DOCUMENT_ID_RULE,
   fieldType,
   ID_KEY,
   mapDocument,
+  mapStoredDocument,
+  mergeDocument,
   parseRankingRule,
   resolveDefinition,
   type IndexSettings,
 } from './definition';
-import type { FieldType, IndexedDocument, SearchEngine } from './engine/engine';
+import type { DocumentSelection } from './document-selection';
+import type { FieldFilter, FieldType, IndexedDocument, SearchEngine } from './engine/engine';
+import { passesFilters } from './engine/filter-match';
+import type { MerchandisingRule } from './rules';
+import { toEngineFilter } from './search-query';
 import * as repository from './search.repository';
 import {
   ALIAS_PATTERN,
   INDEX_SORTS,
   MAX_DOCUMENTS_PER_REQUEST,
   type IndexInputData,
+  type RuleInputData,
   type IndexRecord,
 } from './search.schemas';
 
 /** Writes to one index wait for each other; a big batch may take a while. */
 const WRITE_TIMEOUT_MS = 60_000;
+/** Documents read at a time when a delete by filter looks through an index. */
+const READ_CHUNK = 5_000;
 
 export function toIndexRecord(row: repository.IndexRow): IndexRecord {
   const pending = row.processedVersion < row.version;
@@ -54,6 +67,7 @@ export function toIndexRecord(row: repository.IndexRow): IndexRecord {
     synonyms: row.synonyms,
     stop_words: row.stopWords,
     ranking_rules: effectiveRankingRules(row),
+    sortable_fields: effectiveSortableFields(row),
     available_fields: fieldNames(row, row.seenFieldTypes).map((key) => ({ key, type: fieldType(row, key) })),
     is_active: row.isActive,
     has_pending_updates: pending,
@@ -96,6 +110,7 @@ function settingsOf(input: IndexInputData): { settings: IndexSettings; problems:
     ),
     stopWords: input.stop_words ?? [],
     rankingRules: input.ranking_rules ?? [],
+    sortableFields: input.sortable_fields ?? [],
   };
   settings.fields.forEach((field, i) => {
     if (
@@ -125,6 +140,7 @@ function settingsOf(input: IndexInputData): { settings: IndexSettings; problems:
       (i) => `filters[${i}].key`,
     );
     check(settings.facetFields, (i) => `facet_fields[${i}]`);
+    check(settings.sortableFields, (i) => `sortable_fields[${i}]`);
     if (settings.distinctField) check([settings.distinctField], () => 'distinct_field');
     settings.rankingRules.forEach((rule, i) => {
       const parsed = parseRankingRule(rule);
@@ -224,6 +240,8 @@ export class IndexService {
           const type = before?.type ?? index.seenFieldTypes[name];
           if (before?.from === after?.from && type) seen[name] = type;
         }
+        // Every copy is rebuilt from this version on, so no process needs the deletions recorded before it.
+        await repository.forgetDeletions(tx, index.id);
         return repository.replaceIndexDefinition(tx, index, data, seen);
       },
       { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS },
@@ -245,7 +263,7 @@ export class IndexService {
   /** Upserts documents by id, all or none: one that does not fit the index's fields rejects the batch. */
   async upsertDocuments(principal: Principal, alias: string, documents: unknown[]): Promise<void> {
     requireScope(principal, 'indexes:write');
-    await this.writeDocuments(principal.tenantId, alias, documents);
+    await this.writeDocuments(principal.tenantId, alias, async () => documents);
   }
 
   /** Upserts the rows of a CSV document (first line: column names) into a CSV_INTEGRATION index. */
@@ -274,11 +292,8 @@ export class IndexService {
     const unstorable = unstorableTextProblems(rows);
     if (unstorable.length > 0) throw invalidInput(unstorable);
     // Empty cells are missing values.
-    await this.writeDocuments(
-      principal.tenantId,
-      alias,
-      rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== ''))),
-    );
+    const documents = rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== '')));
+    await this.writeDocuments(principal.tenantId, alias, async () => documents);
   }
 
   /** Deletes every document of the index. */
@@ -297,12 +312,174 @@ export class IndexService {
     await this.process(row.id, row.version, () => this.engine.documentsCleared(resolveDefinition(row)));
   }
 
-  private async writeDocuments(tenantId: string, alias: string, documents: unknown[]) {
+  /** The merchandising rules of an index, in the order they are tried. */
+  async getRules(principal: Principal, alias: string): Promise<MerchandisingRule[]> {
+    requireScope(principal, 'indexes:read');
+    return (await this.find(principal.tenantId, alias)).rules;
+  }
+
+  /**
+   * Replaces the merchandising rules. Their filter conditions must name filterable fields of the
+   * index; the change raises the index's version like any other, without rebuilding a copy.
+   */
+  async replaceRules(principal: Principal, alias: string, input: RuleInputData[]): Promise<MerchandisingRule[]> {
+    requireScope(principal, 'indexes:write');
+    const row = await writeTransaction(this.db, async (tx) => {
+      const index = await repository.lockIndex(tx, principal.tenantId, alias);
+      if (!index) throw notFound(`no index with alias "${alias}"`);
+      const filterable = Object.assign(new Set(filterableFields(index)), { what: 'a filterable field' });
+      const problems: FieldProblem[] = [];
+      input.forEach((rule, i) =>
+        (rule.filters ?? []).forEach((filter, j) => {
+          const translated = toEngineFilter(index, filter, `[${i}].filters[${j}]`, filterable);
+          if (translated.problem) problems.push(translated.problem);
+        }),
+      );
+      if (problems.length > 0) throw invalidInput(problems);
+      return repository.replaceRules(
+        tx,
+        index,
+        input.map((rule) => ({
+          id: rule.id,
+          query: rule.query ?? null,
+          filters: rule.filters ?? [],
+          pin: rule.pin ?? [],
+          hide: rule.hide ?? [],
+        })),
+      );
+    });
+    // Rules apply at query time, so the engine's copy only needs to move to the new version, as after an empty write.
+    await this.process(row.id, row.version, () => this.engine.documentsWritten(resolveDefinition(row), []));
+    return row.rules;
+  }
+
+  /** One stored document as it was written. */
+  async getDocument(principal: Principal, alias: string, id: string): Promise<Record<string, unknown>> {
+    requireScope(principal, 'indexes:read');
+    const index = await this.find(principal.tenantId, alias);
+    const [stored] = await repository.findDocuments(this.db, index.id, [id]);
+    if (!stored) throw notFound(`no document with id "${id}" in index "${alias}"`);
+    return stored.data as Record<string, unknown>;
+  }
+
+  /** Deletes one document; an id the index does not hold is not found. */
+  async deleteDocument(principal: Principal, alias: string, id: string): Promise<void> {
+    requireScope(principal, 'indexes:write');
+    if ((await this.deleteSelected(principal.tenantId, alias, { ids: [id], filters: [] })) === 0)
+      throw notFound(`no document with id "${id}" in index "${alias}"`);
+  }
+
+  /**
+   * Deletes the documents a selection names (by id, by filters on index fields, or both) in one
+   * change; returns how many were deleted. Filters are checked before anything is deleted.
+   */
+  async deleteDocuments(principal: Principal, alias: string, selection: DocumentSelection): Promise<number> {
+    requireScope(principal, 'indexes:write');
+    return this.deleteSelected(principal.tenantId, alias, selection);
+  }
+
+  /**
+   * Merges fields into stored documents by id (a field given as null is removed), all or none: an
+   * id the index does not hold fails the whole request, and the merged documents must fit the index
+   * as an upsert's would.
+   */
+  async patchDocuments(principal: Principal, alias: string, patches: Record<string, unknown>[]): Promise<void> {
+    requireScope(principal, 'indexes:write');
+    await this.writeDocuments(principal.tenantId, alias, async (tx, index) => {
+      const problems: FieldProblem[] = [];
+      const firstAt = new Map<string, number>();
+      const ids = patches.map((patch, i) => {
+        const id = documentIdOf(patch[ID_KEY]);
+        if (id === undefined) problems.push({ field: `[${i}].${ID_KEY}`, message: DOCUMENT_ID_RULE });
+        else if (firstAt.has(id))
+          problems.push({
+            field: `[${i}].${ID_KEY}`,
+            message: `repeats the id of the document at [${firstAt.get(id)}]`,
+          });
+        else firstAt.set(id, i);
+        return id!;
+      });
+      if (problems.length > 0) throw invalidInput(problems);
+      const stored = new Map(
+        (await repository.findDocuments(tx, index.id, ids)).map((document) => [document.id, document.data]),
+      );
+      const missing = ids.filter((id) => !stored.has(id));
+      if (missing.length > 0) {
+        throw notFound(
+          `no document with id ${missing
+            .slice(0, 5)
+            .map((id) => `"${id}"`)
+            .join(', ')}` +
+            `${missing.length > 5 ? ` and ${missing.length - 5} more` : ''} in index "${alias}"; nothing was changed`,
+        );
+      }
+      return patches.map((patch, i) => mergeDocument(stored.get(ids[i]!) as Record<string, unknown>, patch));
+    });
+  }
+
+  private async deleteSelected(tenantId: string, alias: string, selection: DocumentSelection) {
+    const { row, deleted } = await writeTransaction(
+      this.db,
+      async (tx) => {
+        const index = await repository.lockIndex(tx, tenantId, alias);
+        if (!index) throw notFound(`no index with alias "${alias}"`);
+        const fields = Object.assign(new Set(fieldNames(index, index.seenFieldTypes)), { what: 'a field' });
+        const problems: FieldProblem[] = [];
+        const filters: FieldFilter[] = [];
+        for (const filter of selection.filters) {
+          const translated = toEngineFilter(index, filter, filter.parameter, fields);
+          if (translated.problem) problems.push({ field: filter.parameter, message: translated.problem.message });
+          else filters.push(translated.filter);
+        }
+        if (problems.length > 0) throw invalidInput(problems);
+        const ids = filters.length === 0 ? selection.ids! : await this.idsPassing(tx, index, selection.ids, filters);
+        const result = ids.length > 0 ? await repository.deleteDocuments(tx, index, ids) : { deleted: [], version: 0 };
+        return { row: { ...index, version: result.version }, deleted: result.deleted };
+      },
+      { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS },
+    );
+    if (deleted.length > 0) {
+      await this.process(row.id, row.version, () => this.engine.documentsDeleted(resolveDefinition(row), deleted));
+    }
+    return deleted.length;
+  }
+
+  /** Ids of the stored documents (among `ids`, when given) whose values pass every filter. */
+  private async idsPassing(tx: Tx, index: repository.IndexRow, ids: string[] | undefined, filters: FieldFilter[]) {
+    const passing: string[] = [];
+    const check = (documents: repository.StoredDocument[]) => {
+      for (const stored of documents) {
+        const document = mapStoredDocument(stored.data, index, index.seenFieldTypes);
+        if (document && passesFilters(document.values, filters)) passing.push(stored.id);
+      }
+    };
+    if (ids) {
+      check(await repository.findDocuments(tx, index.id, ids));
+      return passing;
+    }
+    for (let afterId: string | undefined; ;) {
+      const chunk = await repository.readDocuments(tx, index.id, { afterId, limit: READ_CHUNK });
+      check(chunk);
+      if (chunk.length < READ_CHUNK) return passing;
+      afterId = chunk.at(-1)!.id;
+    }
+  }
+
+  /**
+   * Writes the source documents `documentsOf` gives (read under the index's lock) after mapping each
+   * onto the index's fields, all or none.
+   */
+  private async writeDocuments(
+    tenantId: string,
+    alias: string,
+    documentsOf: (tx: Tx, index: repository.IndexRow) => Promise<unknown[]>,
+  ) {
     const { row, mapped } = await writeTransaction(
       this.db,
       async (tx) => {
         const index = await repository.lockIndex(tx, tenantId, alias);
         if (!index) throw notFound(`no index with alias "${alias}"`);
+        const documents = await documentsOf(tx, index);
         const seen = { ...index.seenFieldTypes };
         const problems: FieldProblem[] = [];
         const mapped: IndexedDocument[] = [];

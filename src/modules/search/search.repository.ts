@@ -6,9 +6,11 @@ import type { SqlKeysetList } from '../../kernel/keyset';
 import { int8, parseFirstRow, parseRows, timestamp, uuid } from '../../kernel/rows';
 import type { FieldType } from './engine/engine';
 import type { FieldMapping, IndexSettings, IndexState } from './definition';
+import type { MerchandisingRule } from './rules';
 
 export interface IndexRow extends IndexState {
   name: string;
+  rules: MerchandisingRule[];
   sourceId: string | null;
   sourceType: string;
   isActive: boolean;
@@ -35,6 +37,8 @@ export function toIndexRow(row: SearchIndex): IndexRow {
     synonyms: row.synonyms as unknown as IndexSettings['synonyms'],
     stopWords: row.stopWords,
     rankingRules: row.rankingRules,
+    sortableFields: row.sortableFields ?? [],
+    rules: row.rules as unknown as MerchandisingRule[],
     seenFieldTypes: row.seenFieldTypes as Record<string, FieldType>,
     isActive: row.isActive,
     version: Number(row.version),
@@ -68,6 +72,7 @@ const definitionColumns = (data: IndexDefinitionData) => ({
   synonyms: data.settings.synonyms as unknown as Prisma.InputJsonValue,
   stopWords: data.settings.stopWords,
   rankingRules: data.settings.rankingRules,
+  sortableFields: data.settings.sortableFields,
   isActive: data.isActive,
 });
 
@@ -138,6 +143,8 @@ const IndexListRow = z
     synonyms: z.custom<IndexSettings['synonyms']>(Array.isArray),
     stopWords: z.array(z.string()).nullable(),
     rankingRules: z.array(z.string()).nullable(),
+    sortableFields: z.array(z.string()).nullable(),
+    rules: z.custom<MerchandisingRule[]>(Array.isArray),
     seenFieldTypes: z.custom<Record<string, FieldType>>((value) => typeof value === 'object' && value !== null),
     isActive: z.boolean(),
     version: int8,
@@ -154,6 +161,7 @@ const IndexListRow = z
     facetFields: row.facetFields ?? [],
     stopWords: row.stopWords ?? [],
     rankingRules: row.rankingRules ?? [],
+    sortableFields: row.sortableFields ?? [],
   }));
 
 /** The indexes of a tenant sorted by `sort`, then by id. */
@@ -163,6 +171,7 @@ export function indexList(tenantId: string, sort: IndexSort): SqlKeysetList<Inde
       SELECT id, tenant_id AS "tenantId", alias, name, source_id AS "sourceId", source_type AS "sourceType", fields,
              search_fields AS "searchFields", display_fields AS "displayFields", filters, facet_fields AS "facetFields",
              distinct_field AS "distinctField", synonyms, stop_words AS "stopWords", ranking_rules AS "rankingRules",
+             sortable_fields AS "sortableFields", rules,
              seen_field_types AS "seenFieldTypes", is_active AS "isActive", version, rebuild_version AS
                "rebuildVersion",
              processed_version AS "processedVersion", last_processed_at AS "lastProcessedAt", created_at AS "createdAt",
@@ -215,6 +224,19 @@ export const replaceIndexDefinition = async (
     }),
   );
 
+/** Replaces the merchandising rules at the index's next version; no copy is rebuilt for it. */
+export const replaceRules = async (tx: Tx, index: IndexRow, rules: MerchandisingRule[]) =>
+  toIndexRow(
+    await tx.searchIndex.update({
+      where: { id: index.id },
+      data: { rules: rules as unknown as Prisma.InputJsonValue, version: { increment: 1 }, updatedAt: new Date() },
+    }),
+  );
+
+/** Forgets the index's recorded deletions: after a rebuild no copy needs them. */
+export const forgetDeletions = (tx: Tx, indexId: string) =>
+  tx.searchDocumentDeletion.deleteMany({ where: { indexId } });
+
 export const deleteIndex = async (db: Db, tenantId: string, alias: string) => {
   const rows = await db.searchIndex.findMany({ where: { tenantId, alias }, select: { id: true } });
   await db.searchIndex.deleteMany({ where: { tenantId, alias } });
@@ -250,8 +272,44 @@ export async function clearDocuments(tx: Tx, index: IndexRow) {
     data: { version, rebuildVersion: version, seenFieldTypes: {} },
   });
   await tx.searchDocument.deleteMany({ where: { indexId: index.id } });
+  await tx.searchDocumentDeletion.deleteMany({ where: { indexId: index.id } });
   return version;
 }
+
+/**
+ * Deletes these documents at the index's next version and records their ids for processes catching
+ * up. Returns the ids that existed and the version, which stays put when none did.
+ */
+export async function deleteDocuments(tx: Tx, index: IndexRow, ids: string[]) {
+  const deleted = parseRows(
+    z.object({ id: z.string() }),
+    await tx.$queryRaw<unknown[]>`
+      DELETE FROM search_documents WHERE index_id = ${index.id}::uuid AND id = ANY(${ids}::text[]) RETURNING id`,
+  ).map((row) => row.id);
+  if (deleted.length === 0) return { deleted, version: index.version };
+  const version = index.version + 1;
+  await tx.searchIndex.update({ where: { id: index.id }, data: { version } });
+  await tx.$executeRaw`
+    INSERT INTO search_document_deletions (index_id, id, version)
+    SELECT ${index.id}::uuid, unnest(${deleted}::text[]), ${version}
+    ON CONFLICT (index_id, id) DO UPDATE SET version = EXCLUDED.version`;
+  return { deleted, version };
+}
+
+/** Ids of documents deleted after `sinceVersion`. */
+export const readDeletions = async (tx: Tx, indexId: string, sinceVersion: number) =>
+  (
+    await tx.searchDocumentDeletion.findMany({
+      where: { indexId, version: { gt: sinceVersion } },
+      select: { id: true },
+    })
+  ).map((row) => row.id);
+
+/** The stored documents with these ids (those that exist). */
+export const findDocuments = async (db: DbOrTx, indexId: string, ids: string[]): Promise<StoredDocument[]> =>
+  (await db.searchDocument.findMany({ where: { indexId, id: { in: ids } }, select: { id: true, data: true } })).map(
+    (row) => ({ id: row.id, data: row.data }),
+  );
 
 /** Records that the engine has applied `version`; never moves backwards. */
 export const markProcessed = (db: Db, indexId: string, version: number) =>

@@ -1,23 +1,31 @@
 import type { FastifyRequest } from 'fastify';
 import { list, single } from '../../kernel/envelope';
 import { defineOperation } from '../context';
-import { underField } from '../../kernel/validation';
+import { invalidInput, underField } from '../../kernel/validation';
+import { MAX_SELECTED_IDS, parseDocumentSelection, SELECTION_OPERATORS } from './document-selection';
 import { pageBlock } from '../../kernel/rest/page-links';
 import { listEnvelope, pageQuery, singleEnvelope, z } from '../../kernel/rest/schemas';
 import {
   AnalyticsOutput,
   AnalyticsQuery,
+  DeletedDocumentsOutput,
+  DocumentId,
   DocumentsBody,
+  DocumentsPatchBody,
   INDEX_SORTS,
   IndexAlias,
   IndexInput,
   IndexOutput,
   MAX_DOCUMENTS_PER_REQUEST,
+  MAX_RULES,
+  RuleOutput,
+  RulesBody,
   SearchBody,
   SearchResponseArray,
   SearchResponseEnvelope,
   SearchSettingsInput,
   SearchSettingsOutput,
+  StoredDocumentOutput,
   type SearchResponseEntryData,
 } from './search.schemas';
 
@@ -193,20 +201,153 @@ export const upsertDocuments = defineOperation({
   },
 });
 
+export const patchDocuments = defineOperation({
+  operationId: 'patchDocuments',
+  method: 'patch',
+  path: '/api/instant/indexes/{alias}/documents',
+  summary: 'Update fields of documents',
+  description:
+    `Merges the given top-level fields into stored documents by \`id\`, 1 to ${MAX_DOCUMENTS_PER_REQUEST} per ` +
+    'request: a field set to `null` is removed, fields left out stay. All or none: an `id` the index does not ' +
+    "hold is a 404 for the whole request, and a merged document that does not fit the index's fields a 400, " +
+    'as for an upsert.',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:write'],
+  params: AliasParams,
+  body: DocumentsPatchBody,
+  responses: { 204: { description: 'Stored and searchable.' } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
+  async handler({ params, body, principal, services }) {
+    await underField('body.data', () => services.search.indexes.patchDocuments(principal, params.alias, body.data));
+    return { status: 204 };
+  },
+});
+
 export const clearDocuments = defineOperation({
   operationId: 'clearDocuments',
   method: 'delete',
   path: '/api/instant/indexes/{alias}/documents',
-  summary: 'Clear documents',
-  description: 'Deletes every document of the index; the index itself stays.',
+  summary: 'Delete documents',
+  description:
+    'Without a filter, deletes every document of the index (the index itself stays) and answers 204. With ' +
+    `filters, deletes the documents that pass all of them in one change and answers 200 with how many: ` +
+    `\`filter[id][in]=a,b,c\` (up to ${MAX_SELECTED_IDS} ids) or \`filter[id][eq]=a\`, and ` +
+    `\`filter[<field>][<op>]=<value>\` on any index field, with op ` +
+    `${SELECTION_OPERATORS.map((op) => `\`${op}\``).join(', ')} ` +
+    '(`in` takes comma-separated values; `gte`, `gt`, `lt`, `lte` a number), e.g. `filter[brand][eq]=Acme`. ' +
+    'An unknown field or a value of the wrong type is a 400 and deletes nothing.',
   tag: indexTag,
   security: 'bearer',
   scopes: ['indexes:write'],
   params: AnyAliasParams,
-  responses: { 204: { description: 'Cleared.' } },
-  errors: ['FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
+  query: z
+    .object({
+      'filter[id][in]': z
+        .string()
+        .optional()
+        .openapi({ description: `Comma-separated ids of up to ${MAX_SELECTED_IDS} documents.` }),
+      'filter[id][eq]': z.string().optional().openapi({ description: 'Id of one document.' }),
+    })
+    .catchall(z.unknown())
+    .openapi({ description: 'Also `filter[<field>][<op>]` on index fields.' }),
+  responses: {
+    200: { description: 'Deleted what the filters selected.', schema: singleEnvelope(DeletedDocumentsOutput) },
+    204: { description: 'Cleared.' },
+  },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
+  async handler({ params, query, principal, services }) {
+    const parsed = parseDocumentSelection(query);
+    if (parsed === null) {
+      await services.search.indexes.clearDocuments(principal, params.alias);
+      return { status: 204 };
+    }
+    if (parsed.problems) throw invalidInput(parsed.problems.map((p) => ({ ...p, field: `query.${p.field}` })));
+    const deleted = await underField('query', () =>
+      services.search.indexes.deleteDocuments(principal, params.alias, parsed.selection),
+    );
+    return { status: 200, body: single({ deleted }) };
+  },
+});
+
+export const getRules = defineOperation({
+  operationId: 'getRules',
+  method: 'get',
+  path: '/api/instant/indexes/{alias}/rules',
+  summary: 'Merchandising rules of an index',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:read'],
+  params: AliasParams,
+  responses: {
+    200: { description: 'The rules, in the order they are tried.', schema: singleEnvelope(z.array(RuleOutput)) },
+  },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
   async handler({ params, principal, services }) {
-    await services.search.indexes.clearDocuments(principal, params.alias);
+    return { status: 200, body: single(await services.search.indexes.getRules(principal, params.alias)) };
+  },
+});
+
+export const putRules = defineOperation({
+  operationId: 'putRules',
+  method: 'put',
+  path: '/api/instant/indexes/{alias}/rules',
+  summary: 'Replace the merchandising rules of an index',
+  description:
+    `Up to ${MAX_RULES} rules, tried in order: the first whose \`query\` (\`exact\`: the query is these words; ` +
+    '`contains`: it holds them in a row; none: any query) and `filters` (the search context has each of these ' +
+    'filters) hold applies to the search. Its `pin` documents appear at their 1-based positions when they pass ' +
+    "the search's filters, even without the query words; its `hide` documents never appear. Hits carry `_rule`, " +
+    'the id of the rule applied. The rules are versioned with the index.',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:write'],
+  params: AliasParams,
+  body: RulesBody,
+  responses: { 200: { description: 'The stored rules.', schema: singleEnvelope(z.array(RuleOutput)) } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
+  async handler({ params, body, principal, services }) {
+    return {
+      status: 200,
+      body: single(
+        await underField('body.data', () => services.search.indexes.replaceRules(principal, params.alias, body.data)),
+      ),
+    };
+  },
+});
+
+const DocumentParams = z.object({ alias: IndexAlias, id: DocumentId });
+
+export const getDocument = defineOperation({
+  operationId: 'getDocument',
+  method: 'get',
+  path: '/api/instant/indexes/{alias}/documents/{id}',
+  summary: 'View a document',
+  description: 'The stored document as it was last written, `metadata` included.',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:read'],
+  params: DocumentParams,
+  responses: { 200: { description: 'The document.', schema: singleEnvelope(StoredDocumentOutput) } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+  async handler({ params, principal, services }) {
+    return { status: 200, body: single(await services.search.indexes.getDocument(principal, params.alias, params.id)) };
+  },
+});
+
+export const deleteDocument = defineOperation({
+  operationId: 'deleteDocument',
+  method: 'delete',
+  path: '/api/instant/indexes/{alias}/documents/{id}',
+  summary: 'Delete a document',
+  tag: indexTag,
+  security: 'bearer',
+  scopes: ['indexes:write'],
+  params: DocumentParams,
+  responses: { 204: { description: 'Deleted.' } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'WRITE_INTERRUPTED'],
+  async handler({ params, principal, services }) {
+    await services.search.indexes.deleteDocument(principal, params.alias, params.id);
     return { status: 204 };
   },
 });
@@ -367,7 +508,12 @@ export const searchOperations = [
   updateIndex,
   deleteIndex,
   upsertDocuments,
+  patchDocuments,
   clearDocuments,
+  getDocument,
+  deleteDocument,
+  getRules,
+  putRules,
   getIndexAnalytics,
   searchIndex,
   searchProxy,

@@ -1,10 +1,12 @@
 /** Request and response shapes of indexes, documents, search, search settings and analytics. */
 import { PageBlockSchema, z } from '../../kernel/rest/schemas';
-import { BUILT_IN_RANKING_RULES, FIELD_TYPES } from './engine/engine';
-import { RESERVED_FIELD_NAMES, SORT_RULE } from './definition';
+import { BUILT_IN_RANKING_RULES, FIELD_TYPES, FILTER_OPERATORS } from './engine/engine';
+import { MAX_DOCUMENT_ID_LENGTH, RESERVED_FIELD_NAMES, SORT_RULE } from './definition';
 import { trimmedName } from '../../kernel/validation';
+import { tokenize } from './engine/text';
 
 export const MAX_DOCUMENTS_PER_REQUEST = 1000;
+export const MAX_PHRASE_WORDS = 5;
 export const MAX_SEARCH_LIMIT = 250;
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_OFFSET = 10_000;
@@ -35,7 +37,16 @@ const FieldName = z
 
 const FieldType = z.enum(FIELD_TYPES).openapi('SearchFieldType', { description: '`STRING`, `NUMBER` or `BOOLEAN`.' });
 
-const Word = z.string().trim().min(1).max(100).regex(/^\S+$/, 'must be a single word');
+/** A synonym or stop word: a word, or a phrase of up to 5 words matched as the words in a row. */
+const Phrase = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .refine((phrase) => {
+    const words = tokenize(phrase);
+    return words.length >= 1 && words.length <= MAX_PHRASE_WORDS;
+  }, `must hold 1 to ${MAX_PHRASE_WORDS} words`);
 
 const FieldInput = z
   .object({
@@ -55,10 +66,10 @@ const FieldInput = z
 
 const SynonymInput = z
   .object({
-    root: Word.optional().openapi({
+    root: Phrase.optional().openapi({
       description: 'One-way synonym: a query for `root` also finds `synonyms`, not the other way round.',
     }),
-    synonyms: z.array(Word).min(1).max(50),
+    synonyms: z.array(Phrase).min(1).max(50),
   })
   .strict()
   .refine(
@@ -67,8 +78,8 @@ const SynonymInput = z
   )
   .openapi('Synonym', {
     description:
-      'Single words. Without `root`, each word finds the others (multi-way); with `root`, only the root finds the ' +
-      'synonyms (one-way).',
+      'Words or phrases of up to 5 words (matched as the words in a row: `t shirt` finds `tee`). Without `root`, ' +
+      'each finds the others (multi-way); with `root`, only the root finds the synonyms (one-way).',
   });
 
 const RankingRule = z
@@ -129,10 +140,15 @@ export const IndexInput = z
       .optional()
       .openapi({ description: 'Only the best-ranked document per value of this field is returned.' }),
     synonyms: z.array(SynonymInput).max(1000).optional(),
-    stop_words: uniqueList(Word, 1000).optional().openapi({ description: 'Words left out of queries.' }),
+    stop_words: uniqueList(Phrase, 1000)
+      .optional()
+      .openapi({ description: 'Words, and phrases (the words in a row), left out of queries.' }),
     ranking_rules: uniqueList(RankingRule, 20)
       .optional()
       .openapi({ description: 'Default: `words`, `typo`, `proximity`, `attribute`, `exactness`.' }),
+    sortable_fields: uniqueList(FieldName, 20).optional().openapi({
+      description: 'Fields a search context may `sort` by. Default: every NUMBER and BOOLEAN field.',
+    }),
     is_active: z
       .boolean()
       .nullable()
@@ -177,6 +193,7 @@ export const IndexOutput = z
     synonyms: z.array(z.object({ root: z.string().optional(), synonyms: z.array(z.string()) })),
     stop_words: z.array(z.string()),
     ranking_rules: z.array(z.string()),
+    sortable_fields: z.array(z.string()).openapi({ description: 'Fields a search may sort by.' }),
     available_fields: z
       .array(z.object({ key: z.string(), type: FieldType.nullable() }))
       .openapi({ description: 'The index fields with their types.' }),
@@ -221,7 +238,83 @@ export const DocumentsBody = z
   .strict()
   .openapi('DocumentsUpsert');
 
+export const DocumentsPatchBody = z
+  .object({
+    data: z
+      .array(
+        z.record(z.string(), z.unknown()).openapi({
+          description:
+            '`id` names a stored document; every other top-level key replaces the stored one, and a key set to ' +
+            '`null` is removed (`metadata` included).',
+        }),
+      )
+      .min(1)
+      .max(MAX_DOCUMENTS_PER_REQUEST),
+  })
+  .strict()
+  .openapi('DocumentsPatch');
+
+export const DocumentId = z
+  .string()
+  .min(1)
+  .max(MAX_DOCUMENT_ID_LENGTH)
+  .openapi({ description: "The document's `id` (an integer id as its decimal digits)." });
+
+export const StoredDocumentOutput = z
+  .record(z.string(), z.unknown())
+  .openapi('StoredDocument', { description: 'The document as it was last written (merged, after a PATCH).' });
+
+export const DeletedDocumentsOutput = z
+  .object({ deleted: z.int().openapi({ description: 'Documents deleted; 0 when none matched.' }) })
+  .openapi('DeletedDocuments');
+
+export const MAX_SORT_KEYS = 3;
+
+const SortList = z
+  .array(z.string().max(100).regex(SORT_RULE, 'must be <field>:asc or <field>:desc'))
+  .max(MAX_SORT_KEYS)
+  .refine(
+    (keys) => new Set(keys.map((key) => key.split(':')[0])).size === keys.length,
+    'must not sort by a field twice',
+  );
+
 const FilterValue = z.union([z.string().max(200), z.number(), z.boolean()]);
+
+const FieldFilterInput = z
+  .object({
+    key: z.string().min(1).max(100),
+    operator: z.enum(FILTER_OPERATORS),
+    values: z
+      .array(FilterValue)
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({
+        description:
+          "Coerced to the field's type; `gte`, `gt`, `lt` and `lte` take one number; `exists` and `not_exists` " +
+          'none; the others at least one.',
+      }),
+  })
+  .strict()
+  .openapi('SearchFilter', {
+    description:
+      '`in`: any of the values; `not_in`: none of them (a document without the field passes); `gte`, `gt`, ' +
+      '`lt`, `lte`: a bound on a NUMBER field; `exists` / `not_exists`: whether the field has a value.',
+  });
+
+const filterList = z.array(FieldFilterInput).min(1).max(50);
+const InnerAnyGroup = z.object({ any: filterList }).strict();
+const InnerAllGroup = z.object({ all: filterList }).strict();
+
+const AnyGroupInput = z
+  .object({
+    any: z
+      .array(z.union([FieldFilterInput, InnerAnyGroup, InnerAllGroup]))
+      .min(1)
+      .max(50),
+  })
+  .strict()
+  .openapi('SearchFilterGroup', { description: 'One of the members must hold.' });
 
 export const SearchContext = z
   .object({
@@ -244,22 +337,46 @@ export const SearchContext = z
       .optional()
       .openapi({ description: 'Facet fields to count values of; `*` for all.' }),
     filters: z
-      .array(
-        z
-          .object({
-            key: z.string().min(1).max(100),
-            operator: z.enum(['in', 'gte', 'gt', 'lt', 'lte']),
-            values: z
-              .array(FilterValue)
-              .min(1)
-              .max(100)
-              .openapi({ description: "Coerced to the field's type; `gte`, `gt`, `lt` and `lte` take one number." }),
-          })
-          .strict(),
-      )
+      .array(z.union([FieldFilterInput, AnyGroupInput]))
       .max(50)
       .nullable()
-      .optional(),
+      .optional()
+      .openapi({
+        description:
+          'All must hold. Each is a field filter or `{any: [...]}` (one of them must hold), whose members may be ' +
+          'field filters or one more level of `{any: [...]}` / `{all: [...]}` groups of field filters.',
+      }),
+    facet_query: z
+      .object({
+        field: z.string().min(1).max(100),
+        q: z.string().max(100),
+      })
+      .strict()
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'Searches the values of one facet field: `facet_hits` lists the values whose words match `q` (each ' +
+          'word, the last also as a prefix, with the typo budget of its length) with their counts under the ' +
+          "query and filters (without the field's own filters when `disjunctive_facets` is true).",
+      }),
+    disjunctive_facets: z
+      .boolean()
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "Count each facet without the filters on that facet's own field (top-level filters, or `any` groups, " +
+          'about that field only), so a filter sidebar lists every value one could add. Default false.',
+      }),
+    sort: SortList.nullable()
+      .optional()
+      .openapi({
+        description:
+          `Up to ${MAX_SORT_KEYS} \`<field>:asc\` / \`<field>:desc\` over the index's \`sortable_fields\`, ` +
+          'applied before relevance (the ranking rules order documents with equal values); documents without the ' +
+          "field come last. Default: the search settings' `sort` of the index, else relevance.",
+      }),
     limit: z
       .int()
       .min(0)
@@ -299,6 +416,71 @@ export const SearchContext = z
 
 export type SearchContextData = z.output<typeof SearchContext>;
 
+/** Ids of pinned and hidden documents: Typesense lists them separated by commas, each as `id:position`. */
+const RuleDocumentId = z
+  .string()
+  .min(1)
+  .max(MAX_DOCUMENT_ID_LENGTH)
+  .regex(/^[^,:]+$/, 'must not contain a comma or a colon');
+
+export const MAX_RULES = 100;
+export const MAX_PINNED_POSITION = MAX_SEARCH_LIMIT;
+
+const RuleInput = z
+  .object({
+    id: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, `_`, `.` or `-`'),
+    query: z
+      .object({
+        text: z.string().max(200),
+        match: z.enum(['exact', 'contains']).openapi({
+          description: '`exact`: the query is these words; `contains`: it holds them in a row.',
+        }),
+      })
+      .strict()
+      .nullable()
+      .optional()
+      .openapi({ description: 'Without one, the rule applies to every query (e.g. a category page).' }),
+    filters: z.array(FieldFilterInput).max(10).optional().openapi({
+      description: "The search context's filters must include each of these (same key, operator and values).",
+    }),
+    pin: z
+      .array(z.object({ id: RuleDocumentId, position: z.int().min(1).max(MAX_PINNED_POSITION) }).strict())
+      .max(20)
+      .optional()
+      .openapi({ description: '1-based positions; a pinned document shows when it passes the filters.' }),
+    hide: z.array(RuleDocumentId).max(100).optional().openapi({ description: 'Documents never shown.' }),
+  })
+  .strict()
+  .openapi('MerchandisingRuleInput');
+
+export const RulesBody = z
+  .object({
+    data: z
+      .array(RuleInput)
+      .max(MAX_RULES)
+      .refine((rules) => new Set(rules.map((rule) => rule.id)).size === rules.length, 'must not repeat a rule id'),
+  })
+  .strict()
+  .openapi('MerchandisingRules');
+
+export type RuleInputData = z.output<typeof RuleInput>;
+
+export const RuleOutput = z
+  .object({
+    id: z.string(),
+    query: z.object({ text: z.string(), match: z.enum(['exact', 'contains']) }).nullable(),
+    filters: z.array(z.object({ key: z.string(), operator: z.string(), values: z.array(z.unknown()).optional() })),
+    pin: z.array(z.object({ id: z.string(), position: z.int() })),
+    hide: z.array(z.string()),
+  })
+  .openapi('MerchandisingRule');
+export type FieldFilterData = z.output<typeof FieldFilterInput>;
+export type FilterData = NonNullable<SearchContextData['filters']>[number];
+
 export const SearchBody = z
   .object({ data: z.array(SearchContext).min(1).max(MAX_CONTEXTS_PER_REQUEST) })
   .strict()
@@ -319,6 +501,9 @@ const Hit = z
       .record(z.string(), z.union([HighlightResult, z.array(HighlightResult)]))
       .openapi({ description: 'Each search field with matched words wrapped in `<mark>`, HTML-escaped.' }),
     __position: z.int().openapi({ description: '1-based position in the results.' }),
+    _rule: z.string().nullable().openapi({
+      description: 'Id of the merchandising rule that shaped these results (pinned or hid documents), or null.',
+    }),
     click_url: z.string().nullable().openapi({
       description:
         "Signed URL that records a click and redirects to the document's `url` (or `metadata.url`); null without one.",
@@ -333,6 +518,10 @@ const IndexResult = z
     hits: z.array(Hit),
     count: z.int().openapi({ description: 'Matching documents across all indexes of the request.' }),
     facets: z.record(z.string(), z.record(z.string(), z.int())),
+    facet_hits: z
+      .array(z.object({ value: z.string(), count: z.int() }))
+      .optional()
+      .openapi({ description: 'With a `facet_query`: the matching values, most frequent first (at most 100).' }),
     facets_stats: z.record(
       z.string(),
       z.object({ min: z.number(), max: z.number(), avg: z.number(), sum: z.number() }),
@@ -387,6 +576,16 @@ export const SearchSettingsInput = z
               .optional(),
             filters: z.array(SettingsFilterInput).max(50).optional(),
             results_per_page: z.int().min(1).max(MAX_SEARCH_LIMIT).nullable().optional(),
+            sort: SortList.optional().openapi({
+              description: 'Sort of searches of this index whose context has no `sort`. Default: relevance.',
+            }),
+            sort_options: z
+              .array(z.object({ label: z.string().min(1).max(200), sort: SortList }).strict())
+              .max(20)
+              .optional()
+              .openapi({
+                description: 'Named sorts for the front end to offer (`[{label, sort}]`); it sends the chosen `sort`.',
+              }),
           })
           .strict(),
       )
@@ -432,6 +631,8 @@ export const SearchSettingsOutput = z
           }),
         ),
         results_per_page: z.int().nullable(),
+        sort: z.array(z.string()),
+        sort_options: z.array(z.object({ label: z.string(), sort: z.array(z.string()) })),
       }),
     ),
     filters: z.object({

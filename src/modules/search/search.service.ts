@@ -8,7 +8,8 @@ import { effectiveDisplayFields, fieldType, filterableFields, resolveDefinition 
 import type { EngineResult, SearchEngine } from './engine/engine';
 import * as repository from './search.repository';
 import type { SearchLog } from './search-log';
-import { toEngineQuery } from './search-query';
+import { ruleFor } from './rules';
+import { toEngineQuery, toSortKeys, type QueryDefaults } from './search-query';
 import type {
   SearchContextData,
   SearchResponseEntryData,
@@ -18,9 +19,27 @@ import type {
 
 interface Target {
   index: repository.IndexRow;
-  /** Hits per page when the context does not say (the search settings' `results_per_page`). */
-  defaultLimit?: number;
+  /** What the context leaves out, from the search settings (`results_per_page`, `sort`). */
+  defaults?: QueryDefaults;
 }
+
+type StoredSettings = Omit<SearchSettingsData, 'indexes'> & {
+  indexes: (Omit<SearchSettingsData['indexes'][number], 'sort' | 'sort_options'> &
+    Partial<Pick<SearchSettingsData['indexes'][number], 'sort' | 'sort_options'>>)[];
+};
+
+/** Settings stored before an index entry had `sort` and `sort_options` read as having none. */
+const settingsOf = (stored: unknown): SearchSettingsData => {
+  const settings = stored as StoredSettings;
+  return {
+    ...settings,
+    indexes: settings.indexes.map((entry) => ({
+      ...entry,
+      sort: entry.sort ?? [],
+      sort_options: entry.sort_options ?? [],
+    })),
+  };
+};
 
 const routesOf = (routes: unknown) =>
   (Array.isArray(routes) ? routes : [routes]) as {
@@ -65,7 +84,7 @@ export class SearchService {
   ): Promise<SearchResponseEntryData[]> {
     const { settings } = await this.searchEngineOf(caller, key);
     const tenantId = settings.tenantId;
-    const configured = (settings.settings as SearchSettingsData).indexes;
+    const configured = settingsOf(settings.settings).indexes;
     const rows = await repository.findIndexesByAlias(
       this.db,
       tenantId,
@@ -80,7 +99,7 @@ export class SearchService {
         )
         .map(({ entry, index }) => [
           entry.alias,
-          { index, defaultLimit: entry.results_per_page ?? undefined } satisfies Target,
+          { index, defaults: { limit: entry.results_per_page ?? undefined, sort: entry.sort } } satisfies Target,
         ]),
     );
     const targets = contexts.map((context, i) => {
@@ -96,7 +115,7 @@ export class SearchService {
 
   /** The search settings of a proxy key, as a front end reads them. */
   async getSettings(caller: Principal | null, key: string): Promise<SearchSettingsData> {
-    return (await this.searchEngineOf(caller, key)).settings.settings as SearchSettingsData;
+    return settingsOf((await this.searchEngineOf(caller, key)).settings.settings);
   }
 
   /** Creates or replaces the search settings of one of the tenant's proxies. */
@@ -115,6 +134,12 @@ export class SearchService {
         const index = rows.find((row) => row.alias === entry.alias);
         if (!index) problems.push({ field: `indexes[${i}].alias`, message: `no index with alias "${entry.alias}"` });
         const filterable = index ? filterableFields(index) : [];
+        if (index) {
+          problems.push(...toSortKeys(index, entry.sort ?? [], `indexes[${i}].sort`).problems);
+          (entry.sort_options ?? []).forEach((option, j) =>
+            problems.push(...toSortKeys(index, option.sort, `indexes[${i}].sort_options[${j}].sort`).problems),
+          );
+        }
         return {
           alias: entry.alias,
           template: { name: entry.template?.name ?? null, mapping: entry.template?.mapping ?? [] },
@@ -134,6 +159,8 @@ export class SearchService {
             };
           }),
           results_per_page: entry.results_per_page ?? null,
+          sort: entry.sort ?? [],
+          sort_options: (entry.sort_options ?? []).map((option) => ({ label: option.label, sort: option.sort })),
         };
       }),
       filters: {
@@ -199,9 +226,11 @@ export class SearchService {
     const problems: FieldProblem[] = [];
     const plans = contexts.map((context, i) =>
       targetsPerContext[i]!.map((target) => {
-        const translated = toEngineQuery(target.index, context, `[${i}]`, target.defaultLimit);
+        const translated = toEngineQuery(target.index, context, `[${i}]`, target.defaults);
         if (translated.problems) problems.push(...translated.problems);
-        return { target, query: translated.query! };
+        const rule = ruleFor(target.index.rules, context);
+        const query = rule ? { ...translated.query!, pin: rule.pin, hide: rule.hide } : translated.query!;
+        return { target, query, rule: rule?.id ?? null };
       }),
     );
     if (problems.length > 0) throw invalidInput(problems);
@@ -230,7 +259,7 @@ export class SearchService {
               userId: context.user_id ?? null,
               createdAt: new Date(),
             });
-            return this.presentResult(index, result, plan[j]!.query.offset, searchId, count);
+            return this.presentResult(index, result, plan[j]!.query.offset, searchId, count, plan[j]!.rule);
           }),
         };
       }),
@@ -253,12 +282,14 @@ export class SearchService {
     offset: number,
     searchId: string,
     count: number,
+    rule: string | null,
   ) {
     const display = effectiveDisplayFields(index);
     return {
       id: index.alias,
       count,
       facets: result.facets,
+      ...(result.facetHits ? { facet_hits: result.facetHits } : {}),
       facets_stats: result.facetsStats,
       hits: result.hits.map((hit, i) => {
         const position = offset + i + 1;
@@ -273,6 +304,7 @@ export class SearchService {
           metadata: hit.document.metadata ?? null,
           _highlightResult: hit.highlight,
           __position: position,
+          _rule: rule,
           click_url: code ? `${this.baseUrl}/api/instant/search/${index.alias}/click/${code}` : null,
         };
       }),

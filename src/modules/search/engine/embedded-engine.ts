@@ -43,6 +43,11 @@ export class EmbeddedEngine implements SearchEngine {
     await this.current(definition);
   }
 
+  async documentsDeleted(definition: IndexDefinition, _ids: string[]) {
+    // Deletions are read back from PostgreSQL like writes, so every process applies them in version order.
+    await this.current(definition);
+  }
+
   async documentsCleared(definition: IndexDefinition) {
     await this.current(definition);
   }
@@ -111,7 +116,8 @@ export class EmbeddedEngine implements SearchEngine {
           if (chunk.length < READ_CHUNK) break;
           afterId = chunk.at(-1)!.id;
         }
-        return { row, whole, documents };
+        const deleted = whole ? [] : await repository.readDeletions(tx, indexId, copy.version);
+        return { row, whole, documents, deleted };
       },
       { isolationLevel: 'RepeatableRead', timeout: SNAPSHOT_TIMEOUT_MS, maxWait: SNAPSHOT_TIMEOUT_MS },
     );
@@ -119,7 +125,7 @@ export class EmbeddedEngine implements SearchEngine {
       this.copies.delete(indexId);
       return;
     }
-    const { row, whole, documents } = snapshot;
+    const { row, whole, documents, deleted } = snapshot;
     const mapped = documents
       .map((stored) => mapStoredDocument(stored.data, row, row.seenFieldTypes))
       .filter((document): document is IndexedDocument => document !== null);
@@ -135,6 +141,8 @@ export class EmbeddedEngine implements SearchEngine {
         index,
       });
     } else {
+      // Deletions first: a document deleted and then written again since the copy's version is in both.
+      copy!.index.remove(deleted);
       copy!.index.upsert(mapped);
       copy!.version = row.version;
     }

@@ -11,7 +11,11 @@ export type FieldValue = Scalar | Scalar[] | null;
 
 export const BUILT_IN_RANKING_RULES = ['words', 'typo', 'proximity', 'attribute', 'exactness'] as const;
 export type BuiltInRankingRule = (typeof BUILT_IN_RANKING_RULES)[number];
-export type RankingRule = BuiltInRankingRule | { field: string; direction: 'asc' | 'desc' };
+export interface SortKey {
+  field: string;
+  direction: 'asc' | 'desc';
+}
+export type RankingRule = BuiltInRankingRule | SortKey;
 export const DEFAULT_RANKING_RULES: BuiltInRankingRule[] = ['words', 'typo', 'proximity', 'attribute', 'exactness'];
 
 /** `root` set: one-way (searching the root also finds the synonyms); otherwise every word finds every other. */
@@ -38,6 +42,8 @@ export interface IndexDefinition {
   synonyms: Synonym[];
   stopWords: string[];
   rankingRules: RankingRule[];
+  /** Fields a query may sort by. */
+  sortableFields: string[];
 }
 
 /** A document mapped onto the index's fields. `metadata` is returned with hits, never searched. */
@@ -47,14 +53,23 @@ export interface IndexedDocument {
   metadata: unknown;
 }
 
-export type FilterOperator = 'in' | 'gte' | 'gt' | 'lt' | 'lte';
+export const FILTER_OPERATORS = ['in', 'not_in', 'gte', 'gt', 'lt', 'lte', 'exists', 'not_exists'] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
-/** Filter values arrive already coerced to the field's type. */
-export interface EngineFilter {
+/**
+ * A condition on one field. Values arrive already coerced to the field's type; `exists` and
+ * `not_exists` take none. `not_in` holds for a document without the field.
+ */
+export interface FieldFilter {
   field: string;
   operator: FilterOperator;
   values: Scalar[];
 }
+
+/** `any`: one of the filters must hold; `all`: every one. */
+export type FilterGroup = { any: EngineFilter[] } | { all: EngineFilter[] };
+
+export type EngineFilter = FieldFilter | FilterGroup;
 
 export interface EngineQuery {
   q: string;
@@ -64,6 +79,21 @@ export interface EngineQuery {
   offset: number;
   /** Fewer hits than this for all query words: the last words are dropped until there are enough. */
   threshold: number;
+  /** Sorts before relevance (the ranking rules decide among equal values); documents without the field last. */
+  sort: SortKey[];
+  /** Count each facet without the top-level filters on its own field (what a filter sidebar shows). */
+  disjunctiveFacets: boolean;
+  /** Values of this facet field matching `q` (each word, the last as a prefix, with typos), counted. */
+  facetQuery?: { field: string; q: string };
+  /** Documents placed at these 1-based positions when they pass the filters, whatever the query words. */
+  pin?: { id: string; position: number }[];
+  /** Documents never returned. */
+  hide?: string[];
+}
+
+export interface FacetHit {
+  value: string;
+  count: number;
 }
 
 export interface HighlightResult {
@@ -90,6 +120,8 @@ export interface EngineResult {
   hits: EngineHit[];
   facets: Record<string, Record<string, number>>;
   facetsStats: Record<string, FacetStats>;
+  /** With a facet query: the matching values, most frequent first. */
+  facetHits?: FacetHit[];
 }
 
 /**
@@ -106,6 +138,8 @@ export interface SearchEngine {
   definitionChanged(definition: IndexDefinition): Promise<void>;
   /** These documents were inserted or replaced. */
   documentsWritten(definition: IndexDefinition, documents: IndexedDocument[]): Promise<void>;
+  /** These documents were deleted (ids the engine does not hold are ignored). */
+  documentsDeleted(definition: IndexDefinition, ids: string[]): Promise<void>;
   /** Every document was deleted. */
   documentsCleared(definition: IndexDefinition): Promise<void>;
   /** The index is gone. */

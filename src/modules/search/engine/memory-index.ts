@@ -6,9 +6,9 @@
  * before any search sees it.
  */
 import type {
-  EngineFilter,
   EngineHit,
   EngineQuery,
+  FacetHit,
   EngineResult,
   FacetStats,
   FieldType,
@@ -17,8 +17,11 @@ import type {
   IndexDefinition,
   IndexedDocument,
   Scalar,
+  SortKey,
 } from './engine';
-import { escapeHtml, normalizeWord, tokenize, tokenizeWithOffsets, typoBudget } from './text';
+import { filtersWithout, passesFilters } from './filter-match';
+import { phraseSynonyms, phraseTokens, replacePhrases, stopPhrases, type PhraseIndex } from './phrases';
+import { escapeHtml, facetValueMatches, tokenize, tokenizeWithOffsets, typoBudget } from './text';
 
 /** Completions of the last (prefix) word that are searched: the most frequent ones. */
 export const MAX_PREFIX_EXPANSIONS = 100;
@@ -132,16 +135,19 @@ export class MemoryIndex {
   private sortedTerms: string[] | null = null;
   private dead = 0;
   private readonly synonymsOf = new Map<string, Set<string>>();
-  private readonly stopWords: Set<string>;
+  private readonly stopPhrases: PhraseIndex;
+  private readonly phrases: { documents: PhraseIndex; queries: PhraseIndex };
   private readonly types: Map<string, FieldType | null>;
 
   constructor(readonly definition: IndexDefinition) {
-    this.stopWords = new Set(definition.stopWords.map(normalizeWord));
+    this.stopPhrases = stopPhrases(definition.stopWords);
+    this.phrases = phraseSynonyms(definition.synonyms);
     this.types = new Map(definition.fields.map((field) => [field.name, field.type]));
     const link = (from: string, to: string) => {
-      const [a] = tokenize(from);
-      const [b] = tokenize(to);
-      if (!a || !b || a === b) return;
+      const [a, ...moreOfA] = tokenize(from);
+      const [b, ...moreOfB] = tokenize(to);
+      // Phrases of several words are matched as group tokens (see phrases.ts).
+      if (!a || !b || a === b || moreOfA.length > 0 || moreOfB.length > 0) return;
       if (!this.synonymsOf.has(a)) this.synonymsOf.set(a, new Set());
       this.synonymsOf.get(a)!.add(b);
     };
@@ -169,7 +175,8 @@ export class MemoryIndex {
       );
       this.entries.push({ document, words });
       this.slotOf.set(document.id, slot);
-      for (const word of new Set(words.flat())) {
+      const phraseGroups = words.flatMap((fieldWords) => phraseTokens(fieldWords, this.phrases.documents));
+      for (const word of new Set([...words.flat(), ...phraseGroups])) {
         let list = this.postings.get(word);
         if (!list) {
           list = [];
@@ -180,6 +187,18 @@ export class MemoryIndex {
       }
     }
     // Replaced documents leave dead slots in the postings; rebuild once they outnumber the live ones.
+    if (this.dead > 1000 && this.dead > this.slotOf.size) this.compact();
+  }
+
+  /** Removes documents by id; ids not in the index are ignored. */
+  remove(ids: string[]) {
+    for (const id of ids) {
+      const slot = this.slotOf.get(id);
+      if (slot === undefined) continue;
+      this.entries[slot] = undefined;
+      this.slotOf.delete(id);
+      this.dead += 1;
+    }
     if (this.dead > 1000 && this.dead > this.slotOf.size) this.compact();
   }
 
@@ -223,16 +242,26 @@ export class MemoryIndex {
     return matches;
   }
 
-  /** Documents containing a query word: per slot the fewest typos it took (-1: not there), and the slots. */
-  private documentsOf(matches: Map<string, WordMatch>): WordDocuments {
+  /**
+   * Documents containing a query word: per slot the fewest typos it took (-1: not there), and the
+   * slots. With `within` (the first word's documents), only those slots are recorded: a document
+   * without the first word is never a candidate, so later words need not list it.
+   */
+  private documentsOf(matches: Map<string, WordMatch>, within?: Int8Array): WordDocuments {
     const typos = new Int8Array(this.entries.length).fill(-1);
     const slots: number[] = [];
+    // Dead slots only exist after documents were replaced or removed.
+    const entries = this.dead > 0 ? this.entries : undefined;
     for (const [term, match] of matches) {
+      const cost = match.typos;
       for (const slot of this.postings.get(term)!) {
-        if (this.entries[slot] === undefined) continue;
+        if (within !== undefined && within[slot]! < 0) continue;
+        if (entries !== undefined && entries[slot] === undefined) continue;
         const known = typos[slot]!;
-        if (known === -1) slots.push(slot);
-        if (known === -1 || match.typos < known) typos[slot] = match.typos;
+        if (known === -1) {
+          slots.push(slot);
+          typos[slot] = cost;
+        } else if (cost < known) typos[slot] = cost;
       }
     }
     return { typos, slots };
@@ -240,16 +269,17 @@ export class MemoryIndex {
 
   private queryWords(q: string): string[] {
     const words = tokenize(q);
-    const kept = words.filter((word) => !this.stopWords.has(word));
+    const kept = replacePhrases(words, this.stopPhrases);
     // A query of stop words only is searched as typed.
-    return kept.length > 0 ? kept : words;
+    return replacePhrases(kept.length > 0 ? kept : words, this.phrases.queries);
   }
 
   search(query: EngineQuery): EngineResult {
     const words = this.queryWords(query.q);
     const prefixLast = words.length > 0 && !/[\s\p{P}]$/u.test(query.q);
     const matches = words.map((word, i) => this.matchesOf(word, prefixLast && i === words.length - 1));
-    const documents = matches.map((wordMatches) => this.documentsOf(wordMatches));
+    const documents: WordDocuments[] = [];
+    for (const wordMatches of matches) documents.push(this.documentsOf(wordMatches, documents[0]?.typos));
 
     // Documents with every query word; while they are fewer than the threshold, the last words are dropped.
     let candidates: number[];
@@ -264,30 +294,83 @@ export class MemoryIndex {
       while (k > 1 && levels[k - 1]!.length < query.threshold) k -= 1;
       candidates = levels[k - 1]!;
     }
+    const hidden = new Set(query.hide ?? []);
+    const visible =
+      hidden.size === 0 ? candidates : candidates.filter((slot) => !hidden.has(this.entries[slot]!.document.id));
     const filtered =
       query.filters.length === 0
-        ? candidates
-        : candidates.filter((slot) => this.passes(this.entries[slot]!, query.filters));
+        ? visible
+        : visible.filter((slot) => passesFilters(this.entries[slot]!.document.values, query.filters));
 
-    const { facets, facetsStats } = this.facetsOf(filtered, query.facets);
-    const ranked = this.rank(filtered, words, matches, documents, query.offset + query.limit);
-    const page = ranked.slots.slice(query.offset, query.offset + query.limit);
+    const { facets, facetsStats } = query.disjunctiveFacets
+      ? this.disjunctiveFacetsOf(visible, filtered, query)
+      : this.facetsOf(filtered, query.facets);
+    const facetHits = query.facetQuery && this.facetHitsOf(visible, filtered, query, query.facetQuery);
+    const pins = this.pinned(query, hidden);
+    const ranked = this.rank(filtered, words, matches, documents, query.sort, query.offset + query.limit + pins.length);
+    const order = pins.length === 0 ? ranked.slots : placePins(ranked.slots, pins);
+    const page = order.slice(query.offset, query.offset + query.limit);
+    const matched = pins.length === 0 ? new Set<number>() : new Set(filtered);
     return {
-      count: ranked.count,
+      count: ranked.count + pins.filter((pin) => !matched.has(pin.slot)).length,
       hits: page.map((slot) => this.hitOf(this.entries[slot]!, words, matches)),
       facets,
       facetsStats,
+      ...(facetHits ? { facetHits } : {}),
     };
   }
 
-  private passes(entry: Entry, filters: EngineFilter[]): boolean {
-    for (const filter of filters) {
-      const value = entry.document.values[filter.field];
-      if (value === null || value === undefined) return false;
-      if (Array.isArray(value) ? !value.some((item) => matchesFilter(item, filter)) : !matchesFilter(value, filter))
-        return false;
+  /** The pinned documents that exist, are not hidden and pass the filters, by position. */
+  private pinned(query: EngineQuery, hidden: Set<string>) {
+    const pins: { slot: number; position: number }[] = [];
+    for (const pin of query.pin ?? []) {
+      const slot = this.slotOf.get(pin.id);
+      if (slot === undefined || hidden.has(pin.id)) continue;
+      if (!passesFilters(this.entries[slot]!.document.values, query.filters)) continue;
+      pins.push({ slot, position: pin.position });
     }
-    return true;
+    return pins.sort((a, b) => a.position - b.position);
+  }
+
+  /** Values of a facet that match the facet query, counted over the matches (disjunctively when asked). */
+  private facetHitsOf(
+    candidates: number[],
+    filtered: number[],
+    query: EngineQuery,
+    facetQuery: { field: string; q: string },
+  ): FacetHit[] {
+    const others = query.disjunctiveFacets ? filtersWithout(query.filters, facetQuery.field) : query.filters;
+    const slots =
+      others.length === query.filters.length
+        ? filtered
+        : candidates.filter((slot) => passesFilters(this.entries[slot]!.document.values, others));
+    const counts = new Map<string, number>();
+    for (const slot of slots) {
+      for (const value of new Set(valuesOf(this.entries[slot]!.document.values[facetQuery.field]).map(String)))
+        counts.set(value, (counts.get(value) ?? 0) + 1);
+    }
+    return [...counts]
+      .filter(([value]) => facetValueMatches(value, facetQuery.q))
+      .map(([value, count]) => ({ value, count }))
+      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+      .slice(0, MAX_FACET_VALUES);
+  }
+
+  /** Each facet counted over the matches of every filter but those about its own field alone. */
+  private disjunctiveFacetsOf(candidates: number[], filtered: number[], query: EngineQuery) {
+    const facets: EngineResult['facets'] = {};
+    const facetsStats: EngineResult['facetsStats'] = {};
+    for (const field of query.facets) {
+      const others = filtersWithout(query.filters, field);
+      const slots =
+        others.length === query.filters.length
+          ? filtered
+          : candidates.filter((slot) => passesFilters(this.entries[slot]!.document.values, others));
+      const one = this.facetsOf(slots, [field]);
+      Object.assign(facets, one.facets);
+      Object.assign(facetsStats, one.facetsStats);
+    }
+    return { facets, facetsStats };
   }
 
   private facetsOf(slots: number[], fields: string[]) {
@@ -325,17 +408,19 @@ export class MemoryIndex {
   }
 
   /**
-   * Orders documents by the ranking rules, each rule deciding only among documents the previous
-   * rules left tied, then by id. Returns the first `needed` (after de-duplication) and the count.
+   * Orders documents by the query's sort keys, then the ranking rules, each deciding only among
+   * documents the previous ones left tied, then by id. Returns the first `needed` (after
+   * de-duplication) and the count.
    */
   private rank(
     slots: number[],
     words: string[],
     matches: Map<string, WordMatch>[],
     documents: WordDocuments[],
+    sort: SortKey[],
     needed: number,
   ) {
-    const rules = this.definition.rankingRules;
+    const rules = [...sort, ...this.definition.rankingRules];
     const keys: ((slot: number) => number | Scalar | undefined)[] = [];
     const directions: number[] = [];
     const positional =
@@ -437,6 +522,14 @@ export class MemoryIndex {
   }
 }
 
+/** Ranked slots with the pinned ones moved to their positions (or the end, when the list is shorter). */
+function placePins(slots: number[], pins: { slot: number; position: number }[]): number[] {
+  const pinnedSlots = new Set(pins.map((pin) => pin.slot));
+  const order = slots.filter((slot) => !pinnedSlots.has(slot));
+  for (const pin of pins) order.splice(Math.min(pin.position - 1, order.length), 0, pin.slot);
+  return order;
+}
+
 /** The first `k` items in `compare` order, without sorting everything when k is small. */
 function topOf(items: number[], k: number, compare: (a: number, b: number) => number): number[] {
   if (items.length <= k * 4) return [...items].sort(compare).slice(0, k);
@@ -473,22 +566,6 @@ function topOf(items: number[], k: number, compare: (a: number, b: number) => nu
     }
   }
   return heap.sort(compare);
-}
-
-function matchesFilter(value: Scalar, filter: EngineFilter): boolean {
-  if (filter.operator === 'in') return filter.values.includes(value);
-  if (typeof value !== 'number') return false;
-  const bound = filter.values[0] as number;
-  switch (filter.operator) {
-    case 'gte':
-      return value >= bound;
-    case 'gt':
-      return value > bound;
-    case 'lt':
-      return value < bound;
-    case 'lte':
-      return value <= bound;
-  }
 }
 
 /** Index of the first term not below `word`. */

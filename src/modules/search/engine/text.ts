@@ -39,3 +39,36 @@ export function typoBudget(word: string): number {
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+
+/**
+ * Whether a facet value matches a facet query: every query word matches a word of the value with
+ * the typo budget of its length, the last one also as a prefix (the value is being typed).
+ */
+export function facetValueMatches(value: string, q: string): boolean {
+  const words = tokenize(value);
+  const query = tokenize(q);
+  return query.every((word, i) =>
+    words.some(
+      (candidate) =>
+        (i === query.length - 1 && candidate.startsWith(word)) || withinEdits(candidate, word, typoBudget(word)),
+    ),
+  );
+}
+
+/** Damerau-Levenshtein distance (optimal string alignment) of two words is at most `max`. */
+function withinEdits(a: string, b: string, max: number): boolean {
+  if (Math.abs(a.length - b.length) > max) return false;
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      let value = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, before[j - 2]! + 1);
+      row.push(value);
+    }
+    before = previous;
+    previous = row;
+  }
+  return previous[b.length]! <= max;
+}

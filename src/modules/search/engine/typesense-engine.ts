@@ -16,13 +16,15 @@ import {
   collectionFits,
   collectionName,
   collectionSchema,
-  fromSearchResult,
+  deletionsOf,
+  fromSearchResults,
   legacyStopwordSetName,
   migratedSynonymSetName,
   searchResultOf,
+  singleStopWords,
   stopwordSetName,
   synonymSetName,
-  toSearch,
+  toSearches,
   toTypesenseDocuments,
   toTypesenseSynonyms,
   type TypesenseMultiSearchEntry,
@@ -100,6 +102,19 @@ export class TypesenseEngine implements SearchEngine {
     await this.importDocuments(definition, current, documents);
   }
 
+  async documentsDeleted(definition: IndexDefinition, ids: string[]) {
+    const current = await this.currentCollection(definition);
+    // Without a collection there is nothing to delete from: the next rebuild reads what PostgreSQL holds.
+    if (!current) return;
+    const { filters, oneByOne } = deletionsOf(ids);
+    for (const filter of filters) {
+      await this.client.collections(current).documents().delete({ filter_by: filter, batch_size: IMPORT_CHUNK });
+    }
+    for (const id of oneByOne) {
+      await this.ignoreMissing(() => this.client.collections(current).documents(id).delete());
+    }
+  }
+
   async documentsCleared(definition: IndexDefinition) {
     await this.rebuild(definition);
   }
@@ -150,10 +165,16 @@ export class TypesenseEngine implements SearchEngine {
    */
   private async searchIn(collection: string, definition: IndexDefinition, query: EngineQuery) {
     const protocol = await this.serverProtocol();
-    const response = (await this.client.multiSearch.perform({
-      searches: [toSearch(definition, collection, query, protocol)],
-    } as never)) as unknown as { results: TypesenseMultiSearchEntry[] };
-    return fromSearchResult(definition, query, searchResultOf(response.results[0]));
+    const { searches, facetSearchFields } = toSearches(definition, collection, query, protocol);
+    const response = (await this.client.multiSearch.perform({ searches } as never)) as unknown as {
+      results: TypesenseMultiSearchEntry[];
+    };
+    return fromSearchResults(
+      definition,
+      query,
+      facetSearchFields,
+      searches.map((_, i) => searchResultOf(response.results[i])),
+    );
   }
 
   /** The collection the alias points at, remembered for searches. */
@@ -182,8 +203,8 @@ export class TypesenseEngine implements SearchEngine {
     if (protocol.synonyms === 'synonym-sets' && synonyms.length > 0) {
       await this.client.synonymSets(synonymSetName(name)).upsert({ items: synonyms });
     }
-    if (definition.stopWords.length > 0) {
-      await this.client.stopwords().upsert(stopwordSetName(name), { stopwords: definition.stopWords });
+    if (singleStopWords(definition).length > 0) {
+      await this.client.stopwords().upsert(stopwordSetName(name), { stopwords: singleStopWords(definition) });
     }
     await this.createCollection(collectionSchema(definition, name, protocol));
     try {

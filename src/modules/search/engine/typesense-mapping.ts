@@ -17,8 +17,11 @@ import type {
   IndexDefinition,
   IndexedDocument,
   Scalar,
+  SortKey,
 } from './engine';
 import { MAX_FACET_VALUES, MAX_PREFIX_EXPANSIONS } from './memory-index';
+import { filtersWithout } from './filter-match';
+import { replacePhrases, stopPhrases } from './phrases';
 import { escapeHtml, tokenize } from './text';
 import type { TypesenseProtocol } from './typesense-version';
 
@@ -26,8 +29,19 @@ import type { TypesenseProtocol } from './typesense-version';
 export const METADATA_FIELD = '__metadata';
 /** The document's values as sent, returned with hits (indexed copies may be reshaped, see `schemaFields`). */
 export const VALUES_FIELD = '__values';
+/**
+ * The filterable fields a document has a value for, and `*` so that no document lacks the field:
+ * Typesense cannot filter on whether a field exists.
+ */
+export const PRESENT_FIELDS_FIELD = '__has';
+const ALWAYS_PRESENT = '*';
 /** A sortable copy of the id: Typesense cannot sort by `id`, and ties are broken by id. */
 export const SORT_ID_FIELD = '__id';
+/**
+ * A single-valued copy of a sortable field that query sorts use: the field itself stays an array, so
+ * filters still match every value; a document sorts by its first value, as in the embedded engine.
+ */
+export const sortCopyField = (field: string) => `__sort_${field}`;
 /** Facet counts of a NUMBER field come from the original text, not from Typesense's 32-bit float. */
 export const numberFacetField = (field: string) => `__text_${field}`;
 /** Typesense looks for typo variants while it has fewer results than this. */
@@ -41,6 +55,8 @@ export const GROUP_MAX_CANDIDATES = 10_000;
 export const aliasName = (definition: Pick<IndexDefinition, 'id'>) => `idx_${definition.id.replaceAll('-', '')}`;
 
 const TYPESENSE_TYPES: Record<FieldType, string> = { STRING: 'string', NUMBER: 'float', BOOLEAN: 'bool' };
+/** Booleans sort as 0 and 1: false first ascending, as the embedded engine orders them. */
+const SORT_COPY_TYPES: Record<FieldType, string> = { STRING: 'string', NUMBER: 'float', BOOLEAN: 'int32' };
 
 const sortFieldsOf = (definition: IndexDefinition) =>
   new Set(definition.rankingRules.flatMap((rule) => (typeof rule === 'object' ? [rule.field] : [])));
@@ -63,6 +79,7 @@ function declaredFields(definition: IndexDefinition): IndexDefinition['fields'] 
     ...definition.filterFields,
     ...definition.facetFields,
     ...sortFieldsOf(definition),
+    ...definition.sortableFields,
     ...(definition.distinctField ? [definition.distinctField] : []),
   ]);
   return [...definition.fields, ...[...named].filter((name) => !known.has(name)).map((name) => ({ name, type: null }))];
@@ -103,9 +120,18 @@ export function schemaFields(definition: IndexDefinition): CollectionFieldSchema
     if (type === 'NUMBER' && definition.facetFields.includes(field.name)) {
       fields.push({ name: numberFacetField(field.name), type: 'string[]', optional: true, facet: true });
     }
+    if (definition.sortableFields.includes(field.name)) {
+      fields.push({
+        name: sortCopyField(field.name),
+        type: SORT_COPY_TYPES[type] as CollectionFieldSchema['type'],
+        optional: true,
+        sort: true,
+      });
+    }
   }
   return [
     ...fields,
+    { name: PRESENT_FIELDS_FIELD, type: 'string[]', optional: true },
     { name: SORT_ID_FIELD, type: 'string', sort: true },
     { name: VALUES_FIELD, type: 'string', optional: true, index: false },
     { name: METADATA_FIELD, type: 'string', optional: true, index: false },
@@ -184,10 +210,16 @@ export function toTypesenseDocuments(
         indexed[numberFacetField(field.name)] = values.map(String);
       }
     }
+    for (const field of definition.sortableFields) {
+      const first = valuesOf(document.values[field] ?? null)[0];
+      if (first !== undefined) indexed[sortCopyField(field)] = typeof first === 'boolean' ? Number(first) : first;
+    }
+    const present = definition.filterFields.filter((field) => valuesOf(document.values[field] ?? null).length > 0);
     return {
       id: document.id,
       [SORT_ID_FIELD]: document.id,
       ...indexed,
+      [PRESENT_FIELDS_FIELD]: [ALWAYS_PRESENT, ...present],
       [VALUES_FIELD]: JSON.stringify(document.values),
       ...(document.metadata !== null && document.metadata !== undefined
         ? { [METADATA_FIELD]: JSON.stringify(document.metadata) }
@@ -198,25 +230,73 @@ export function toTypesenseDocuments(
 
 const quote = (value: Scalar) => (typeof value === 'string' ? `\`${value.replaceAll('`', '')}\`` : String(value));
 
+const RANGE_SYMBOLS = { gte: '>=', gt: '>', lt: '<', lte: '<=' } as const;
+
+function toFilterExpression(filter: EngineFilter): string {
+  if ('any' in filter) return `(${filter.any.map(toFilterExpression).join(' || ')})`;
+  if ('all' in filter) return `(${filter.all.map(toFilterExpression).join(' && ')})`;
+  const { field, operator, values } = filter;
+  const has = `${PRESENT_FIELDS_FIELD}:=[${quote(field)}]`;
+  switch (operator) {
+    case 'in':
+      return `${field}:=[${values.map(quote).join(',')}]`;
+    // A document without the field passes; that `!=` lets it through is not something to rely on.
+    case 'not_in':
+      return `(${field}:!=[${values.map(quote).join(',')}] || ${PRESENT_FIELDS_FIELD}:!=[${quote(field)}])`;
+    case 'exists':
+      return has;
+    case 'not_exists':
+      return `${PRESENT_FIELDS_FIELD}:!=[${quote(field)}]`;
+    default:
+      return `${field}:${RANGE_SYMBOLS[operator]}${values[0]}`;
+  }
+}
+
 export function toFilterBy(filters: EngineFilter[]): string | undefined {
   if (filters.length === 0) return undefined;
-  const operators = { gte: '>=', gt: '>', lt: '<', lte: '<=' } as const;
-  return filters
-    .map((filter) =>
-      filter.operator === 'in'
-        ? `${filter.field}:=[${filter.values.map(quote).join(',')}]`
-        : `${filter.field}:${operators[filter.operator]}${filter.values[0]}`,
-    )
-    .join(' && ');
+  return filters.map(toFilterExpression).join(' && ');
+}
+
+/** Longest `filter_by` of one delete request: it travels in the query string. */
+export const MAX_DELETE_FILTER_LENGTH = 3_000;
+
+/**
+ * Deletes of documents by id: `filter_by` values of `id:[...]` lists, each short enough for a query
+ * string, and the ids to delete one by one because a backtick cannot be quoted in a filter.
+ */
+export function deletionsOf(ids: string[]): { filters: string[]; oneByOne: string[] } {
+  const filters: string[] = [];
+  const oneByOne: string[] = [];
+  let batch: string[] = [];
+  let length = 0;
+  const flush = () => {
+    if (batch.length > 0) filters.push(`id:[${batch.join(',')}]`);
+    batch = [];
+    length = 0;
+  };
+  for (const id of ids) {
+    if (id.includes('`')) {
+      oneByOne.push(id);
+      continue;
+    }
+    const quoted = `\`${id}\``;
+    if (length + quoted.length + 1 > MAX_DELETE_FILTER_LENGTH) flush();
+    batch.push(quoted);
+    length += quoted.length + 1;
+  }
+  flush();
+  return { filters, oneByOne };
 }
 
 /**
- * The sort: `_text_match` stands for the built-in rules (Typesense ranks text relevance its own
- * way), placed where the first built-in rule is; custom rules around it, documents without the
- * field last; then the id for ties, as far as Typesense's three sort fields reach.
+ * The sort: the query's sort keys (on the fields' sort copies), then `_text_match` for the built-in
+ * rules (Typesense ranks text relevance its own way), placed where the first built-in rule is;
+ * custom rules around it, documents without the field last; then the id for ties, as far as
+ * Typesense's three sort fields reach.
  */
-export function toSortBy(definition: IndexDefinition): string | undefined {
-  const parts: string[] = [];
+export function toSortBy(definition: IndexDefinition, sort: SortKey[] = []): string | undefined {
+  // The query's sort comes first: relevance only orders documents with equal values.
+  const parts = sort.map((key) => `${sortCopyField(key.field)}(missing_values: last):${key.direction}`);
   let textMatchPlaced = false;
   for (const rule of definition.rankingRules) {
     if (typeof rule === 'object') parts.push(`${rule.field}(missing_values: last):${rule.direction}`);
@@ -229,11 +309,29 @@ export function toSortBy(definition: IndexDefinition): string | undefined {
   return parts.slice(0, MAX_TYPESENSE_SORT_FIELDS).join(',');
 }
 
+/** Stop words of one word: the stopwords set holds these; stop phrases are cut out of the query here. */
+export const singleStopWords = (definition: IndexDefinition) =>
+  definition.stopWords.filter((stop) => tokenize(stop).length === 1);
+
 /** Whether stop words are left out: a query of stop words only is searched as typed. */
 export function leavesOutStopWords(definition: IndexDefinition, q: string) {
-  if (definition.stopWords.length === 0) return false;
-  const stopWords = new Set(definition.stopWords.flatMap(tokenize));
+  const single = singleStopWords(definition);
+  if (single.length === 0) return false;
+  const stopWords = new Set(single.flatMap(tokenize));
   return tokenize(q).some((word) => !stopWords.has(word));
+}
+
+/**
+ * The query without its stop phrases (stop words of several words, in a row), which a stopwords set
+ * cannot express; as typed when it has none, or holds nothing else.
+ */
+export function withoutStopPhrases(definition: IndexDefinition, q: string): string {
+  const phrases = definition.stopWords.filter((stop) => tokenize(stop).length > 1);
+  if (phrases.length === 0) return q;
+  const words = tokenize(q);
+  const kept = replacePhrases(words, stopPhrases(phrases));
+  if (kept.length === words.length || kept.length === 0) return q;
+  return kept.join(' ') + (/[\s\p{P}]$/u.test(q) ? ' ' : '');
 }
 
 /** One search of a `multi_search` request (sent as POST, so long filters fit). */
@@ -248,7 +346,7 @@ export function toSearch(
   const rules = new Set(definition.rankingRules.filter((rule) => typeof rule === 'string'));
   const search: Record<string, unknown> = {
     collection,
-    q: searchable ? query.q : '*',
+    q: searchable ? withoutStopPhrases(definition, query.q) : '*',
   };
   if (fields.length > 0) {
     search.query_by = fields.join(',');
@@ -284,7 +382,13 @@ export function toSearch(
     search.facet_by = [...query.facets, ...numberFacets].join(',');
     search.max_facet_values = MAX_FACET_VALUES;
   }
-  search.sort_by = toSortBy(definition);
+  search.sort_by = toSortBy(definition, query.sort);
+  if (query.pin && query.pin.length > 0) {
+    search.pinned_hits = query.pin.map((pin) => `${pin.id}:${pin.position}`).join(',');
+  }
+  if (query.hide && query.hide.length > 0) search.hidden_hits = query.hide.join(',');
+  // Pinned documents must pass the filters too, as in the embedded engine.
+  if (search.pinned_hits !== undefined || search.hidden_hits !== undefined) search.filter_curated_hits = true;
   if (definition.distinctField) {
     Object.assign(search, {
       group_by: definition.distinctField,
@@ -296,6 +400,48 @@ export function toSearch(
   }
   if (leavesOutStopWords(definition, query.q)) search.stopwords = stopwordSetName(collection);
   return search;
+}
+
+/**
+ * The searches of one query in a `multi_search`: the query itself, then, with disjunctive facets,
+ * one hit-less search per facet whose own filters are left out, counting that facet alone.
+ */
+export function toSearches(
+  definition: IndexDefinition,
+  collection: string,
+  query: EngineQuery,
+  protocol: TypesenseProtocol,
+): { searches: Record<string, unknown>[]; facetSearchFields: string[] } {
+  const main = toSearch(definition, collection, query, protocol);
+  const facetSearchFields = query.disjunctiveFacets
+    ? query.facets.filter((field) => filtersWithout(query.filters, field).length < query.filters.length)
+    : [];
+  const facetSearches = facetSearchFields.map((field) => {
+    const own = toSearch(
+      definition,
+      collection,
+      { ...query, filters: filtersWithout(query.filters, field), facets: [field], limit: 0, offset: 0 },
+      protocol,
+    );
+    if (own.filter_by === undefined) delete own.filter_by;
+    return own;
+  });
+  const searches = [main, ...facetSearches];
+  if (query.facetQuery) {
+    const { field, q } = query.facetQuery;
+    const others = query.disjunctiveFacets ? filtersWithout(query.filters, field) : query.filters;
+    const valueSearch = toSearch(
+      definition,
+      collection,
+      { ...query, filters: others, facets: [field], limit: 0, offset: 0 },
+      protocol,
+    );
+    if (valueSearch.filter_by === undefined) delete valueSearch.filter_by;
+    // A NUMBER facet's values are counted from its text copy, so that is the field searched.
+    const searched = isNumberFacet(definition, field) ? numberFacetField(field) : field;
+    searches.push({ ...valueSearch, facet_query: `${searched}:${q}` });
+  }
+  return { searches, facetSearchFields };
 }
 
 const isNumberFacet = (definition: IndexDefinition, field: string) =>
@@ -379,6 +525,29 @@ function toFacets(definition: IndexDefinition, result: TypesenseSearchResult) {
     }
   }
   return { facets, facetsStats };
+}
+
+/** The result of `toSearches`: the query's, with each disjunctive facet from its own search. */
+export function fromSearchResults(
+  definition: IndexDefinition,
+  query: EngineQuery,
+  facetSearchFields: string[],
+  results: TypesenseSearchResult[],
+): EngineResult {
+  const result = fromSearchResult(definition, query, results[0]!);
+  facetSearchFields.forEach((field, i) => {
+    const own = toFacets(definition, results[i + 1]!);
+    result.facets[field] = own.facets[field] ?? {};
+    if (own.facetsStats[field]) result.facetsStats[field] = own.facetsStats[field];
+    else delete result.facetsStats[field];
+  });
+  if (query.facetQuery) {
+    const counts = toFacets(definition, results[facetSearchFields.length + 1]!).facets[query.facetQuery.field] ?? {};
+    result.facetHits = Object.entries(counts)
+      .map(([value, count]) => ({ value, count }))
+      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+  }
+  return result;
 }
 
 export function fromSearchResult(
