@@ -13,12 +13,13 @@ import {
   installErrorHandling,
   MAX_PATH_SEGMENT_LENGTH,
   sendFrameworkError,
+  sendRawError,
 } from './kernel/http-errors';
 import { AppError } from './kernel/errors';
 import { requestIdOf } from './kernel/ids';
 import { installMetrics, METRICS_PREFIX } from './kernel/metrics';
 import { installRateLimitHeaders, limitedAuthentication, RateLimits } from './kernel/rate-limit';
-import type { RawAnswerer, Worker } from './kernel/module';
+import type { RawAnswerer, RawServerKit, Worker } from './kernel/module';
 import { mountRestApi } from './kernel/rest/router';
 import type { GraphQLContext, Services } from './modules/context';
 import { modules } from './modules';
@@ -141,14 +142,17 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
+  // The raw response's 'close' also covers replies that bypass Fastify's hooks (the edge data plane
+  // streams through the raw response, or answers on the raw server) and connections that drop mid-request.
+  const trackInFlight = (response: http.ServerResponse) => {
     inFlight += 1;
-    // The raw response's 'close' also covers replies that bypass Fastify's hooks (the edge data
-    // plane streams through the raw response) and connections that drop mid-request.
-    reply.raw.once('close', () => {
+    response.once('close', () => {
       inFlight -= 1;
       if (inFlight === 0) idle?.();
     });
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    trackInFlight(reply.raw);
     reply.header('X-Request-Id', request.id);
     if (closing) throw new AppError('SERVICE_UNAVAILABLE');
   });
@@ -163,8 +167,12 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
     });
   installErrorHandling(app);
   const { registry, recordAnswer } = installMetrics(app, { token: deps.config.metricsToken });
-  // Answered at once (nothing is left in flight), so the shutdown does not wait on them.
-  rawAnswerers = modules.flatMap((module) => module.rawAnswerer?.(services, recordAnswer) ?? []);
+  const rawServerKit: RawServerKit = {
+    recordAnswer,
+    trackInFlight,
+    sendError: (response, error, requestId, headers) => sendRawError(app.log, response, error, requestId, headers),
+  };
+  rawAnswerers = modules.flatMap((module) => module.rawAnswerer?.(services, rawServerKit) ?? []);
   new Gauge({
     name: `${METRICS_PREFIX}db_pool_connections`,
     help: 'Connections of the process pool to PostgreSQL: size (the maximum), open, idle, and requests waiting.',

@@ -1,7 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './envelope';
 import type { Socket } from 'node:net';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { AppError, badRequest, errorRegistry } from './errors';
 import { uuidv7 } from './ids';
 
@@ -62,6 +62,39 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     });
   }
   return reply.send(errorBody(appError.status, appError.message, appError.details));
+}
+
+/**
+ * `sendError` for a request answered on the raw node:http server, outside Fastify: the same
+ * envelope, status and headers. Returns the status sent.
+ */
+export function sendRawError(
+  log: FastifyBaseLogger,
+  response: ServerResponse,
+  error: unknown,
+  requestId: string,
+  headers: Record<string, string> = {},
+): number {
+  let appError = toAppError(error);
+  if (!appError) {
+    log.error({ err: error, requestId }, 'unhandled error');
+    appError = new AppError('INTERNAL');
+  }
+  if (response.headersSent) {
+    // The answer had begun (a body streaming through): all that is left is to cut it short.
+    response.destroy();
+    return appError.status;
+  }
+  const body = JSON.stringify(errorBody(appError.status, appError.message, appError.details));
+  response.writeHead(appError.status, {
+    ...headers,
+    ...appError.headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'x-request-id': requestId,
+  });
+  response.end(body);
+  return appError.status;
 }
 
 /**

@@ -24,8 +24,15 @@ export interface ModuleGraphQL {
 /** Answers a request on the raw node:http server, before Fastify routes it; returns whether it did. */
 export type RawAnswerer = (request: IncomingMessage, response: ServerResponse) => boolean;
 
-/** Counts an answer given outside Fastify in the HTTP metrics. */
-export type AnswerRecorder = (operation: string, status: number, seconds: number) => void;
+/** What the application lends a module for answering requests outside Fastify. */
+export interface RawServerKit {
+  /** Counts an answer in the HTTP metrics. */
+  recordAnswer(operation: string, status: number, seconds: number): void;
+  /** Counts the request as in flight until its response closes: the shutdown waits for it. */
+  trackInFlight(response: ServerResponse): void;
+  /** Answers with an error in the envelope, as Fastify's error handler would (unknown errors are logged and masked). */
+  sendError(response: ServerResponse, error: unknown, requestId: string, headers?: Record<string, string>): number;
+}
 
 /**
  * One domain of the application, declared once in its folder's `index.ts` and listed once in
@@ -50,10 +57,10 @@ export interface AppModule<TServices> {
    */
   rewriteUrl?(services: TServices): ((request: IncomingMessage) => string | undefined) | undefined;
   /**
-   * Answers what it can before Fastify sees the request (the edge's cached hits: no routing, hooks
+   * Answers what it can before Fastify sees the request (the edge's data plane: no routing, hooks
    * or body parsing), for speed; everything else goes on to Fastify.
    */
-  rawAnswerer?(services: TServices, recordAnswer: AnswerRecorder): RawAnswerer | undefined;
+  rawAnswerer?(services: TServices, kit: RawServerKit): RawAnswerer | undefined;
   /** Adds the module's metrics to the application's registry (gauges are best read on scrape: `collect`). */
   metrics?(registry: Registry, services: TServices): void;
   /** Checks run once before the application listens; a rejection stops the start with its message. */

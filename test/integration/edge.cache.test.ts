@@ -82,12 +82,34 @@ describe('cache', () => {
       const notModified = await get('/fast', { 'if-none-match': '"/fast"' });
       expect(notModified.status).toBe(304);
       expect(serve).not.toHaveBeenCalled();
-      // A miss is the framework's.
+      // A miss asks the service.
       expect((await get('/fast-miss')).headers['x-cache']).toBe('MISS');
       expect(serve).toHaveBeenCalledTimes(1);
     } finally {
       serve.mockRestore();
     }
+  });
+
+  it('stops answering from the cache at once when a change of the proxy makes its route need a token', async () => {
+    const key = 'cached-then-private';
+    const route = (settings: object) => [{ path: '/', origin: { uri: `${origin.url}/o` }, settings }];
+    const cache = { cache: { age: 300, is_public: true } };
+    expect((await rest.post(PROXIES, { token: tenant.key, body: proxyWith(key, route(cache)) })).status).toBe(201);
+    const page = `${baseUrl}/edge/${key}/private-later`;
+    expect((await edgeGet(page)).headers['x-cache']).toBe('MISS');
+    expect((await edgeGet(page)).headers['x-cache']).toBe('HIT');
+    const replaced = await rest.put(`${PROXIES}/${key}`, {
+      token: tenant.key,
+      body: proxyWith(key, route({ ...cache, auth: { is_required: true } })),
+    });
+    expect(replaced.status).toBe(204);
+    const refused = await edgeGet(page);
+    expect(refused.status).toBe(401);
+    expect(refused.json.error.code).toBe(401);
+    const reader = await createKey(rest, tenant.id, ['*']);
+    const allowed = await edgeGet(page, { authorization: `Bearer ${reader}` });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers['cache-control']).not.toContain('public');
   });
 
   it('keys the cache on the query string and serves HEAD from a stored GET', async () => {

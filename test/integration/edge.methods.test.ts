@@ -166,4 +166,24 @@ describe('methods other than GET and HEAD', () => {
     expect(fits.status).toBe(201);
     expect(fits.json.body.length).toBe(MAX_REQUEST_BYTES);
   });
+
+  it('refuse a GET or HEAD declaring a body over EDGE_MAX_REQUEST_BYTES with 413, the origin not asked', async () => {
+    const before = served;
+    for (const method of ['GET', 'HEAD']) {
+      const refused = await edgeRequest(url('/page'), { method, body: 'x'.repeat(MAX_REQUEST_BYTES + 1) });
+      expect(refused.status).toBe(413);
+      expect(refused.headers['x-cache']).toBe('MISS');
+      expect(refused.headers['x-request-id']).toEqual(expect.any(String));
+      if (method === 'GET') expect(refused.json.error.code).toBe(413);
+    }
+    expect(served).toBe(before);
+  });
+
+  it('answer an undecodable path with 400 in the error envelope, the origin not asked', async () => {
+    const before = served;
+    const refused = await edgeGet(url('/%E0%A4%A'));
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toMatchObject({ code: 400, details: [{ field: 'path' }] });
+    expect(served).toBe(before);
+  });
 });

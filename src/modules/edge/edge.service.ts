@@ -79,6 +79,22 @@ export interface EdgeRequest extends ClientView {
 /** What `answerFromCache` needs of a request. */
 export type CacheLookup = Pick<EdgeRequest, 'key' | 'method' | 'path' | 'query' | 'headers'>;
 
+/** A cached hit as the raw server writes it: headers as a flat list of names and values. */
+export interface CachedAnswer {
+  status: number;
+  headers: string[];
+  body: Buffer | undefined;
+}
+
+/** See `EdgeService.hitCacheKey`; `cacheKey` null: the route's hits need more than the cache. */
+interface HitRoute {
+  proxy: EdgeProxy;
+  cacheKey: string | null;
+}
+/** Bounds of `hitRoutes`: at most about 2 × 4 Mi characters of URLs and cache keys; longer URLs are not kept. */
+const MAX_HIT_ROUTES_LENGTH = 4 * 1024 * 1024;
+const MAX_HIT_ROUTE_URL_LENGTH = 2048;
+
 /** REVALIDATED: the origin confirmed the stored response (304) and it was served from the cache. */
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED';
 
@@ -205,6 +221,10 @@ export class EdgeService {
     ttl: PROXY_CONFIG_TTL_MS,
   });
   private readonly cache: ResponseCache;
+  /** Per data-plane URL, the cache key its hits are under (see `hitCacheKey`). */
+  private readonly hitRoutes = new Map<string, HitRoute>();
+  /** Characters of the URLs (and about as many of the cache keys) `hitRoutes` holds. */
+  private hitRoutesLength = 0;
   private readonly fills = new Map<string, Promise<FillOutcome>>();
   /** Bumped by every purge, so that a fill that started before a purge does not store its result. */
   private purges = 0;
@@ -234,6 +254,8 @@ export class EdgeService {
   forgetEverything(): void {
     this.configs.clear();
     this.loaded.clear();
+    this.hitRoutes.clear();
+    this.hitRoutesLength = 0;
     this.purges += 1;
     this.cache.clear();
   }
@@ -354,21 +376,52 @@ export class EdgeService {
   /**
    * Answers a fresh cached hit at once, without the database, or null when the request needs
    * anything more (an unknown or changed proxy, a signature, a token, a range, a miss): then
-   * `serve` answers it. Called before the HTTP framework sees the request.
+   * `serve` answers it. Called before the HTTP framework sees the request; `url` is the raw
+   * data-plane URL (`/edge/{key}/{path}?{query}`).
    */
-  answerFromCache(request: CacheLookup): EdgeResponse | null {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return null;
+  answerFromCache(request: CacheLookup & { url: string }): CachedAnswer | null {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.headers.range !== undefined) return null;
     const proxy = this.loaded.get(request.key);
-    if (!proxy || !proxy.isActive || proxy.isSuspended || request.headers.range !== undefined) return null;
+    if (!proxy) return null;
+    const cacheKey = this.hitCacheKey(proxy, request);
+    if (cacheKey === null) return null;
+    const now = Date.now();
+    const entry = this.cache.get(cacheKey, now);
+    if (!entry || entry.freshUntil <= now || !varyMatches(entry, request.headers)) return null;
+    const { headers } = request;
+    if (headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined) {
+      return { status: entry.status, headers: preparedHitHeaders(entry, now), body: entry.body };
+    }
+    const answer = this.fromCache(entry, request, 'HIT');
+    return { status: answer.status, headers: flatHeaders(answer.headers), body: answer.body as Buffer | undefined };
+  }
+
+  /**
+   * The cache key of a URL whose route the cache answers without anything more, worked out once
+   * per URL and proxy configuration: null when the route needs a signature or a token, or is not
+   * cached. A plain map cleared when full, not an LRU: this is on every cached hit, and a lookup
+   * costs a fraction of lru-cache's get; a cleared map only costs recomputing.
+   */
+  private hitCacheKey(proxy: EdgeProxy, request: CacheLookup & { url: string }): string | null {
+    const known = this.hitRoutes.get(request.url);
+    if (known !== undefined && known.proxy === proxy) return known.cacheKey;
+    if (!proxy.isActive || proxy.isSuspended) return null;
     const path = normalizePath(request.path);
     const match = path === null ? null : matchRoute(proxy.routes, path);
-    if (!match || (match.isWildcard && proxy.signature.secret !== null)) return null;
+    if (!match) return null;
     const { cache, auth } = match.route.settings;
-    if (auth.is_required === true || !usesCache(cache)) return null;
-    const now = Date.now();
-    const entry = this.cache.get(`${cacheKeyPrefix(proxy.key, path!)}?${request.query}`, now);
-    if (!entry || entry.freshUntil <= now || !varyMatches(entry, request.headers)) return null;
-    return this.fromCache(entry, request, 'HIT');
+    const answerable =
+      !(match.isWildcard && proxy.signature.secret !== null) && auth.is_required !== true && usesCache(cache);
+    const cacheKey = answerable ? `${cacheKeyPrefix(proxy.key, path!)}?${request.query}` : null;
+    if (request.url.length <= MAX_HIT_ROUTE_URL_LENGTH) {
+      this.hitRoutesLength += request.url.length;
+      if (this.hitRoutesLength > MAX_HIT_ROUTES_LENGTH) {
+        this.hitRoutes.clear();
+        this.hitRoutesLength = request.url.length;
+      }
+      this.hitRoutes.set(request.url, { proxy, cacheKey });
+    }
+    return cacheKey;
   }
 
   /**
@@ -725,4 +778,39 @@ function notModifiedHeaders(headers: HeaderMap): HeaderMap {
   for (const name of [...NOT_MODIFIED_HEADERS, 'age', 'x-cache'])
     if (headers[name] !== undefined) kept[name] = headers[name]!;
   return kept;
+}
+
+/** A header map as the flat list of names and values `writeHead` takes. */
+function flatHeaders(headers: HeaderMap): string[] {
+  const flat: string[] = [];
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (Array.isArray(value)) for (const one of value) flat.push(name, one);
+    else flat.push(name, value);
+  }
+  return flat;
+}
+
+/**
+ * The headers of a fresh hit on `entry` at `now`, ending with its length: made once per second of
+ * age (Age and max-age are whole seconds) and kept on the entry, so a hit copies a list and no more.
+ */
+function preparedHitHeaders(entry: CachedResponse, now: number): string[] {
+  const age = Math.floor((now - entry.storedAt) / 1000) + entry.initialAgeSeconds;
+  const maxAge = Math.max(0, Math.ceil((entry.freshUntil - now) / 1000));
+  const prepared = entry.prepared;
+  if (prepared !== undefined && prepared.age === age && prepared.maxAge === maxAge) return prepared.headers.slice();
+  const headers = flatHeaders(entry.headers);
+  headers.push(
+    'age',
+    String(age),
+    'cache-control',
+    `${entry.visibility}, max-age=${maxAge}`,
+    'x-cache',
+    'HIT',
+    'content-length',
+    String(entry.body.length),
+  );
+  entry.prepared = { age, maxAge, headers };
+  return headers.slice();
 }

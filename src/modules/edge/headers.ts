@@ -18,7 +18,7 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /** Headers that the client sends for the proxy, not for the origin. */
-const NOT_FOR_THE_ORIGIN = new Set([
+const NOT_FOR_THE_ORIGIN: ReadonlySet<string> = new Set([
   'host',
   'authorization',
   'x-forwarded-for',
@@ -38,9 +38,13 @@ export const CONDITIONAL_HEADERS = [
 
 export type HeaderMap = Record<string, string | string[]>;
 
+const NONE: ReadonlySet<string> = new Set();
+
 /** The headers listed in `Connection`, which are hop-by-hop for this message only. */
-function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
+function connectionTokens(headers: IncomingHttpHeaders): ReadonlySet<string> {
   const value = headers.connection;
+  // Mostly "keep-alive" or "close", which name no header this proxy would pass on anyway.
+  if (value === undefined || value === 'keep-alive' || value === 'close') return NONE;
   const tokens = new Set<string>();
   for (const part of (Array.isArray(value) ? value.join(',') : (value ?? '')).split(',')) {
     const token = part.trim().toLowerCase();
@@ -53,7 +57,8 @@ function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
 export function endToEndHeaders(headers: IncomingHttpHeaders, also: ReadonlySet<string> = new Set()): HeaderMap {
   const listed = connectionTokens(headers);
   const result: HeaderMap = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name) || also.has(name)) continue;
     result[name] = value;
   }
@@ -70,6 +75,19 @@ export interface ClientView {
   requestId: string;
 }
 
+/** NOT_FOR_THE_ORIGIN and `omit`, made once per list (the callers pass a few fixed lists). */
+const withOmitted = new Map<string, ReadonlySet<string>>();
+function notForTheOrigin(omit: readonly string[]): ReadonlySet<string> {
+  if (omit.length === 0) return NOT_FOR_THE_ORIGIN;
+  const name = omit.join(',');
+  let set = withOmitted.get(name);
+  if (set === undefined) {
+    set = new Set([...NOT_FOR_THE_ORIGIN, ...omit]);
+    if (withOmitted.size < 64) withOmitted.set(name, set);
+  }
+  return set;
+}
+
 /**
  * The request headers sent to the origin: end-to-end headers of the client without its
  * `Authorization`, `X-Forwarded-For` extended with the client's address, `X-Forwarded-Proto` and
@@ -80,7 +98,7 @@ export function originRequestHeaders(
   client: ClientView,
   omit: readonly string[] = [],
 ): OutgoingHttpHeaders {
-  const forwarded = endToEndHeaders(headers, new Set([...NOT_FOR_THE_ORIGIN, ...omit]));
+  const forwarded = endToEndHeaders(headers, notForTheOrigin(omit));
   const previous = headers['x-forwarded-for'];
   const chain = [...(Array.isArray(previous) ? previous : previous ? [previous] : []), client.clientAddress].join(', ');
   return {

@@ -1,7 +1,7 @@
 import { Counter } from 'prom-client';
 import { METRICS_PREFIX } from '../../kernel/metrics';
 import type { Module } from '../context';
-import { answerCachedHits, mountEdgeDataPlane, rewriteEdgeHost } from './edge.http';
+import { answerOnRawServer, mountEdgeDataPlane, rewriteEdgeHost } from './edge.http';
 import { edgeOperations } from './edge.routes';
 import { EDGE_PURGE_CHANNEL, EdgeService, PROXY_CHANGED_CHANNEL } from './edge.service';
 
@@ -27,7 +27,7 @@ export const edgeModule: Module = {
   rest: edgeOperations,
   http: mountEdgeDataPlane,
   rewriteUrl: ({ config }) => rewriteEdgeHost(config.edge.domain),
-  rawAnswerer: answerCachedHits,
+  rawAnswerer: answerOnRawServer,
   metrics(registry, { edge }) {
     new Counter({
       name: `${METRICS_PREFIX}edge_cache_responses_total`,

@@ -49,6 +49,23 @@ export interface ResolvedOrigin {
 
 export class OriginAddressError extends Error {}
 
+const refusedAddress = (host: string, address: string) =>
+  new OriginAddressError(
+    `the origin host "${host}" resolves to ${address}, a loopback, private, link-local or otherwise non-public address`,
+  );
+
+/**
+ * The address of an origin named by an IP literal (bracketed for IPv6), checked like a resolved
+ * one; undefined for a host name, which needs `resolveOrigin`.
+ */
+export function literalOrigin(hostname: string, allowPrivate: boolean): ResolvedOrigin | undefined {
+  const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  const family = isIP(host);
+  if (family === 0) return undefined;
+  if (!allowPrivate && !isPublicAddress(host)) throw refusedAddress(host, host);
+  return { address: host, family: family === 6 ? 6 : 4 };
+}
+
 /**
  * Resolves an origin host name to the address to connect to. Every address it resolves to must be
  * public unless `allowPrivate`; the caller connects to the returned address, so a second DNS answer
@@ -72,12 +89,7 @@ export async function resolveOrigin(hostname: string, allowPrivate: boolean): Pr
   if (addresses.length === 0) throw new OriginAddressError(`the origin host "${host}" has no address`);
   if (!allowPrivate) {
     const refused = addresses.find(({ address }) => !isPublicAddress(address));
-    if (refused) {
-      throw new OriginAddressError(
-        `the origin host "${host}" resolves to ${refused.address}, a loopback, private, link-local or otherwise ` +
-          `non-public address`,
-      );
-    }
+    if (refused) throw refusedAddress(host, refused.address);
   }
   const first = addresses[0]!;
   return { address: first.address, family: first.family === 6 ? 6 : 4 };

@@ -7,7 +7,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { AppError } from '../../kernel/errors';
-import { OriginAddressError, resolveOrigin } from './origin-address';
+import { literalOrigin, OriginAddressError, resolveOrigin } from './origin-address';
 
 export interface OriginRequest {
   url: URL;
@@ -66,9 +66,12 @@ export async function requestOrigin(request: OriginRequest): Promise<IncomingMes
   const deadline = Date.now() + timeoutMs;
   let resolved;
   try {
-    resolved = await withTimeout(resolveOrigin(url.hostname, request.allowPrivateOrigins), timeoutMs, () =>
-      timeoutError(url, timeoutMs),
-    );
+    // An address needs no lookup (nor a timer for one).
+    resolved =
+      literalOrigin(url.hostname, request.allowPrivateOrigins) ??
+      (await withTimeout(resolveOrigin(url.hostname, request.allowPrivateOrigins), timeoutMs, () =>
+        timeoutError(url, timeoutMs),
+      ));
   } catch (error) {
     if (error instanceof OriginAddressError) throw new AppError('BAD_GATEWAY', error.message);
     throw error;

@@ -28,12 +28,17 @@ export interface CachedResponse {
   varyOn: Record<string, string>;
   /** The origin's cache tags, for purging by tag. */
   tags: readonly string[];
+  /** The headers of a fresh hit, made when first served with this age and max-age. */
+  prepared?: { age: number; maxAge: number; headers: string[] };
 }
 
-/** Bytes an entry is charged: body, headers and a fixed overhead for the bookkeeping. */
+/**
+ * Bytes an entry is charged: body, headers (twice: as stored, and as prepared for a hit), and a
+ * fixed overhead for the bookkeeping.
+ */
 export function entrySize(key: string, entry: CachedResponse): number {
   let size = 256 + key.length * 2 + entry.body.length;
-  for (const [name, value] of Object.entries(entry.headers)) size += name.length + String(value).length;
+  for (const [name, value] of Object.entries(entry.headers)) size += 2 * (name.length + String(value).length);
   for (const tag of entry.tags) size += 16 + tag.length * 2;
   return size;
 }
