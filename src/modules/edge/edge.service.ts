@@ -105,6 +105,9 @@ export interface EdgeResponse {
   body?: Buffer | Readable;
 }
 
+/** No request header left out beyond the usual ones (one list, so the headers module can remember it). */
+const NOTHING_OMITTED: readonly string[] = [];
+
 /** Methods that go to the origin as they are, streamed both ways and never stored. */
 export const PASSED_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -475,7 +478,7 @@ export class EdgeService {
    * (below 400) of an unsafe one purges `invalidate`: the stored responses of the same path.
    */
   private async forward(resolved: Resolved, invalidate: { key: string; path: string } | null): Promise<EdgeResponse> {
-    const response = await this.requestOrigin(resolved, []);
+    const response = await this.requestOrigin(resolved, NOTHING_OMITTED);
     if (invalidate && (response.statusCode ?? 500) < 400) {
       // The query string is the part of the cache key after the path. The origin has carried the
       // request out: a failed announcement leaves the others' copies to expire, never the client without its answer.
@@ -488,7 +491,7 @@ export class EdgeService {
   private async pass(resolved: Resolved, stale?: CachedResponse): Promise<EdgeResponse> {
     let response: IncomingMessage;
     try {
-      response = await this.requestOrigin(resolved, []);
+      response = await this.requestOrigin(resolved, NOTHING_OMITTED);
     } catch (error) {
       if (servableOnError(stale)) return this.fromCache(stale, resolved.request, 'STALE');
       throw error;
@@ -638,10 +641,8 @@ export class EdgeService {
     extra: Record<string, string> = {},
   ): Promise<IncomingMessage> {
     const { request } = resolved;
-    const headers = {
-      ...originRequestHeaders(request.headers, request, request.body ? omit : [...omit, 'content-length']),
-      ...extra,
-    };
+    const headers = originRequestHeaders(request.headers, request, omit, request.body !== undefined);
+    for (const name in extra) headers[name] = extra[name];
     // A body of unknown length goes on chunked, whatever node:http would default to for the method.
     if (request.body && headers['content-length'] === undefined && request.headers['transfer-encoding'] !== undefined)
       headers['transfer-encoding'] = 'chunked';
@@ -676,11 +677,9 @@ export class EdgeService {
       throw new AppError('BAD_GATEWAY', `the origin's response of ${length} bytes exceeds the limit of ${limit} bytes`);
     }
     const status = response.statusCode ?? 502;
-    const headers: HeaderMap = {
-      ...endToEndHeaders(response.headers, NOT_FOR_CLIENTS),
-      age: String(ageSeconds(response.headers)),
-      'x-cache': 'MISS',
-    };
+    const headers = endToEndHeaders(response.headers, NOT_FOR_CLIENTS);
+    headers.age = String(ageSeconds(response.headers));
+    headers['x-cache'] = 'MISS';
     if (ttl > 0) {
       headers['cache-control'] = `${resolved.visibility}, max-age=${ttl}`;
     } else if (resolved.authRequired && !headerTokens(response.headers['cache-control']).includes('no-store')) {

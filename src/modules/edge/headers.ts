@@ -75,17 +75,24 @@ export interface ClientView {
   requestId: string;
 }
 
-/** NOT_FOR_THE_ORIGIN and `omit`, made once per list (the callers pass a few fixed lists). */
-const withOmitted = new Map<string, ReadonlySet<string>>();
-function notForTheOrigin(omit: readonly string[]): ReadonlySet<string> {
-  if (omit.length === 0) return NOT_FOR_THE_ORIGIN;
-  const name = omit.join(',');
-  let set = withOmitted.get(name);
-  if (set === undefined) {
-    set = new Set([...NOT_FOR_THE_ORIGIN, ...omit]);
-    if (withOmitted.size < 64) withOmitted.set(name, set);
+/**
+ * NOT_FOR_THE_ORIGIN and `omit` (and `Content-Length` for a request without a body), made once
+ * per list: the callers pass a few fixed lists.
+ */
+const omittedSets = new WeakMap<
+  readonly string[],
+  { withBody: ReadonlySet<string>; withoutBody: ReadonlySet<string> }
+>();
+function notForTheOrigin(omit: readonly string[], withBody: boolean): ReadonlySet<string> {
+  let sets = omittedSets.get(omit);
+  if (sets === undefined) {
+    sets = {
+      withBody: new Set([...NOT_FOR_THE_ORIGIN, ...omit]),
+      withoutBody: new Set([...NOT_FOR_THE_ORIGIN, ...omit, 'content-length']),
+    };
+    omittedSets.set(omit, sets);
   }
-  return set;
+  return withBody ? sets.withBody : sets.withoutBody;
 }
 
 /**
@@ -96,18 +103,19 @@ function notForTheOrigin(omit: readonly string[]): ReadonlySet<string> {
 export function originRequestHeaders(
   headers: IncomingHttpHeaders,
   client: ClientView,
-  omit: readonly string[] = [],
+  omit: readonly string[],
+  withBody: boolean,
 ): OutgoingHttpHeaders {
-  const forwarded = endToEndHeaders(headers, notForTheOrigin(omit));
+  const forwarded: OutgoingHttpHeaders = endToEndHeaders(headers, notForTheOrigin(omit, withBody));
   const previous = headers['x-forwarded-for'];
-  const chain = [...(Array.isArray(previous) ? previous : previous ? [previous] : []), client.clientAddress].join(', ');
-  return {
-    ...forwarded,
-    'x-forwarded-for': chain,
-    'x-forwarded-proto': client.protocol,
-    'x-forwarded-host': client.host,
-    'x-request-id': client.requestId,
-  };
+  forwarded['x-forwarded-for'] =
+    previous === undefined || previous === ''
+      ? client.clientAddress
+      : [...(Array.isArray(previous) ? previous : [previous]), client.clientAddress].join(', ');
+  forwarded['x-forwarded-proto'] = client.protocol;
+  forwarded['x-forwarded-host'] = client.host;
+  forwarded['x-request-id'] = client.requestId;
+  return forwarded;
 }
 
 /** Comma-separated tokens of a header, lowercase. */

@@ -12,6 +12,7 @@ import { literalOrigin, OriginAddressError, resolveOrigin } from './origin-addre
 export interface OriginRequest {
   url: URL;
   method: string;
+  /** Sent with `Host` set to the origin's (the object is the request's to change). */
   headers: OutgoingHttpHeaders;
   /** The client's request body, streamed to the origin as it arrives; none for GET and HEAD. */
   body?: { stream: Readable; maxBytes: number };
@@ -63,6 +64,7 @@ function bounded(maxBytes: number): Transform {
  */
 export async function requestOrigin(request: OriginRequest): Promise<IncomingMessage> {
   const { url, timeoutMs } = request;
+  request.headers.host = url.host;
   const deadline = Date.now() + timeoutMs;
   let resolved;
   try {
@@ -94,7 +96,7 @@ export async function requestOrigin(request: OriginRequest): Promise<IncomingMes
       port: url.port || (secure ? 443 : 80),
       method: request.method,
       path: `${url.pathname}${url.search}`,
-      headers: { ...request.headers, host: url.host },
+      headers: request.headers,
       // TLS names and checks the origin's host name, not the address connected to.
       ...(secure && isIP(hostname) === 0 ? { servername: hostname } : {}),
       timeout: timeoutMs,
