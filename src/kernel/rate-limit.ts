@@ -117,6 +117,13 @@ export function limitedAuthentication(
   };
 }
 
+/** Counts a request against a limit per client address and keeps its window for the headers. */
+export function limitByAddress(limits: RateLimits) {
+  return async (name: string, perMinute: number, request: FastifyRequest) => {
+    request.rateLimit = await limits.consumeByAddress(name, request.ip, perMinute);
+  };
+}
+
 /** Every answer to a limited request says where its caller stands. */
 export function installRateLimitHeaders(app: FastifyInstance) {
   app.decorateRequest('rateLimit', undefined);

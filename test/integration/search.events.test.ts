@@ -351,13 +351,17 @@ describe('refusals change nothing', () => {
 });
 
 describe('the limit per client address', () => {
-  it(`${EVENTS_PER_MINUTE} requests a minute per address, then 429 with Retry-After, storing nothing`, async () => {
+  it(`${EVENTS_PER_MINUTE} requests a minute per address, malformed ones too, then 429 with Retry-After, storing nothing`, async () => {
     const queryId = (await search('lamp')).query_id;
     const body = { data: [{ type: 'view', query_id: queryId, document_id: 'p1' }] };
     const client = from('10.0.0.3');
-    for (let i = 0; i < EVENTS_PER_MINUTE; i++) {
+    const malformed = await client.post(EVENTS, { data: [] });
+    expect(malformed.status, malformed.rawBody).toBe(400);
+    expect(malformed.headers['ratelimit-remaining']).toBe(String(EVENTS_PER_MINUTE - 1));
+    for (let i = 1; i < EVENTS_PER_MINUTE; i++) {
       const response = await client.post(EVENTS, body);
       expect(response.status, response.rawBody).toBe(204);
+      expect(response.headers['ratelimit-limit']).toBe(String(EVENTS_PER_MINUTE));
       expect(response.headers['ratelimit-remaining']).toBe(String(EVENTS_PER_MINUTE - i - 1));
     }
     const before = await storedEvents();

@@ -525,15 +525,11 @@ export const recordSearchEvents = defineOperation({
   params: KeyParams,
   body: SearchEventsBody,
   bodyMediaTypes: { 'text/plain': { kind: 'json', description: 'The same JSON body.' } },
+  // Public, so there may be no credential to count against: each client address is counted.
+  limitPerAddress: { name: 'search events', perMinute: (services) => services.config.searchEventsPerMinute },
   responses: { 204: { description: 'Stored.' } },
   errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'TOO_MANY_REQUESTS'],
-  async handler({ params, body, optionalPrincipal, services, request }) {
-    // Counted per client address: the endpoint is public, so there may be no credential to count against.
-    request.rateLimit = await services.rateLimits.consumeByAddress(
-      'search events',
-      request.ip,
-      services.config.searchEventsPerMinute,
-    );
+  async handler({ params, body, optionalPrincipal, services }) {
     await underField('body.data', () => services.search.events.record(optionalPrincipal, params.key, body.data));
     return { status: 204 };
   },
