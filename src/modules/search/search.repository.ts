@@ -540,38 +540,33 @@ export const topQueries = async (db: Db, range: AnalyticsRange) =>
       conversions: int8,
       revenue: z.number(),
     }),
+    // Each search's clicks and events are looked up by its id (an index probe per search), a plan that
+    // does not depend on the planner's row estimates of the range.
     await db.$queryRaw<unknown[]>`
-    WITH searches AS (
-      SELECT id, tenant_id, query, result_count FROM search_queries
-       WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to} AND
-         query <> ''
-    ), url_clicks AS (
-      SELECT search_id, count(*) AS clicks FROM search_clicks
-       WHERE index_id = ${range.indexId}::uuid AND search_id IN (SELECT id FROM searches)
-       GROUP BY search_id
-    ), events AS (
-      SELECT e.search_id,
-             count(*) FILTER (WHERE e.type = 'VIEW') AS views,
-             count(*) FILTER (WHERE e.type = 'CLICK') AS clicks,
-             count(*) FILTER (WHERE e.type = 'ADD_TO_CART') AS add_to_carts,
-             count(*) FILTER (WHERE e.type = 'CONVERSION') AS conversions,
-             sum(e.value) FILTER (WHERE e.type = 'CONVERSION') AS revenue
-        FROM search_events e JOIN searches s ON s.id = e.search_id AND s.tenant_id = e.tenant_id
-       GROUP BY e.search_id
-    )
-    SELECT s.query, count(*) AS searches,
-           count(*) FILTER (WHERE coalesce(c.clicks, 0) + coalesce(e.clicks, 0) > 0) AS clicked,
-           (coalesce(sum(c.clicks), 0) + coalesce(sum(e.clicks), 0))::bigint AS clicks,
-           avg(s.result_count)::float8 AS average_result_count,
-           coalesce(sum(e.views), 0)::bigint AS views,
-           coalesce(sum(e.add_to_carts), 0)::bigint AS add_to_carts,
-           coalesce(sum(e.conversions), 0)::bigint AS conversions,
+    SELECT q.query, count(*) AS searches,
+           count(*) FILTER (WHERE c.clicks + e.clicks > 0) AS clicked,
+           sum(c.clicks + e.clicks)::bigint AS clicks,
+           avg(q.result_count)::float8 AS average_result_count,
+           sum(e.views)::bigint AS views,
+           sum(e.add_to_carts)::bigint AS add_to_carts,
+           sum(e.conversions)::bigint AS conversions,
            coalesce(sum(e.revenue), 0)::float8 AS revenue
-      FROM searches s
-      LEFT JOIN url_clicks c ON c.search_id = s.id
-      LEFT JOIN events e ON e.search_id = s.id
-     GROUP BY s.query
-     ORDER BY count(*) DESC, s.query
+      FROM search_queries q
+     CROSS JOIN LATERAL (
+       SELECT count(*) AS clicks FROM search_clicks WHERE search_id = q.id AND index_id = q.index_id
+     ) c
+     CROSS JOIN LATERAL (
+       SELECT count(*) FILTER (WHERE type = 'VIEW') AS views,
+              count(*) FILTER (WHERE type = 'CLICK') AS clicks,
+              count(*) FILTER (WHERE type = 'ADD_TO_CART') AS add_to_carts,
+              count(*) FILTER (WHERE type = 'CONVERSION') AS conversions,
+              sum(value) FILTER (WHERE type = 'CONVERSION') AS revenue
+         FROM search_events WHERE search_id = q.id AND tenant_id = q.tenant_id
+     ) e
+     WHERE q.index_id = ${range.indexId}::uuid AND q.created_at >= ${range.from} AND q.created_at < ${range.to} AND
+       q.query <> ''
+     GROUP BY q.query
+     ORDER BY count(*) DESC, q.query
      LIMIT ${range.limit}`,
   );
 
