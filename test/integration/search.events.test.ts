@@ -318,8 +318,11 @@ describe('refusals change nothing', () => {
 
   it('400 for the search of an index the key does not search, naming its query_id; the batch is not stored', async () => {
     const before = await storedEvents();
-    const response = await client.post(EVENTS, { data: [event(), event({ query_id: articleQueryId })] });
+    const response = await client.post(EVENTS, {
+      data: [event(), event({ query_id: articleQueryId }), event({ query_id: articleQueryId.toUpperCase() })],
+    });
     expectFieldError(response, 400, 'body.data[1].query_id');
+    expectFieldError(response, 400, 'body.data[2].query_id');
     expect(await storedEvents()).toEqual(before);
   });
 

@@ -31,17 +31,19 @@ export class SearchEventsService {
    */
   async record(caller: Principal | null, key: string, events: SearchEventData[]): Promise<void> {
     const { settings } = await searchEngineOf(this.db, caller, key);
+    // PostgreSQL writes a UUID in lowercase: compared as stored, whatever case the client sent.
+    const searchIds = events.map((event) => event.query_id.toLowerCase());
     const tenantId = settings.tenantId;
     const aliases = settingsOf(settings.settings).indexes.map((entry) => entry.alias);
     const [indexIds, stored] = await Promise.all([
       repository.findIndexIdsByAlias(this.db, tenantId, aliases),
-      repository.findSearchIndexes(this.db, tenantId, [...new Set(events.map((event) => event.query_id))]),
+      repository.findSearchIndexes(this.db, tenantId, [...new Set(searchIds)]),
     ]);
     const ofThisEngine = new Set(indexIds);
     const indexOf = new Map(stored.map((search) => [search.id, search.index_id]));
     const problems: FieldProblem[] = [];
-    events.forEach((event, i) => {
-      const indexId = indexOf.get(event.query_id);
+    searchIds.forEach((searchId, i) => {
+      const indexId = indexOf.get(searchId);
       if (indexId !== undefined && !ofThisEngine.has(indexId)) {
         problems.push({ field: `[${i}].query_id`, message: `is a search of an index that ${key} does not search` });
       }
@@ -49,11 +51,11 @@ export class SearchEventsService {
     if (problems.length > 0) throw invalidInput(problems);
     await repository.insertEvents(
       this.db,
-      events.map((event) => ({
+      events.map((event, i) => ({
         id: uuidv7(),
         tenantId,
-        indexId: indexOf.get(event.query_id) ?? null,
-        searchId: event.query_id,
+        indexId: indexOf.get(searchIds[i]!) ?? null,
+        searchId: searchIds[i]!,
         type: EVENT_TYPES[event.type],
         documentId: event.document_id,
         position: event.position ?? null,
