@@ -18,7 +18,7 @@ import {
 import { AppError } from './kernel/errors';
 import { requestIdOf } from './kernel/ids';
 import { installMetrics, METRICS_PREFIX } from './kernel/metrics';
-import { installRateLimitHeaders, limitedAuthentication, RateLimits } from './kernel/rate-limit';
+import { installRateLimitHeaders, limitByAddress, limitedAuthentication, RateLimits } from './kernel/rate-limit';
 import type { RawAnswerer, RawServerKit, Worker } from './kernel/module';
 import { mountRestApi } from './kernel/rest/router';
 import type { GraphQLContext, Services } from './modules/context';
@@ -230,6 +230,7 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   await mountRestApi(app, restOperations, services, {
     authenticate,
     isMasterKey: (header) => authenticator.isMasterKey(header),
+    limitAddress: limitByAddress(rateLimits),
   });
   await mountGraphQL<GraphQLContext>(app, {
     schema: buildGraphQLSchema(),

@@ -18,6 +18,7 @@ const configSchema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  SEARCH_EVENTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
   EDGE_DOMAIN: z
     .string()
     .regex(
@@ -63,6 +64,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Requests per minute per credential of a tenant without a limit of its own; unset: no limit. */
   rateLimitPerMinute: number | undefined;
+  /** Requests per minute each client address may send to the public search events endpoint. */
+  searchEventsPerMinute: number;
   edge: EdgeConfig;
   broadcasts: BroadcastConfig;
 }
@@ -124,6 +127,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicBaseUrl: values.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     metricsToken: values.METRICS_TOKEN,
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
+    searchEventsPerMinute: values.SEARCH_EVENTS_PER_MINUTE,
     edge: {
       domain: values.EDGE_DOMAIN,
       originTimeoutMs: values.EDGE_ORIGIN_TIMEOUT_MS,

@@ -1,7 +1,8 @@
 /**
  * Requests per minute per credential (an API key, or an OAuth client with the tokens it obtained),
- * counted in PostgreSQL by rate-limiter-flexible so that every process of a deployment shares the
- * count. A tenant's own limit overrides RATE_LIMIT_PER_MINUTE; without either, nothing is counted.
+ * and per client address on public endpoints that write (search events), counted in PostgreSQL by
+ * rate-limiter-flexible so that every process of a deployment shares the count. A tenant's own
+ * limit overrides RATE_LIMIT_PER_MINUTE; without either, no credential is counted.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -73,10 +74,23 @@ export class RateLimits {
     const limit = own ?? this.defaultLimit;
     if (limit === undefined) return undefined;
     const counted: RateLimiterRes = await this.counter().consume(credentialOf(principal), 1);
+    return this.judge(counted, limit, `this credential may make ${limit} requests per minute`);
+  }
+
+  /**
+   * Counts one request from a client address to a public endpoint (`endpoint` names the count, so
+   * each such endpoint has its own); TOO_MANY_REQUESTS beyond `limit` per minute.
+   */
+  async consumeByAddress(endpoint: string, address: string, limit: number): Promise<RateLimitState> {
+    const counted: RateLimiterRes = await this.counter().consume(`address:${endpoint}:${address}`, 1);
+    return this.judge(counted, limit, `this address may send ${limit} requests per minute to ${endpoint}`);
+  }
+
+  private judge(counted: RateLimiterRes, limit: number, refusal: string): RateLimitState {
     const reset = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
     const state = { limit, remaining: Math.max(0, limit - counted.consumedPoints), reset };
     if (counted.consumedPoints > limit) {
-      throw new AppError('TOO_MANY_REQUESTS', `this credential may make ${limit} requests per minute`, {
+      throw new AppError('TOO_MANY_REQUESTS', refusal, {
         headers: { 'Retry-After': String(reset), ...rateLimitHeaders(state) },
       });
     }
@@ -100,6 +114,13 @@ export function limitedAuthentication(
     const state = await limits.consume(principal);
     if (state && request) request.rateLimit = state;
     return principal;
+  };
+}
+
+/** Counts a request against a limit per client address and keeps its window for the headers. */
+export function limitByAddress(limits: RateLimits) {
+  return async (name: string, perMinute: number, request: FastifyRequest) => {
+    request.rateLimit = await limits.consumeByAddress(name, request.ip, perMinute);
   };
 }
 

@@ -23,9 +23,16 @@ export interface TestApp {
  * The whole application on a fresh database of its own, called in-process (no port). Closed after
  * the test file.
  */
-export async function startTestApp(options: { authCacheTtlMs?: number } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { authCacheTtlMs?: number; env?: Record<string, string> } = {},
+): Promise<TestApp> {
   const databaseUrl = await createTestDatabase();
-  const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    ...options.env,
+    DATABASE_URL: databaseUrl,
+    MASTER_KEY: TEST_MASTER_KEY,
+    LOG_LEVEL: 'silent',
+  });
   const db = createDb(databaseUrl, { poolSize: 5 });
   const { app, services } = await buildApp({
     config,

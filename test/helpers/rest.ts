@@ -19,6 +19,8 @@ export interface RequestOptions {
   /** Sent as-is instead of JSON-encoding `body`. */
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /** The client address the request comes from (default 127.0.0.1). */
+  remoteAddress?: string;
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
@@ -118,7 +120,7 @@ export function createRestClient(app: FastifyInstance): RestClient {
       payload = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await app.inject({ method, url, headers, payload });
+    const response = await app.inject({ method, url, headers, payload, remoteAddress: options.remoteAddress });
     const rawBody = response.body;
     let body: unknown = rawBody;
     if (response.headers['content-type']?.toString().includes('json') && rawBody !== '') body = JSON.parse(rawBody);

@@ -418,10 +418,12 @@ describe('clicks and analytics', () => {
     expect(data).toMatchObject({ searches: 7, clicks: 2 });
     expect(data.click_through_rate).toBeCloseTo(1 / 7);
     expect(data.no_result_rate).toBeCloseTo(2 / 7);
+    // No events were reported (see search.events.test.ts for them).
+    const noEvents = { views: 0, add_to_carts: 0, conversions: 0, conversion_rate: 0, revenue: 0 };
     expect(data.top_queries).toEqual([
-      { query: 'lamp', searches: 4, clicks: 2, click_through_rate: 0.25, average_result_count: 2 },
-      { query: 'unicorn', searches: 2, clicks: 0, click_through_rate: 0, average_result_count: 0 },
-      { query: 'chair', searches: 1, clicks: 0, click_through_rate: 0, average_result_count: 1 },
+      { query: 'lamp', searches: 4, clicks: 2, click_through_rate: 0.25, average_result_count: 2, ...noEvents },
+      { query: 'unicorn', searches: 2, clicks: 0, click_through_rate: 0, average_result_count: 0, ...noEvents },
+      { query: 'chair', searches: 1, clicks: 0, click_through_rate: 0, average_result_count: 1, ...noEvents },
     ]);
     expect(data.no_result_queries).toEqual([{ query: 'unicorn', searches: 2 }]);
     expect(data.click_through_rate_by_position).toEqual([{ position: 1, clicks: 2, click_through_rate: 2 / 7 }]);

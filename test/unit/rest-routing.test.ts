@@ -22,6 +22,7 @@ const echoing = restOperations.map((operation) => ({
   query: undefined,
   headers: undefined,
   body: undefined,
+  limitPerAddress: undefined,
   handler: async () => ({ status: 200, body: { operationId: operation.operationId } }),
 }));
 
@@ -31,7 +32,16 @@ let contract: OpenAPIBackend;
 beforeAll(async () => {
   app = Fastify();
   installErrorHandling(app);
-  await mountRestApi(app, echoing, {}, { authenticate: async () => ({}) as never, isMasterKey: () => true });
+  await mountRestApi(
+    app,
+    echoing,
+    {},
+    {
+      authenticate: async () => ({}) as never,
+      isMasterKey: () => true,
+      limitAddress: async () => {},
+    },
+  );
   await app.ready();
   contract = new OpenAPIBackend({ definition: buildOpenApiDocument(restOperations) as never, quick: true });
   await contract.init();

@@ -125,6 +125,7 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
     if (operation.security !== 'none') errorKeys.add('UNAUTHORIZED');
     // A tenant credential counts against its rate limit (when one applies).
     if (operation.security === 'bearer' || operation.security === 'bearer-optional') errorKeys.add('TOO_MANY_REQUESTS');
+    if (operation.limitPerAddress) errorKeys.add('TOO_MANY_REQUESTS');
     // Any request can be malformed before the operation sees it: a broken percent-encoding in the
     // path, an undocumented query parameter.
     errorKeys.add('BAD_REQUEST');

@@ -86,6 +86,12 @@ export interface RestOperation<
    */
   cors?: boolean;
   /**
+   * Requests per minute each client address may send, for public operations that write: counted
+   * after authentication and before the request is parsed, so a malformed request counts too.
+   * `name` names the count (and the 429's reason); `perMinute` reads the limit from the services.
+   */
+  limitPerAddress?: { name: string; perMinute(services: TServices): number };
+  /**
    * Also accept the members of `body.data` as an `application/x-www-form-urlencoded` body (what
    * OAuth 2.0 clients send); the handler receives them wrapped as `{data: {...}}` either way.
    */

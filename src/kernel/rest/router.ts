@@ -23,6 +23,8 @@ export interface RestSecurity {
   /** Verifies a tenant credential: the caller, or an UNAUTHORIZED AppError (TOO_MANY_REQUESTS beyond its limit). */
   authenticate(authorization: string | undefined, request: FastifyRequest): Promise<Principal>;
   isMasterKey(authorization: string | undefined): boolean;
+  /** Counts a request from the client address against an operation's `limitPerAddress`; TOO_MANY_REQUESTS beyond. */
+  limitAddress(name: string, perMinute: number, request: FastifyRequest): Promise<void>;
 }
 
 type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
@@ -205,6 +207,10 @@ function serve<TServices>(
       : (operation.query ?? NO_QUERY);
   return async (request, reply) => {
     const principal = await authenticate(request);
+    if (operation.limitPerAddress) {
+      const { name, perMinute } = operation.limitPerAddress;
+      await security.limitAddress(name, perMinute(services), request);
+    }
     const problems: FieldProblem[] = [];
     const parse = (schema: ZodType | undefined, value: unknown, section: string) => {
       if (!schema) return undefined;

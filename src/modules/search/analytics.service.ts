@@ -10,14 +10,14 @@ const DEFAULT_RANGE_MS = 30 * 24 * 3600_000;
 
 const ratio = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
-/** Search analytics of an index: what people search for, what finds nothing, and what they click. */
+/** Search analytics of an index: what people search for, what finds nothing, what they click and buy. */
 export class AnalyticsService {
   constructor(
     private readonly db: Db,
     private readonly log: SearchLog,
   ) {}
 
-  /** Top queries, queries without results and click-through rates of an index over a time range. */
+  /** Top queries, queries without results, click-through and conversion rates of an index over a time range. */
   async forIndex(
     principal: Principal,
     alias: string,
@@ -33,7 +33,7 @@ export class AnalyticsService {
     await this.log.flush();
     const query = { indexId: index.id, from, to, limit: range.limit };
     const [totals, top, noResults, positions] = await Promise.all([
-      repository.countSearchesAndClicks(this.db, query),
+      repository.countSearchesAndEvents(this.db, query),
       repository.topQueries(this.db, query),
       repository.noResultQueries(this.db, query),
       repository.clicksByPosition(this.db, query),
@@ -45,12 +45,22 @@ export class AnalyticsService {
       clicks: totals.clicks,
       click_through_rate: ratio(totals.clickedSearches, totals.searches),
       no_result_rate: ratio(totals.noResults, totals.searches),
+      views: totals.views,
+      add_to_carts: totals.addToCarts,
+      conversions: totals.conversions,
+      conversion_rate: ratio(totals.conversions, totals.searches),
+      revenue: totals.revenue,
       top_queries: top.map((row) => ({
         query: row.query,
         searches: row.searches,
         clicks: row.clicks,
         click_through_rate: ratio(row.clicked, row.searches),
         average_result_count: row.average_result_count,
+        views: row.views,
+        add_to_carts: row.add_to_carts,
+        conversions: row.conversions,
+        conversion_rate: ratio(row.conversions, row.searches),
+        revenue: row.revenue,
       })),
       no_result_queries: noResults.map((row) => ({ query: row.query, searches: row.searches })),
       click_through_rate_by_position: positions.map((row) => ({

@@ -11,7 +11,7 @@ declare module '../context' {
   }
 }
 
-/** Search indexes, documents, searches, settings, clicks and analytics. */
+/** Search indexes, documents, searches, settings, clicks, events and analytics. */
 export const searchModule: Module = {
   name: 'search',
   services: ({ config, db, cursors, masterKey, baseUrl, log }) => ({

@@ -8,6 +8,7 @@ import { EmbeddedEngine } from './engine/embedded-engine';
 import type { SearchEngine } from './engine/engine';
 import { TypesenseEngine } from './engine/typesense-engine';
 import { IndexService } from './indexes.service';
+import { SearchEventsService } from './search-events.service';
 import { SearchLog } from './search-log';
 import { SearchService } from './search.service';
 
@@ -15,6 +16,7 @@ export interface SearchServices {
   engine: SearchEngine;
   indexes: IndexService;
   search: SearchService;
+  events: SearchEventsService;
   analytics: AnalyticsService;
   log: SearchLog;
   /** Checks the engine before the service listens (a Typesense server of an unsupported version is refused). */
@@ -52,6 +54,7 @@ export function createSearchServices({
     engine,
     indexes: new IndexService(db, cursors, engine, onBackgroundError),
     search: new SearchService(db, engine, clicks, log, baseUrl),
+    events: new SearchEventsService(db),
     analytics: new AnalyticsService(db, log),
     log,
     async start() {

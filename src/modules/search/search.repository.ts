@@ -1,5 +1,5 @@
-/** Storage of indexes, documents, search settings, searches and clicks. SQL only. */
-import { Prisma, type SearchIndex } from '../../__generated__/prisma/client';
+/** Storage of indexes, documents, search settings, searches, clicks and events. SQL only. */
+import { Prisma, type SearchEventType, type SearchIndex } from '../../__generated__/prisma/client';
 import { z } from 'zod';
 import type { Db, DbOrTx, Tx } from '../../kernel/db';
 import type { SqlKeysetList } from '../../kernel/keyset';
@@ -359,7 +359,12 @@ export const saveSearchSettings = (db: Db, proxyKey: string, tenantId: string, s
 export const findIndexesByAlias = async (db: Db, tenantId: string, aliases: string[]) =>
   (await db.searchIndex.findMany({ where: { tenantId, alias: { in: aliases } } })).map(toIndexRow);
 
-// Searches and clicks.
+export const findIndexIdsByAlias = async (db: Db, tenantId: string, aliases: string[]) =>
+  (await db.searchIndex.findMany({ where: { tenantId, alias: { in: aliases } }, select: { id: true } })).map(
+    (row) => row.id,
+  );
+
+// Searches, clicks and events.
 
 export interface SearchRecord {
   id: string;
@@ -413,6 +418,49 @@ export const insertClick = (
   click: { id: string; tenantId: string; indexId: string; searchId: string; documentId: string; position: number },
 ) => db.searchClick.create({ data: click });
 
+/** One reported search event; `indexId` is its search's index when that search is already stored. */
+export interface SearchEventRecord {
+  id: string;
+  tenantId: string;
+  indexId: string | null;
+  searchId: string;
+  type: SearchEventType;
+  documentId: string;
+  position: number | null;
+  sessionId: string | null;
+  value: number | null;
+}
+
+/** The stored searches among `searchIds` of a tenant, with their index. */
+export const findSearchIndexes = async (db: Db, tenantId: string, searchIds: string[]) =>
+  parseRows(
+    z.object({ id: uuid, index_id: uuid }),
+    await db.$queryRaw<unknown[]>`
+    SELECT id::text, index_id::text FROM search_queries
+     WHERE id = ANY(${searchIds}::uuid[]) AND tenant_id = ${tenantId}::uuid`,
+  );
+
+/** Stores events in one statement. */
+export const insertEvents = (db: Db, records: SearchEventRecord[]) =>
+  db.$executeRaw`
+    INSERT INTO search_events (id, tenant_id, index_id, search_id, type, document_id, position, session_id, value)
+    SELECT r.id, r.tenant_id, r.index_id, r.search_id, r.type::search_event_type, r.document_id, r.position,
+           r.session_id, r.value
+      FROM jsonb_to_recordset(${JSON.stringify(
+        records.map((r) => ({
+          id: r.id,
+          tenant_id: r.tenantId,
+          index_id: r.indexId,
+          search_id: r.searchId,
+          type: r.type,
+          document_id: r.documentId,
+          position: r.position,
+          session_id: r.sessionId,
+          value: r.value,
+        })),
+      )}::jsonb) AS r(id uuid, tenant_id uuid, index_id uuid, search_id uuid, type text, document_id text, position
+        int, session_id text, value numeric)`;
+
 export interface AnalyticsRange {
   indexId: string;
   from: Date;
@@ -420,36 +468,101 @@ export interface AnalyticsRange {
   limit: number;
 }
 
-const AnalyticsCounts = z.object({ searches: int8, no_results: int8, clicked: int8, clicks: int8 });
+/*
+ * Clicks are followed click URLs (counted by when they were followed, as before events existed) and
+ * `click` events. Events count with their search: those of the searches made in the range, joined by
+ * search id and tenant, so an event whose search was never stored (or is another tenant's) is ignored.
+ */
 
-export const countSearchesAndClicks = async (db: Db, range: AnalyticsRange) => {
+const AnalyticsCounts = z.object({
+  searches: int8,
+  no_results: int8,
+  clicked: int8,
+  url_clicks: int8,
+  views: int8,
+  clicks: int8,
+  add_to_carts: int8,
+  conversions: int8,
+  revenue: z.number(),
+});
+
+/** Totals of an index over a range: searches, those without results or with a click, clicks and events. */
+export const countSearchesAndEvents = async (db: Db, range: AnalyticsRange) => {
   const row = AnalyticsCounts.parse(
     (
       await db.$queryRaw<unknown[]>`
-    SELECT (SELECT count(*) FROM search_queries WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from}
-      AND created_at < ${range.to}) AS searches,
-           (SELECT count(*) FROM search_queries WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from}
-             AND created_at < ${range.to} AND result_count = 0) AS no_results,
-           (SELECT count(DISTINCT search_id) FROM search_clicks WHERE index_id = ${range.indexId}::uuid AND created_at
-             >= ${range.from} AND created_at < ${range.to}) AS clicked,
-           (SELECT count(*) FROM search_clicks WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from}
-             AND created_at < ${range.to}) AS clicks`
+    WITH searches AS (
+      SELECT id, tenant_id, result_count FROM search_queries
+       WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}
+    ), url_clicks AS (
+      SELECT search_id FROM search_clicks
+       WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}
+    ), events AS (
+      SELECT e.search_id, e.type, e.value FROM search_events e JOIN searches s ON s.id = e.search_id AND
+        s.tenant_id = e.tenant_id
+    )
+    SELECT (SELECT count(*) FROM searches) AS searches,
+           (SELECT count(*) FROM searches WHERE result_count = 0) AS no_results,
+           (SELECT count(*) FROM (SELECT search_id FROM url_clicks UNION SELECT search_id FROM events WHERE type =
+             'CLICK') clicked) AS clicked,
+           (SELECT count(*) FROM url_clicks) AS url_clicks,
+           count(*) FILTER (WHERE e.type = 'VIEW') AS views,
+           count(*) FILTER (WHERE e.type = 'CLICK') AS clicks,
+           count(*) FILTER (WHERE e.type = 'ADD_TO_CART') AS add_to_carts,
+           count(*) FILTER (WHERE e.type = 'CONVERSION') AS conversions,
+           coalesce(sum(e.value) FILTER (WHERE e.type = 'CONVERSION'), 0)::float8 AS revenue
+      FROM events e`
     )[0],
   );
-  return { searches: row.searches, noResults: row.no_results, clickedSearches: row.clicked, clicks: row.clicks };
+  return {
+    searches: row.searches,
+    noResults: row.no_results,
+    clickedSearches: row.clicked,
+    clicks: row.url_clicks + row.clicks,
+    views: row.views,
+    addToCarts: row.add_to_carts,
+    conversions: row.conversions,
+    revenue: row.revenue,
+  };
 };
 
-/** The most frequent queries with how many of their searches were clicked. */
+/** The most frequent queries with how many of their searches were clicked, and their events. */
 export const topQueries = async (db: Db, range: AnalyticsRange) =>
   parseRows(
-    z.object({ query: z.string(), searches: int8, clicked: int8, clicks: int8, average_result_count: z.number() }),
+    z.object({
+      query: z.string(),
+      searches: int8,
+      clicked: int8,
+      clicks: int8,
+      average_result_count: z.number(),
+      views: int8,
+      add_to_carts: int8,
+      conversions: int8,
+      revenue: z.number(),
+    }),
+    // Each search's clicks and events are looked up by its id (an index probe per search), a plan that
+    // does not depend on the planner's row estimates of the range.
     await db.$queryRaw<unknown[]>`
-    SELECT q.query, count(*) AS searches, count(c.search_id) AS clicked, coalesce(sum(c.clicks), 0)::bigint AS clicks,
-           avg(q.result_count)::float8 AS average_result_count
+    SELECT q.query, count(*) AS searches,
+           count(*) FILTER (WHERE c.clicks + e.clicks > 0) AS clicked,
+           sum(c.clicks + e.clicks)::bigint AS clicks,
+           avg(q.result_count)::float8 AS average_result_count,
+           sum(e.views)::bigint AS views,
+           sum(e.add_to_carts)::bigint AS add_to_carts,
+           sum(e.conversions)::bigint AS conversions,
+           coalesce(sum(e.revenue), 0)::float8 AS revenue
       FROM search_queries q
-      LEFT JOIN (SELECT search_id, count(*) AS clicks FROM search_clicks WHERE index_id = ${range.indexId}::uuid GROUP
-        BY search_id) c
-        ON c.search_id = q.id
+     CROSS JOIN LATERAL (
+       SELECT count(*) AS clicks FROM search_clicks WHERE search_id = q.id AND index_id = q.index_id
+     ) c
+     CROSS JOIN LATERAL (
+       SELECT count(*) FILTER (WHERE type = 'VIEW') AS views,
+              count(*) FILTER (WHERE type = 'CLICK') AS clicks,
+              count(*) FILTER (WHERE type = 'ADD_TO_CART') AS add_to_carts,
+              count(*) FILTER (WHERE type = 'CONVERSION') AS conversions,
+              sum(value) FILTER (WHERE type = 'CONVERSION') AS revenue
+         FROM search_events WHERE search_id = q.id AND tenant_id = q.tenant_id
+     ) e
      WHERE q.index_id = ${range.indexId}::uuid AND q.created_at >= ${range.from} AND q.created_at < ${range.to} AND
        q.query <> ''
      GROUP BY q.query
@@ -469,12 +582,20 @@ export const noResultQueries = async (db: Db, range: AnalyticsRange) =>
      LIMIT ${range.limit}`,
   );
 
+/** Clicks per position: followed click URLs, and `click` events that give a position. */
 export const clicksByPosition = async (db: Db, range: AnalyticsRange) =>
   parseRows(
     z.object({ position: z.number(), clicks: int8 }),
     await db.$queryRaw<unknown[]>`
-    SELECT position, count(*) AS clicks FROM search_clicks
-     WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}
+    SELECT position, count(*) AS clicks FROM (
+      SELECT position FROM search_clicks
+       WHERE index_id = ${range.indexId}::uuid AND created_at >= ${range.from} AND created_at < ${range.to}
+      UNION ALL
+      SELECT e.position FROM search_events e
+        JOIN search_queries q ON q.id = e.search_id AND q.tenant_id = e.tenant_id
+       WHERE q.index_id = ${range.indexId}::uuid AND q.created_at >= ${range.from} AND q.created_at < ${range.to}
+         AND e.type = 'CLICK' AND e.position IS NOT NULL
+    ) clicks
      GROUP BY position
      ORDER BY position
      LIMIT ${range.limit}`,

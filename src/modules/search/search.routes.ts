@@ -21,6 +21,8 @@ import {
   RuleOutput,
   RulesBody,
   SearchBody,
+  SearchEventsBody,
+  MAX_EVENTS_PER_REQUEST,
   SearchResponseArray,
   SearchResponseEnvelope,
   SearchSettingsInput,
@@ -152,7 +154,7 @@ export const deleteIndex = defineOperation({
   method: 'delete',
   path: '/api/instant/indexes/{alias}',
   summary: 'Delete an index',
-  description: 'Deletes the index with its documents, searches and clicks.',
+  description: 'Deletes the index with its documents, searches, clicks and events.',
   tag: indexTag,
   security: 'bearer',
   scopes: ['indexes:write'],
@@ -358,8 +360,10 @@ export const getIndexAnalytics = defineOperation({
   path: '/api/instant/indexes/{alias}/analytics',
   summary: 'Search analytics of an index',
   description:
-    'Over `[from, to)`: searches, clicks, top queries, queries without results, and click-through rates per query ' +
-    'and per position.',
+    'Over `[from, to)`: searches, clicks, top queries, queries without results, click-through rates per query and ' +
+    'per position, and the reported events (views, add-to-carts, conversions) with conversion rates and revenue. ' +
+    'Clicks are followed click URLs and `click` events; events count with their search (those of the searches ' +
+    'made in the range), and events whose search is not stored count nowhere.',
   tag: indexTag,
   security: 'bearer',
   scopes: ['indexes:read'],
@@ -501,6 +505,36 @@ export const measureClick = defineOperation({
   },
 });
 
+export const recordSearchEvents = defineOperation({
+  operationId: 'recordSearchEvents',
+  method: 'post',
+  path: '/api/instant/search/{key}/events',
+  summary: 'Report search events',
+  description:
+    `Stores 1 to ${MAX_EVENTS_PER_REQUEST} events about the hits of searches made through the key (\`view\`, ` +
+    '`click`, `add_to_cart`, `conversion`), all or none, for the conversion rates and revenue of the analytics. ' +
+    "`query_id` is the `query_id` of the search's result; an id not stored (yet) is accepted, since searches are " +
+    'stored in batches, and counts once its search is stored; one of an index the key does not search is a 400. ' +
+    'Same access rule as searching through the key; callable from browsers (CORS), a JSON body sent as ' +
+    '`text/plain` (what `navigator.sendBeacon` sends for a string) is read as JSON. Each client address may send ' +
+    '`SEARCH_EVENTS_PER_MINUTE` requests per minute (default 300), then gets a 429 with `Retry-After`.',
+  tag: searchTag,
+  security: 'bearer-optional',
+  scopes: ['search'],
+  cors: true,
+  params: KeyParams,
+  body: SearchEventsBody,
+  bodyMediaTypes: { 'text/plain': { kind: 'json', description: 'The same JSON body.' } },
+  // Public, so there may be no credential to count against: each client address is counted.
+  limitPerAddress: { name: 'search events', perMinute: (services) => services.config.searchEventsPerMinute },
+  responses: { 204: { description: 'Stored.' } },
+  errors: ['BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'TOO_MANY_REQUESTS'],
+  async handler({ params, body, optionalPrincipal, services }) {
+    await underField('body.data', () => services.search.events.record(optionalPrincipal, params.key, body.data));
+    return { status: 204 };
+  },
+});
+
 export const searchOperations = [
   listIndexes,
   createIndex,
@@ -520,4 +554,5 @@ export const searchOperations = [
   getSearchSettings,
   putSearchSettings,
   measureClick,
+  recordSearchEvents,
 ];

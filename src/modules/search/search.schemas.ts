@@ -2,7 +2,7 @@
 import { PageBlockSchema, z } from '../../kernel/rest/schemas';
 import { BUILT_IN_RANKING_RULES, FIELD_TYPES, FILTER_OPERATORS } from './engine/engine';
 import { MAX_DOCUMENT_ID_LENGTH, RESERVED_FIELD_NAMES, SORT_RULE } from './definition';
-import { trimmedName } from '../../kernel/validation';
+import { storableText, trimmedName } from '../../kernel/validation';
 import { tokenize } from './engine/text';
 
 export const MAX_DOCUMENTS_PER_REQUEST = 1000;
@@ -515,6 +515,10 @@ const Hit = z
 const IndexResult = z
   .object({
     id: z.string().openapi({ description: 'Alias of the index.' }),
+    query_id: z.uuid().openapi({
+      description:
+        'Id of this search of the index, stored for analytics: the `query_id` of the events reported about its hits.',
+    }),
     hits: z.array(Hit),
     count: z.int().openapi({ description: 'Matching documents across all indexes of the request.' }),
     facets: z.record(z.string(), z.record(z.string(), z.int())),
@@ -667,16 +671,64 @@ export const AnalyticsQuery = z
   })
   .strict();
 
+export const MAX_EVENTS_PER_REQUEST = 100;
+export const SEARCH_EVENT_TYPES = ['view', 'click', 'add_to_cart', 'conversion'] as const;
+/** Below 10^14, so that any value fits the stored NUMERIC(18,4). */
+const MAX_EVENT_VALUE = 1_000_000_000_000;
+
+const SearchEventInput = z
+  .object({
+    type: z.enum(SEARCH_EVENT_TYPES).openapi({
+      description:
+        '`view`: the hit was shown; `click`: it was clicked (without following its `click_url`, which counts ' +
+        'the click itself); `add_to_cart`: its product was added to the cart; `conversion`: it was bought.',
+    }),
+    query_id: z.uuid().openapi({ description: 'The `query_id` of the search result the document was a hit of.' }),
+    document_id: storableText().min(1).max(MAX_DOCUMENT_ID_LENGTH).openapi({ description: "The hit's `id`." }),
+    position: z
+      .int()
+      .min(1)
+      .max(MAX_SEARCH_OFFSET + MAX_SEARCH_LIMIT)
+      .nullable()
+      .optional()
+      .openapi({ description: "The hit's 1-based `__position`." }),
+    session_id: storableText().max(200).nullable().optional(),
+    value: z.number().min(0).max(MAX_EVENT_VALUE).nullable().optional().openapi({
+      description: "A conversion's revenue in the shop's currency (kept to 4 decimals); only a `conversion` has one.",
+    }),
+  })
+  .strict()
+  .superRefine((event, context) => {
+    if (event.type !== 'conversion' && event.value !== undefined && event.value !== null) {
+      context.addIssue({ code: 'custom', path: ['value'], message: 'only a conversion has a value' });
+    }
+  })
+  .openapi('SearchEvent');
+
+export const SearchEventsBody = z
+  .object({ data: z.array(SearchEventInput).min(1).max(MAX_EVENTS_PER_REQUEST) })
+  .strict()
+  .openapi('SearchEvents');
+
+export type SearchEventData = z.output<typeof SearchEventInput>;
+
 const rate = z.number().openapi({ description: 'Between 0 and 1; 0 when there were no searches.' });
+const conversionRate = rate.openapi({ description: 'Conversions per search; 0 when there were no searches.' });
+const revenue = z.number().openapi({ description: 'Sum of the values of the conversions.' });
 
 export const AnalyticsOutput = z
   .object({
     from: z.iso.datetime(),
     to: z.iso.datetime(),
     searches: z.int(),
-    clicks: z.int(),
+    clicks: z.int().openapi({ description: 'Followed click URLs and `click` events.' }),
     click_through_rate: rate.openapi({ description: 'Share of searches with at least one click.' }),
     no_result_rate: rate.openapi({ description: 'Share of searches without results.' }),
+    views: z.int().openapi({ description: '`view` events of the searches in the range.' }),
+    add_to_carts: z.int().openapi({ description: '`add_to_cart` events of the searches in the range.' }),
+    conversions: z.int().openapi({ description: '`conversion` events of the searches in the range.' }),
+    conversion_rate: conversionRate,
+    revenue,
     top_queries: z.array(
       z.object({
         query: z.string(),
@@ -684,6 +736,11 @@ export const AnalyticsOutput = z
         clicks: z.int(),
         click_through_rate: rate,
         average_result_count: z.number(),
+        views: z.int(),
+        add_to_carts: z.int(),
+        conversions: z.int(),
+        conversion_rate: conversionRate,
+        revenue,
       }),
     ),
     no_result_queries: z.array(z.object({ query: z.string(), searches: z.int() })),

@@ -1,5 +1,5 @@
 import type { Db } from '../../kernel/db';
-import { AppError, notFound, type FieldProblem } from '../../kernel/errors';
+import { notFound, type FieldProblem } from '../../kernel/errors';
 import { invalidField, invalidInput, isStorableText } from '../../kernel/validation';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { requireScope, type Principal } from '../auth/scopes';
@@ -9,6 +9,7 @@ import type { EngineResult, SearchEngine } from './engine/engine';
 import * as repository from './search.repository';
 import type { SearchLog } from './search-log';
 import { ruleFor } from './rules';
+import { searchEngineOf, settingsOf } from './search-engine-access';
 import { toEngineQuery, toSortKeys, type QueryDefaults } from './search-query';
 import type {
   SearchContextData,
@@ -22,29 +23,6 @@ interface Target {
   /** What the context leaves out, from the search settings (`results_per_page`, `sort`). */
   defaults?: QueryDefaults;
 }
-
-type StoredSettings = Omit<SearchSettingsData, 'indexes'> & {
-  indexes: (Omit<SearchSettingsData['indexes'][number], 'sort' | 'sort_options'> &
-    Partial<Pick<SearchSettingsData['indexes'][number], 'sort' | 'sort_options'>>)[];
-};
-
-/** Settings stored before an index entry had `sort` and `sort_options` read as having none. */
-const settingsOf = (stored: unknown): SearchSettingsData => {
-  const settings = stored as StoredSettings;
-  return {
-    ...settings,
-    indexes: settings.indexes.map((entry) => ({
-      ...entry,
-      sort: entry.sort ?? [],
-      sort_options: entry.sort_options ?? [],
-    })),
-  };
-};
-
-const routesOf = (routes: unknown) =>
-  (Array.isArray(routes) ? routes : [routes]) as {
-    settings?: { auth?: { is_required?: boolean | null } | null } | null;
-  }[];
 
 /** Searching (per index and per proxy key), the search settings of a proxy key, and click redirects. */
 export class SearchService {
@@ -82,7 +60,7 @@ export class SearchService {
     key: string,
     contexts: SearchContextData[],
   ): Promise<SearchResponseEntryData[]> {
-    const { settings } = await this.searchEngineOf(caller, key);
+    const { settings } = await searchEngineOf(this.db, caller, key);
     const tenantId = settings.tenantId;
     const configured = settingsOf(settings.settings).indexes;
     const rows = await repository.findIndexesByAlias(
@@ -115,7 +93,7 @@ export class SearchService {
 
   /** The search settings of a proxy key, as a front end reads them. */
   async getSettings(caller: Principal | null, key: string): Promise<SearchSettingsData> {
-    return settingsOf((await this.searchEngineOf(caller, key)).settings.settings);
+    return settingsOf((await searchEngineOf(this.db, caller, key)).settings.settings);
   }
 
   /** Creates or replaces the search settings of one of the tenant's proxies. */
@@ -205,22 +183,6 @@ export class SearchService {
     return click.url;
   }
 
-  /** The proxy and its search settings, after the proxy's access rule: a route that requires auth makes it private. */
-  private async searchEngineOf(caller: Principal | null, key: string) {
-    const proxy = await repository.findProxy(this.db, key);
-    if (!proxy || !proxy.isActive) throw notFound(`no search engine with key "${key}"`);
-    if (routesOf(proxy.routes).some((route) => route.settings?.auth?.is_required === true)) {
-      if (!caller)
-        throw new AppError('UNAUTHORIZED', 'this search engine is private: send a bearer token with scope search');
-      if (caller.tenantId !== proxy.tenantId) throw notFound(`no search engine with key "${key}"`);
-      requireScope(caller, 'search');
-    }
-    if (proxy.isSuspended) throw new AppError('FORBIDDEN', 'the proxy is suspended');
-    const settings = await repository.findSearchSettings(this.db, key);
-    if (!settings) throw notFound(`the proxy "${key}" has no search settings`);
-    return { proxy, settings };
-  }
-
   /** Runs every context against its indexes; `count` of each result is the total over the context's indexes. */
   private async run(targetsPerContext: Target[][], contexts: SearchContextData[]): Promise<SearchResponseEntryData[]> {
     const problems: FieldProblem[] = [];
@@ -287,6 +249,7 @@ export class SearchService {
     const display = effectiveDisplayFields(index);
     return {
       id: index.alias,
+      query_id: searchId,
       count,
       facets: result.facets,
       ...(result.facetHits ? { facet_hits: result.facetHits } : {}),

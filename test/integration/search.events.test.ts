@@ -1,0 +1,379 @@
+/**
+ * Search events (`POST /api/instant/search/{key}/events`): views, clicks, add-to-carts and
+ * conversions a front end reports about the hits of its searches; the conversion rates and revenue
+ * the analytics compute from them; validation, all or none, with nothing stored on a refusal; the
+ * key's access rule; events whose search is not stored yet; and the limit per client address.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app';
+import { uuidv7 } from '../../src/kernel/ids';
+import { createDb } from '../../src/kernel/db';
+import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
+import { sql } from '../helpers/db';
+import { createRestClient, type RestResponse } from '../helpers/rest';
+
+const EVENTS_PER_MINUTE = 40;
+const { rest, databaseUrl, config } = await startTestApp({
+  env: { SEARCH_EVENTS_PER_MINUTE: String(EVENTS_PER_MINUTE) },
+});
+
+/** A second process of the same deployment: its searches wait in its own log until their batch is written. */
+const otherDb = createDb(databaseUrl, { poolSize: 2 });
+const other = await buildApp({ config, db: otherDb, masterKey: TEST_MASTER_KEY, backgroundWorkers: false });
+await other.app.ready();
+const otherRest = createRestClient(other.app);
+
+const INDEXES = '/api/instant/indexes';
+const SEARCH = '/api/instant/search';
+const EVENTS = `${SEARCH}/shop/events`;
+
+const products = [
+  { id: 'p1', name: 'Desk lamp', brand: 'Lumo', price: 25, url: 'https://shop.example.com/p1' },
+  { id: 'p2', name: 'Floor lamp', brand: 'Lumo', price: 80, url: 'https://shop.example.com/p2' },
+  { id: 'p3', name: 'Office chair', brand: 'Sitwell', price: 150, url: 'https://shop.example.com/p3' },
+];
+
+let shop: Tenant;
+let otherTenant: Tenant;
+
+/** Each group of tests sends from an address of its own, so that only the rate-limit test reaches the limit. */
+const from = (remoteAddress: string) => ({
+  post: (
+    url: string,
+    body: unknown,
+    options: { token?: string; rawBody?: string; headers?: Record<string, string> } = {},
+  ) => rest.post(url, { body, remoteAddress, ...options }),
+});
+
+async function createIndex(tenant: Tenant, alias: string) {
+  const created = await rest.post(INDEXES, { token: tenant.key, body: { data: { name: alias, alias } } });
+  expect(created.status, created.rawBody).toBe(201);
+  const upserted = await rest.put(`${INDEXES}/${alias}/documents`, { token: tenant.key, body: { data: products } });
+  expect(upserted.status, upserted.rawBody).toBe(204);
+}
+
+async function createProxy(
+  tenant: Tenant,
+  key: string,
+  { isPrivate = false, aliases = ['products'] as string[] | null },
+) {
+  const routes = {
+    path: '*',
+    origin: { uri: 'https://shop.example.com' },
+    settings: { auth: { is_required: isPrivate } },
+  };
+  const created = await rest.post('/api/storage/edge/proxies', { token: tenant.key, body: { data: { key, routes } } });
+  expect(created.status, created.rawBody).toBe(201);
+  if (!aliases) return;
+  const settings = { indexes: aliases.map((alias) => ({ alias })) };
+  const put = await rest.put(`${SEARCH}/${key}/settings`, { token: tenant.key, body: { data: settings } });
+  expect(put.status, put.rawBody).toBe(200);
+}
+
+/** Searches through a proxy key; the query id and hits of its only result. */
+async function search(q: string, client = rest, key = 'shop') {
+  const response = await client.post(`${SEARCH}/${key}`, { body: { data: [{ q }] } });
+  expect(response.status, response.rawBody).toBe(201);
+  const [result] = response.body.data[0].results;
+  return result as { query_id: string; hits: { id: string; __position: number; click_url: string }[] };
+}
+
+const storedEvents = () =>
+  sql(
+    databaseUrl,
+    `SELECT search_id::text, index_id::text, type::text, document_id, position, session_id, value::text
+       FROM search_events ORDER BY id`,
+  );
+
+function expectFieldError(response: RestResponse, status: number, field: string) {
+  expect(response.status, response.rawBody).toBe(status);
+  expect(response.body.error.code).toBe(status);
+  expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
+}
+
+async function analytics(since: string, client = rest, alias = 'products', tenant = shop) {
+  const response = await client.get(`${INDEXES}/${alias}/analytics?from=${encodeURIComponent(since)}`, {
+    token: tenant.key,
+  });
+  expect(response.status, response.rawBody).toBe(200);
+  return response.body.data;
+}
+
+beforeAll(async () => {
+  shop = await createTenant(rest, 'Shop');
+  otherTenant = await createTenant(rest, 'Other shop');
+  await createIndex(shop, 'products');
+  await createIndex(shop, 'articles');
+  await createIndex(otherTenant, 'products');
+  await createProxy(shop, 'shop', {});
+  await createProxy(shop, 'private-shop', { isPrivate: true });
+  await createProxy(shop, 'bare-shop', { aliases: null });
+  await createProxy(otherTenant, 'other-shop', {});
+  return async () => {
+    await other.app.close();
+    await otherDb.$disconnect();
+  };
+});
+
+describe('reporting events', () => {
+  const client = from('10.0.0.1');
+
+  it('stores a batch in one go and shows it in the analytics: rates and revenue per query and in total', async () => {
+    const start = new Date().toISOString();
+    const lamp1 = await search('lamp');
+    const lamp2 = await search('Lamp');
+    await search('lamp');
+    const chair = await search('chair');
+    expect(lamp1.query_id).not.toBe(lamp2.query_id);
+    const p1 = lamp1.hits.find((hit) => hit.id === 'p1')!;
+
+    const batch = [
+      { type: 'view', query_id: lamp1.query_id, document_id: 'p1', position: p1.__position, session_id: 's-1' },
+      { type: 'view', query_id: lamp1.query_id, document_id: 'p2', position: 2, session_id: 's-1' },
+      { type: 'click', query_id: lamp1.query_id, document_id: 'p1', position: p1.__position },
+      { type: 'add_to_cart', query_id: lamp1.query_id, document_id: 'p1' },
+      { type: 'conversion', query_id: lamp1.query_id, document_id: 'p1', value: 19.99 },
+      { type: 'view', query_id: lamp2.query_id, document_id: 'p2', position: 1 },
+      { type: 'conversion', query_id: lamp2.query_id, document_id: 'p2', value: 40.015, session_id: null },
+      { type: 'view', query_id: chair.query_id, document_id: 'p3', position: 1 },
+    ];
+    const response = await client.post(EVENTS, { data: batch });
+    expect(response.status, response.rawBody).toBe(204);
+    // A click through the hit's click URL counts as a click too.
+    const followed = await rest.get(lamp2.hits[0]!.click_url.replace(/^https?:\/\/[^/]+/, ''));
+    expect(followed.status).toBe(307);
+
+    const rows = await storedEvents();
+    expect(rows).toHaveLength(batch.length);
+    // index_id is set or not depending on whether the search's batch was written yet.
+    expect(rows).toContainEqual(
+      expect.objectContaining({
+        search_id: lamp1.query_id,
+        type: 'VIEW',
+        document_id: 'p1',
+        position: p1.__position,
+        session_id: 's-1',
+        value: null,
+      }),
+    );
+    const values = rows.filter((row) => row.type === 'CONVERSION').map((row) => row.value);
+    expect(values.sort()).toEqual(['19.9900', '40.0150']);
+
+    const data = await analytics(start);
+    expect(data).toMatchObject({ searches: 4, clicks: 2, views: 4, add_to_carts: 1, conversions: 2 });
+    expect(data.click_through_rate).toBeCloseTo(2 / 4);
+    expect(data.conversion_rate).toBeCloseTo(2 / 4);
+    expect(data.revenue).toBeCloseTo(60.005, 10);
+    expect(data.click_through_rate_by_position).toEqual([{ position: 1, clicks: 2, click_through_rate: 2 / 4 }]);
+    const [lamp, chairRow] = data.top_queries;
+    expect(lamp).toMatchObject({ query: 'lamp', searches: 3, clicks: 2, views: 3, add_to_carts: 1, conversions: 2 });
+    expect(lamp.click_through_rate).toBeCloseTo(2 / 3);
+    expect(lamp.conversion_rate).toBeCloseTo(2 / 3);
+    expect(lamp.revenue).toBeCloseTo(60.005, 10);
+    expect(chairRow).toEqual({
+      query: 'chair',
+      searches: 1,
+      clicks: 0,
+      click_through_rate: 0,
+      average_result_count: 1,
+      views: 1,
+      add_to_carts: 0,
+      conversions: 0,
+      conversion_rate: 0,
+      revenue: 0,
+    });
+  });
+
+  it('accepts an event whose search is not stored yet, and counts it once the search is', async () => {
+    const start = new Date().toISOString();
+    // The other process answers the search and writes it in its own batch; this one receives the event.
+    const pending = await search('desk', otherRest);
+    const response = await client.post(EVENTS, {
+      data: [{ type: 'conversion', query_id: pending.query_id, document_id: 'p1', value: 25 }],
+    });
+    expect(response.status, response.rawBody).toBe(204);
+    // Analytics through the other process write its log first: the search is stored, the event joins it.
+    const data = await analytics(start, otherRest);
+    expect(data).toMatchObject({ searches: 1, conversions: 1, revenue: 25, conversion_rate: 1 });
+    expect(data.top_queries).toEqual([expect.objectContaining({ query: 'desk', conversions: 1, revenue: 25 })]);
+  });
+
+  it('an event stored before its search has no index; it joins the search when that is written', async () => {
+    const start = new Date().toISOString();
+    const searchId = uuidv7();
+    const response = await client.post(EVENTS, { data: [{ type: 'view', query_id: searchId, document_id: 'p2' }] });
+    expect(response.status, response.rawBody).toBe(204);
+    const stored = await sql(databaseUrl, `SELECT index_id FROM search_events WHERE search_id = '${searchId}'`);
+    expect(stored).toEqual([{ index_id: null }]);
+    expect(await analytics(start)).toMatchObject({ searches: 0, views: 0 });
+    // The search's batch arrives.
+    await sql(
+      databaseUrl,
+      `INSERT INTO search_queries (id, tenant_id, index_id, query, result_count)
+       SELECT '${searchId}', tenant_id, id, 'floor lamp', 1 FROM search_indexes WHERE alias = 'products' AND tenant_id = '${shop.id}'`,
+    );
+    const data = await analytics(start);
+    expect(data).toMatchObject({ searches: 1, views: 1 });
+    expect(data.top_queries).toEqual([expect.objectContaining({ query: 'floor lamp', views: 1 })]);
+  });
+
+  it("stores an event whose search is stored with the search's index; deleting the index deletes its events", async () => {
+    const start = new Date().toISOString();
+    await createIndex(shop, 'gone');
+    await createProxy(shop, 'gone-shop', { aliases: ['gone'] });
+    const result = await search('lamp', rest, 'gone-shop');
+    await analytics(start, rest, 'gone'); // writes this process's log
+    const response = await client.post(`${SEARCH}/gone-shop/events`, {
+      data: [{ type: 'view', query_id: result.query_id, document_id: 'p1' }],
+    });
+    expect(response.status, response.rawBody).toBe(204);
+    const [index] = await sql(databaseUrl, `SELECT id::text FROM search_indexes WHERE alias = 'gone'`);
+    const stored = () =>
+      sql(databaseUrl, `SELECT index_id::text FROM search_events WHERE search_id = '${result.query_id}'`);
+    expect(await stored()).toEqual([{ index_id: index!.id }]);
+    expect((await rest.delete(`${INDEXES}/gone`, { token: shop.key })).status).toBe(204);
+    expect(await stored()).toEqual([]);
+  });
+
+  it('an event of a search that was never made, or of another tenant, is stored but counts nowhere', async () => {
+    const start = new Date().toISOString();
+    const theirs = await search('lamp', rest, 'other-shop');
+    const response = await client.post(EVENTS, {
+      data: [
+        { type: 'conversion', query_id: uuidv7(), document_id: 'p1', value: 1000 },
+        { type: 'conversion', query_id: theirs.query_id, document_id: 'p1', value: 1000 },
+      ],
+    });
+    expect(response.status, response.rawBody).toBe(204);
+    expect(await analytics(start)).toMatchObject({ searches: 0, conversions: 0, revenue: 0 });
+    expect(await analytics(start, rest, 'products', otherTenant)).toMatchObject({
+      searches: 1,
+      conversions: 0,
+      revenue: 0,
+    });
+  });
+
+  it('takes a JSON body sent as text/plain (navigator.sendBeacon) and answers browsers (CORS)', async () => {
+    const result = await search('chair');
+    const before = (await storedEvents()).length;
+    const response = await client.post(EVENTS, undefined, {
+      rawBody: JSON.stringify({ data: [{ type: 'view', query_id: result.query_id, document_id: 'p3' }] }),
+      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://shop.example.com' },
+    });
+    expect(response.status, response.rawBody).toBe(204);
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    expect(await storedEvents()).toHaveLength(before + 1);
+  });
+});
+
+describe('refusals change nothing', () => {
+  const client = from('10.0.0.2');
+  let queryId: string;
+  let articleQueryId: string;
+  const event = (fields: object = {}) => ({ type: 'view', query_id: queryId, document_id: 'p1', ...fields });
+
+  beforeAll(async () => {
+    queryId = (await search('lamp')).query_id;
+    const articles = await rest.post(`${SEARCH}/indexes/articles`, {
+      token: shop.key,
+      body: { data: [{ q: 'lamp' }] },
+    });
+    articleQueryId = articles.body.data[0].results[0].query_id;
+    await analytics(new Date(Date.now() - 60_000).toISOString(), rest, 'articles'); // writes this process's log
+  });
+
+  const refusals: [string, () => unknown, string][] = [
+    ['an unknown type', () => ({ data: [event({ type: 'purchase' })] }), 'body.data[0].type'],
+    ['a missing query_id', () => ({ data: [{ type: 'view', document_id: 'p1' }] }), 'body.data[0].query_id'],
+    ['a query_id that is not a UUID', () => ({ data: [event({ query_id: 'q-1' })] }), 'body.data[0].query_id'],
+    [
+      'a missing document_id',
+      () => ({ data: [{ type: 'view', query_id: '0192d7a0-0000-7000-8000-000000000000' }] }),
+      'body.data[0].document_id',
+    ],
+    ['a position below 1', () => ({ data: [event({ position: 0 })] }), 'body.data[0].position'],
+    ['a position that is not an integer', () => ({ data: [event({ position: 1.5 })] }), 'body.data[0].position'],
+    ['a negative value', () => ({ data: [event({ type: 'conversion', value: -1 })] }), 'body.data[0].value'],
+    [
+      'a value that is not a number',
+      () => ({ data: [event({ type: 'conversion', value: '12.50' })] }),
+      'body.data[0].value',
+    ],
+    ['a value on a view', () => ({ data: [event({ value: 5 })] }), 'body.data[0].value'],
+    ['an unknown key', () => ({ data: [event({ price: 5 })] }), 'body.data[0].price'],
+    ['no events', () => ({ data: [] }), 'body.data'],
+    ['101 events', () => ({ data: Array.from({ length: 101 }, () => event()) }), 'body.data'],
+    [
+      'one bad event among good ones',
+      () => ({ data: [event(), event(), event({ position: -3 })] }),
+      'body.data[2].position',
+    ],
+  ];
+
+  it.each(refusals)('400 for %s, naming the field', async (_, body, field) => {
+    const before = await storedEvents();
+    expectFieldError(await client.post(EVENTS, body()), 400, field);
+    expect(await storedEvents()).toEqual(before);
+  });
+
+  it('400 for the search of an index the key does not search, naming its query_id; the batch is not stored', async () => {
+    const before = await storedEvents();
+    const response = await client.post(EVENTS, {
+      data: [event(), event({ query_id: articleQueryId }), event({ query_id: articleQueryId.toUpperCase() })],
+    });
+    expectFieldError(response, 400, 'body.data[1].query_id');
+    expectFieldError(response, 400, 'body.data[2].query_id');
+    expect(await storedEvents()).toEqual(before);
+  });
+
+  it('404 for an unknown key or one without search settings, 401 for a private one without a token', async () => {
+    const before = await storedEvents();
+    for (const key of ['no-such-shop', 'bare-shop']) {
+      const response = await client.post(`${SEARCH}/${key}/events`, { data: [event()] });
+      expect(response.status, response.rawBody).toBe(404);
+      expect(response.body.error.code).toBe(404);
+    }
+    expect((await client.post(`${SEARCH}/private-shop/events`, { data: [event()] })).status).toBe(401);
+    expect(await storedEvents()).toEqual(before);
+    const withToken = await client.post(`${SEARCH}/private-shop/events`, { data: [event()] }, { token: shop.key });
+    expect(withToken.status, withToken.rawBody).toBe(204);
+    expect(await storedEvents()).toHaveLength(before.length + 1);
+  });
+
+  it('413 for a body over 1 MiB', async () => {
+    const before = await storedEvents();
+    const rawBody = JSON.stringify({ data: [event({ document_id: 'x'.repeat(1024 * 1024) })] });
+    const response = await client.post(EVENTS, undefined, {
+      rawBody,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(413);
+    expect(response.body.error.code).toBe(413);
+    expect(await storedEvents()).toEqual(before);
+  });
+});
+
+describe('the limit per client address', () => {
+  it(`${EVENTS_PER_MINUTE} requests a minute per address, malformed ones too, then 429 with Retry-After, storing nothing`, async () => {
+    const queryId = (await search('lamp')).query_id;
+    const body = { data: [{ type: 'view', query_id: queryId, document_id: 'p1' }] };
+    const client = from('10.0.0.3');
+    const malformed = await client.post(EVENTS, { data: [] });
+    expect(malformed.status, malformed.rawBody).toBe(400);
+    expect(malformed.headers['ratelimit-remaining']).toBe(String(EVENTS_PER_MINUTE - 1));
+    for (let i = 1; i < EVENTS_PER_MINUTE; i++) {
+      const response = await client.post(EVENTS, body);
+      expect(response.status, response.rawBody).toBe(204);
+      expect(response.headers['ratelimit-limit']).toBe(String(EVENTS_PER_MINUTE));
+      expect(response.headers['ratelimit-remaining']).toBe(String(EVENTS_PER_MINUTE - i - 1));
+    }
+    const before = await storedEvents();
+    const refused = await client.post(EVENTS, body);
+    expect(refused.status, refused.rawBody).toBe(429);
+    expect(refused.body.error.message).toMatch(/^Too many requests: .*40 requests per minute/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(await storedEvents()).toEqual(before);
+    // Another address has its own count.
+    expect((await from('10.0.0.4').post(EVENTS, body)).status).toBe(204);
+  });
+});
