@@ -20,11 +20,11 @@ export interface TestApp {
 }
 
 /**
- * The whole application on a fresh database of its own, called in-process (no port). Closed after
- * the test file.
+ * The whole application on a fresh database of its own (or on `databaseUrl`, for a second process
+ * of a deployment), called in-process (no port). Closed after the test file.
  */
-export async function startTestApp(options: { authCacheTtlMs?: number } = {}): Promise<TestApp> {
-  const databaseUrl = await createTestDatabase();
+export async function startTestApp(options: { authCacheTtlMs?: number; databaseUrl?: string } = {}): Promise<TestApp> {
+  const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
   const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' });
   const db = createDb(databaseUrl, { poolSize: 5 });
   const { app, services } = await buildApp({
