@@ -348,8 +348,9 @@ describe('stock model', () => {
  * The multi-warehouse model: a sales channel selling from three warehouses, fresh SKUs each run
  * (so a shrunk sequence replays from the same start), and the operations that span warehouses:
  * orders and reservations allocated by strategy, conversion of a reservation into an order,
- * extension, partial shipments, transfers and compare-and-set counts. The model predicts every
- * outcome (success or the exact error code) and each SKU's levels per warehouse and in transit.
+ * extension, partial shipments, transfers and compare-and-set counts (GraphQL and REST). The model
+ * predicts every outcome (success or the exact error code) and each SKU's levels per warehouse and
+ * in transit.
  */
 const WAREHOUSES = 3;
 const MW_SKUS = 3;
@@ -376,7 +377,7 @@ type MwCommand =
   | { kind: 'transfer'; sku: number; from: number; offset: number; quantity: number }
   | { kind: 'shipTransfer' | 'cancelTransfer'; pick: number }
   | { kind: 'receiveTransfer'; pick: number; quantity: number | null }
-  | { kind: 'count'; sku: number; warehouse: number; quantity: number; stale: boolean };
+  | { kind: 'count'; sku: number; warehouse: number; quantity: number; stale: boolean; rest: boolean };
 
 /** Which earlier reservation, order or transfer a command acts on, counted from the latest (most often the latest). */
 const recent = fc.oneof({ weight: 2, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat(20) });
@@ -452,6 +453,7 @@ const mwCommand: fc.Arbitrary<MwCommand> = fc.oneof(
       warehouse: mwWarehouse,
       quantity: fc.integer({ min: 0, max: 6 }),
       stale: fc.boolean(),
+      rest: fc.boolean(),
     }),
   },
 );
@@ -927,11 +929,22 @@ describe('stock model over a sales channel with three warehouses', () => {
                 // One AVAILABLE line per SKU and warehouse here: it holds what is available but for the
                 // units of expired reservations not released yet (available already, still on their lines).
                 expect(line.quantity + line.expired, label).toBe(level.available);
-                const code = await outcome(() =>
-                  t.services.stock.setQuantities(owner, [
-                    { item_id: line.id, quantity: c.quantity, change_from_quantity: line.quantity + (c.stale ? 1 : 0) },
-                  ]),
-                );
+                const expected = line.quantity + (c.stale ? 1 : 0);
+                // Through GraphQL's service (`change_from_quantity`) or REST (`expectedQuantity`, a 409 when stale).
+                const code = c.rest
+                  ? await (async () => {
+                      const response = await t.rest.patch('/api/inventory/items', {
+                        token: mw.tenant.key,
+                        body: { data: [{ id: line.id, quantity: c.quantity, expectedQuantity: expected }] },
+                      });
+                      expect([200, 409], response.rawBody).toContain(response.status);
+                      return response.status === 409 ? 'CONFLICT' : null;
+                    })()
+                  : await outcome(() =>
+                      t.services.stock.setQuantities(owner, [
+                        { item_id: line.id, quantity: c.quantity, change_from_quantity: expected },
+                      ]),
+                    );
                 expect(code, label).toBe(c.stale ? 'CONFLICT' : null);
                 if (code !== null) break;
                 level.quantity += c.quantity - line.quantity;
