@@ -20,13 +20,13 @@ export interface TestApp {
 }
 
 /**
- * The whole application on a fresh database of its own, called in-process (no port). Closed after
- * the test file.
+ * The whole application on a fresh database of its own (or on `databaseUrl`, for a second process
+ * of a deployment), called in-process (no port). Closed after the test file.
  */
 export async function startTestApp(
-  options: { authCacheTtlMs?: number; env?: Record<string, string> } = {},
+  options: { authCacheTtlMs?: number; databaseUrl?: string; env?: Record<string, string> } = {},
 ): Promise<TestApp> {
-  const databaseUrl = await createTestDatabase();
+  const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
   const config = loadConfig({
     ...options.env,
     DATABASE_URL: databaseUrl,

@@ -451,7 +451,9 @@ describe('reservation sweeps', () => {
     for (const [i, id] of [bad, ...good].entries()) await expire(id, 300 - i * 60);
     const allow = await refuseRows('reservations', 'UPDATE', `OLD.id = '${bad}'`);
     const reported: ReleaseFailed[] = [];
-    const sweepers = [0, 1, 2].map(() => new ReservationService(t.db, t.services.cursors));
+    const sweepers = [0, 1, 2].map(
+      () => new ReservationService(t.db, t.services.cursors, t.services.channelWarehouses),
+    );
     try {
       const released = await Promise.all(
         sweepers.map((sweeper) => sweeper.releaseExpired(100, (error) => reported.push(error))),
@@ -479,8 +481,8 @@ describe('reservation sweeps', () => {
     await expire(bad, 3_600);
     await expire(behind, 60);
     const allow = await refuseRows('reservations', 'UPDATE', `OLD.id = '${bad}'`);
-    const sweeper = new ReservationService(t.db, t.services.cursors);
-    const other = new ReservationService(t.db, t.services.cursors);
+    const sweeper = new ReservationService(t.db, t.services.cursors, t.services.channelWarehouses);
+    const other = new ReservationService(t.db, t.services.cursors, t.services.channelWarehouses);
     const reported: ReleaseFailed[] = [];
     try {
       // Batches of one: the bad reservation, oldest, comes first until this process gives up on it.

@@ -17,7 +17,7 @@ const SEEDED_UNITS = 60_000_000;
 export const reservationsSuite: Suite = {
   name: 'Reservations',
   notes: [
-    `"over a channel's 3 warehouses" reserves through a sales channel without a warehouse (${SEEDED_UNITS / 3} units at each of its three): one statement resolves the channel, its warehouses and a guess of what they have; a plan that takes everything from one warehouse joins that warehouse's batched path, and one that finds it short is planned again under the locks of all three.`,
+    `"over a channel's 3 warehouses" reserves through a sales channel without a warehouse (${SEEDED_UNITS / 3} units at each of its three): the channel's warehouses and strategy come from the process's copy (kept coherent through PostgreSQL notifications), so a PRIORITY reservation goes straight to the batched path of the channel's first warehouse, which checks availability under its lock; one that finds it short is planned again under the locks of all three.`,
     `"reserve 1 unit" creates a reservation of one unit of one SKU (${SEEDED_UNITS} available at one warehouse): validation, the SKU's stock lock, the move from AVAILABLE to RESERVED, the reservation rows and the ledger row, each reservation all or none. Reservations of the SKU that arrive while earlier ones hold its lock go to the database together, in one statement. Every request contends for the same SKU.`,
     `The raw row is one autocommit conditional UPDATE of one row per request over bare node:http: what the hot-row update alone costs. The 200-client row shows whether throughput holds when four times as many clients queue for the same SKU.`,
   ],

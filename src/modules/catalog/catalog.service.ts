@@ -12,6 +12,7 @@ import type {
 } from '../../__generated__/prisma/client';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as repository from './catalog.repository';
+import type { ChannelWarehouseCache } from './channel-warehouses';
 import type { AllocationStrategy } from '../stock/allocation-plan';
 import { invalidInput } from '../../kernel/validation';
 
@@ -38,6 +39,7 @@ export class CatalogService {
   constructor(
     private readonly db: Db,
     private readonly cursors: CursorCodec,
+    private readonly channelWarehouses: ChannelWarehouseCache,
   ) {}
 
   private page<Row extends { id: string }>(
@@ -360,6 +362,7 @@ export class CatalogService {
     if (!(await repository.deleteRow(this.db, 'salesChannel', principal.tenantId, checkId('sales channel', id)))) {
       throw notFound(`no sales channel with id "${id}"`);
     }
+    this.channelWarehouses.forget(`${principal.tenantId}:${id}`);
     return id;
   }
 
@@ -395,6 +398,8 @@ export class CatalogService {
       if (input.allocation_strategy != null)
         await repository.setAllocationStrategy(tx, tenantId, channelId, input.allocation_strategy);
     });
+    // The other processes hear of it from the database; this one's next request must see it already.
+    this.channelWarehouses.forget(`${tenantId}:${channelId}`);
     return this.getSalesChannel(principal, channelId);
   }
 

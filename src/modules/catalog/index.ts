@@ -1,10 +1,13 @@
 import type { Module } from '../context';
 import { catalogResolvers } from './catalog.resolvers';
 import { CatalogService } from './catalog.service';
+import { ChannelWarehouseCache, SALES_CHANNEL_CHANGED } from './channel-warehouses';
 
 declare module '../context' {
   interface Services {
     catalog: CatalogService;
+    /** What each sales channel sells from, kept by this process (see `ChannelWarehouseCache`). */
+    channelWarehouses: ChannelWarehouseCache;
   }
 }
 
@@ -13,7 +16,13 @@ const prismaRow = (model: string) => `../../__generated__/prisma/client#${model}
 /** Products, businesses, warehouses, positions and sales channels. */
 export const catalogModule: Module = {
   name: 'catalog',
-  services: ({ db, cursors }) => ({ catalog: new CatalogService(db, cursors) }),
+  services: ({ db, cursors, notifications }) => {
+    const channelWarehouses = new ChannelWarehouseCache(db);
+    // Changes made by any process reach this one's copy of the channels.
+    notifications.on(SALES_CHANNEL_CHANGED, (tenantChannel) => channelWarehouses.forget(tenantChannel));
+    notifications.onReconnect(() => channelWarehouses.forgetAll());
+    return { catalog: new CatalogService(db, cursors, channelWarehouses), channelWarehouses };
+  },
   graphql: {
     schema: 'catalog.graphql',
     resolvers: [catalogResolvers],

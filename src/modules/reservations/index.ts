@@ -14,7 +14,9 @@ declare module '../context' {
 /** Reservations: stock held for a customer until it expires or is removed. */
 export const reservationsModule: Module = {
   name: 'reservations',
-  services: ({ db, cursors }) => ({ reservations: new ReservationService(db, cursors) }),
+  services: ({ db, cursors, channelWarehouses }) => ({
+    reservations: new ReservationService(db, cursors, channelWarehouses),
+  }),
   graphql: {
     schema: 'reservations.graphql',
     resolvers: [reservationResolvers],

@@ -16,6 +16,7 @@ import {
   type ChannelTarget,
 } from '../stock/allocation-target';
 import { planAllocation } from '../stock/allocation-plan';
+import type { ChannelWarehouseCache } from '../catalog/channel-warehouses';
 import { HotKeyBatcher, type BatchOutcome } from '../../kernel/hot-key-batcher';
 import * as allocations from '../stock/allocation';
 import * as allocationRepository from '../stock/repository/allocations';
@@ -76,6 +77,7 @@ export class ReservationService {
   constructor(
     private readonly db: Db,
     private readonly cursors: CursorCodec,
+    private readonly channelWarehouses: ChannelWarehouseCache,
   ) {}
 
   /**
@@ -103,17 +105,25 @@ export class ReservationService {
     idempotency?: Idempotency,
   ): Promise<ReservationRecord> {
     const { tenantId } = principal;
+    if (!idempotency) {
+      // PRIORITY and SINGLE_WAREHOUSE take everything from the channel's first warehouse when it has
+      // everything: the batched path of that warehouse (the hot-SKU path) checks exactly that under
+      // its lock, with no read of the channel but this process's copy. Anything else is planned below.
+      const channel = await this.channelWarehouses.get(tenantId, input.channel_id, input.business_id);
+      const strategy = input.allocation_strategy ?? channel?.strategy;
+      if (channel && strategy !== 'MOST_STOCK') {
+        const done = await this.tryAt(principal, { ...input, warehouse_id: channel.warehouseIds[0]! });
+        if (done) return done;
+      }
+    }
     const target = await resolveChannelTarget(this.db, tenantId, input);
     // Most plans take every item from one warehouse: such a reservation joins the batched path of
-    // that warehouse (the hot-SKU path), which checks availability itself. One that finds the
-    // warehouse short by then is planned again under the locks of all the channel's warehouses.
+    // that warehouse, which checks availability itself. One that finds the warehouse short by then
+    // is planned again under the locks of all the channel's warehouses.
     const single = idempotency ? null : this.singleWarehousePlan(target);
     if (single !== null) {
-      try {
-        return await this.createReservationAt(principal, { ...input, warehouse_id: single });
-      } catch (error) {
-        if (!(error instanceof AppError && error.key === 'OUT_OF_STOCK')) throw error;
-      }
+      const done = await this.tryAt(principal, { ...input, warehouse_id: single });
+      if (done) return done;
     }
     const id = input.id ?? uuidv7();
     const context = this.context(principal, id);
@@ -152,6 +162,19 @@ export class ReservationService {
       ),
     );
     return this.load(tenantId, id);
+  }
+
+  /**
+   * A channel reservation tried at one warehouse of the channel; null when that warehouse is short
+   * or (the channel changed meanwhile) no longer fits the request: the caller plans it over all of them.
+   */
+  private async tryAt(principal: Principal, input: LocatedReservationInput) {
+    try {
+      return await this.createReservationAt(principal, input);
+    } catch (error) {
+      if (error instanceof AppError && (error.key === 'OUT_OF_STOCK' || error.key === 'BAD_REQUEST')) return null;
+      throw error;
+    }
   }
 
   /** The one warehouse a plan over the target's guess of availability takes every item from, or null. */
