@@ -38,13 +38,13 @@ const EVENT_FIELDS = `id type sku warehouse { id } available reorder_point stock
   messages { channel_id status delivery_id attempts } created_at`;
 
 async function eventsOf(sku: string, target: StockWorld = world): Promise<StockEvent[]> {
-  const data = await graphqlData(
+  const data = await graphqlData<{ stockEvents: { edges: { node: StockEvent }[] } }>(
     t,
     target.tenant.key,
     `query($sku: String) { stockEvents(sku: $sku, first: 50) { edges { node { ${EVENT_FIELDS} } } } }`,
     { sku },
   );
-  return data.stockEvents.edges.map((edge: { node: StockEvent }) => edge.node);
+  return data.stockEvents.edges.map((edge) => edge.node);
 }
 
 /** The events of a SKU once none is PENDING any more (the worker delivers in the background). */
@@ -100,7 +100,7 @@ async function createPreference(sku: string, reorderPoint: number, warehouseId =
       },
     },
   );
-  return data.createItemPreferences.preferences[0].id as string;
+  return data.createItemPreferences.preferences[0]!.id;
 }
 
 const orderInput = (sku: string, quantity: number, warehouseId = world.warehouseId) => ({
