@@ -14,31 +14,28 @@ CREATE OR REPLACE FUNCTION "stock_alert_levels"(p_tenant_id uuid, p_product_ids 
 RETURNS TABLE (product_id uuid, warehouse_id uuid, available bigint, reorder_point bigint, level text, stored text)
 LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
+DECLARE
+    pair record;
 BEGIN
-    RETURN QUERY
-    WITH pair AS (
-        SELECT DISTINCT u.p AS product_id, u.w AS warehouse_id FROM unnest(p_product_ids, p_warehouse_ids) AS u(p, w)),
-    held AS MATERIALIZED (
-        SELECT h.product_id, h.warehouse_id, h.quantity
-          FROM expired_reservation_holdings(p_tenant_id, p_product_ids, p_warehouse_ids) AS h),
-    now_available AS (
-        SELECT pair.product_id, pair.warehouse_id,
-               (coalesce((SELECT sum(i.quantity) FROM inventory_items i
-                           WHERE i.tenant_id = p_tenant_id AND i.product_id = pair.product_id
-                             AND i.warehouse_id = pair.warehouse_id AND i.state = 'AVAILABLE'), 0)
-              + coalesce((SELECT sum(h.quantity) FROM held h
-                           WHERE h.product_id = pair.product_id AND h.warehouse_id = pair.warehouse_id), 0))::bigint
-                 AS available,
-               (SELECT max(f.reorder_point) FROM item_preferences f
-                 WHERE f.tenant_id = p_tenant_id AND f.product_id = pair.product_id
-                   AND f.warehouse_id = pair.warehouse_id) AS reorder_point
-          FROM pair)
-    SELECT n.product_id, n.warehouse_id, n.available, n.reorder_point,
-           CASE WHEN n.available <= 0 THEN 'OUT' WHEN n.available <= n.reorder_point THEN 'LOW' ELSE 'NONE' END,
-           s.level::text
-      FROM now_available n
-      LEFT JOIN stock_alert_states s
-        ON s.tenant_id = p_tenant_id AND s.product_id = n.product_id AND s.warehouse_id = n.warehouse_id;
+    -- A loop of simple lookups: on the write path of every change (usually one pair), these cost
+    -- less than planning one statement over all pairs.
+    FOR pair IN SELECT DISTINCT u.p, u.w FROM unnest(p_product_ids, p_warehouse_ids) AS u(p, w) LOOP
+        product_id := pair.p;
+        warehouse_id := pair.w;
+        SELECT coalesce(sum(i.quantity), 0)::bigint INTO available
+          FROM inventory_items i
+         WHERE i.tenant_id = p_tenant_id AND i.product_id = pair.p AND i.warehouse_id = pair.w AND i.state = 'AVAILABLE';
+        available := available + coalesce((
+            SELECT sum(h.quantity)::bigint
+              FROM expired_reservation_holdings(p_tenant_id, ARRAY[pair.p], ARRAY[pair.w]) AS h), 0);
+        SELECT max(f.reorder_point) INTO reorder_point
+          FROM item_preferences f
+         WHERE f.tenant_id = p_tenant_id AND f.product_id = pair.p AND f.warehouse_id = pair.w;
+        level := CASE WHEN available <= 0 THEN 'OUT' WHEN available <= reorder_point THEN 'LOW' ELSE 'NONE' END;
+        stored := (SELECT s.level::text FROM stock_alert_states s
+                    WHERE s.tenant_id = p_tenant_id AND s.product_id = pair.p AND s.warehouse_id = pair.w);
+        RETURN NEXT;
+    END LOOP;
 END
 $$;
 
@@ -61,18 +58,27 @@ $$;
 -- changed; a fall records a stock event (naming the pair's last ledger row of the statement) and
 -- queues one delivery per channel webhook whose channel sells from the warehouse (a channel
 -- without a warehouse list sells from all). A pair seen for the first time only stores its level.
+-- Most writes change no level: they cost one read of the levels, and the statement that stores
+-- and queues runs only for the pairs that changed. Plans are generic: re-planning these statements
+-- on every write would cost more than running them.
 CREATE OR REPLACE FUNCTION "queue_stock_events"() RETURNS trigger
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
     t record;
+    changed_products uuid[];
+    changed_warehouses uuid[];
 BEGIN
     FOR t IN
         SELECT w.tenant_id, array_agg(w.product_id) AS product_ids, array_agg(w.warehouse_id) AS warehouse_ids
           FROM (SELECT DISTINCT m.tenant_id, m.product_id, m.warehouse_id FROM written m) AS w
          GROUP BY w.tenant_id
     LOOP
+        SELECT array_agg(l.product_id), array_agg(l.warehouse_id) INTO changed_products, changed_warehouses
+          FROM stock_alert_levels(t.tenant_id, t.product_ids, t.warehouse_ids) AS l
+         WHERE l.level IS DISTINCT FROM l.stored;
+        CONTINUE WHEN changed_products IS NULL;
         WITH changed AS MATERIALIZED (
-            SELECT l.* FROM stock_alert_levels(t.tenant_id, t.product_ids, t.warehouse_ids) AS l
+            SELECT l.* FROM stock_alert_levels(t.tenant_id, changed_products, changed_warehouses) AS l
              WHERE l.level IS DISTINCT FROM l.stored),
         stored AS (
             INSERT INTO stock_alert_states AS s (tenant_id, product_id, warehouse_id, level)
