@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../helpers/db';
-import { receiver, startBroadcastApp, until, type Received } from './broadcasts.fixtures';
+import { downUrl, receiver, startBroadcastApp, until, type Received } from './broadcasts.fixtures';
 import { addStock, createStockWorld, expectStockInvariants, levels, type StockWorld } from './orders.fixtures';
 import { graphql, graphqlData, graphqlError } from './stock.fixtures';
 
@@ -417,6 +417,29 @@ describe('the delivery of stock events', () => {
       new Set([event!.messages[0]!.delivery_id]),
     );
     await graphqlError(t, other.tenant.key, 'INVALID_STATE', RETRY, { input: { id: event!.id } });
+  });
+
+  it('drops the undelivered deliveries of a removed webhook from its events', async () => {
+    const other = await createStockWorld(t, 'Removed webhook tenant', 1);
+    const channelId = await createChannel(other, 'Down', await downUrl());
+    await addStock(t, other, 'SKU-1', 1);
+    await graphqlData(t, other.tenant.key, CREATE_ORDER, {
+      input: {
+        business_id: other.catalog.businessId,
+        warehouse_id: other.warehouseId,
+        channel_id: other.channelId,
+        items: [{ sku: 'SKU-1', quantity: 1 }],
+      },
+    });
+    const [failed] = await settledEventsOf('SKU-1', other);
+    expect(failed).toMatchObject({ type: 'STOCK_OUT', status: 'FAILING', messages: [{ channel_id: channelId }] });
+    await graphqlData(
+      t,
+      other.tenant.key,
+      `mutation($input: RemoveSalesChannelWebhookInput!) { removeSalesChannelWebhook(input: $input) { channel_id } }`,
+      { input: { channel_id: channelId } },
+    );
+    expect(await eventsOf('SKU-1', other)).toMatchObject([{ id: failed!.id, status: 'PROCESSED', messages: [] }]);
   });
 
   it('filters by type, pages, and refuses a malformed filter', async () => {
