@@ -69,7 +69,8 @@ BEGIN
         warehouse_id := pair.w;
         SELECT coalesce(sum(i.quantity), 0)::bigint INTO available
           FROM inventory_items i
-         WHERE i.tenant_id = p_tenant_id AND i.product_id = pair.p AND i.warehouse_id = pair.w AND i.state = 'AVAILABLE';
+         WHERE i.tenant_id = p_tenant_id AND i.product_id = pair.p AND i.warehouse_id = pair.w
+           AND i.state = 'AVAILABLE';
         available := available + coalesce((
             SELECT sum(h.quantity)::bigint
               FROM expired_reservation_holdings(p_tenant_id, ARRAY[pair.p], ARRAY[pair.w]) AS h), 0);
@@ -125,10 +126,11 @@ BEGIN
         WITH changed AS MATERIALIZED (
             SELECT l.* FROM stock_alert_levels(t.tenant_id, changed_products, changed_warehouses) AS l
              WHERE l.level IS DISTINCT FROM l.stored),
-        stored AS (
+        saved AS (
             INSERT INTO stock_alert_states AS s (tenant_id, product_id, warehouse_id, level)
             SELECT t.tenant_id, c.product_id, c.warehouse_id, c.level::stock_alert_level FROM changed c
-            ON CONFLICT (tenant_id, product_id, warehouse_id) DO UPDATE SET level = EXCLUDED.level, updated_at = now()),
+            ON CONFLICT (tenant_id, product_id, warehouse_id)
+            DO UPDATE SET level = EXCLUDED.level, updated_at = now()),
         fallen AS MATERIALIZED (
             SELECT uuidv7_now() AS id, c.*,
                    (SELECT m.id FROM written m
@@ -148,11 +150,13 @@ BEGIN
                                       mutation_id, created_at)
             SELECT f.id, t.tenant_id,
                    (CASE f.level WHEN 'OUT' THEN 'STOCK_OUT' ELSE 'STOCK_LOW' END)::stock_event_type,
-                   (CASE WHEN cardinality(f.channel_ids) > 0 THEN 'PENDING' ELSE 'PROCESSED' END)::stock_mutation_status,
+                   (CASE WHEN cardinality(f.channel_ids) > 0 THEN 'PENDING'
+                         ELSE 'PROCESSED' END)::stock_mutation_status,
                    f.product_id, f.warehouse_id, f.available, f.reorder_point, f.mutation_id, clock_timestamp()
               FROM fallen f ORDER BY f.id)
         INSERT INTO stock_broadcasts (id, tenant_id, event_id, channel_id)
-        SELECT gen_random_uuid(), t.tenant_id, f.id, u.channel_id FROM fallen f CROSS JOIN LATERAL unnest(f.channel_ids) AS u(channel_id);
+        SELECT gen_random_uuid(), t.tenant_id, f.id, u.channel_id
+          FROM fallen f CROSS JOIN LATERAL unnest(f.channel_ids) AS u(channel_id);
     END LOOP;
     RETURN NULL;
 END
