@@ -4,78 +4,15 @@
  * one fails, one never answers, one is down.
  */
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app';
-import { loadConfig } from '../../src/kernel/config';
-import { createDb } from '../../src/kernel/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BroadcastService } from '../../src/modules/broadcasts/broadcasts.service';
-import { startTestApp, TEST_MASTER_KEY, type TestApp } from '../helpers/app';
-import { createTestDatabase, sql } from '../helpers/db';
-import { createRestClient } from '../helpers/rest';
+import { startTestApp } from '../helpers/app';
+import { sql } from '../helpers/db';
+import { downUrl, receiver, startBroadcastApp, until } from './broadcasts.fixtures';
 import { addStock, createStockWorld, type StockWorld } from './orders.fixtures';
 import { graphqlData, graphqlError } from './stock.fixtures';
 
-// The receivers run on 127.0.0.1, which webhooks may only reach when private addresses are allowed.
-const env = {
-  BROADCAST_TIMEOUT_MS: '300',
-  BROADCAST_BACKOFF_MS: '20',
-  BROADCAST_MAX_ATTEMPTS: '3',
-  BROADCAST_ALLOW_PRIVATE_WEBHOOKS: 'true',
-};
-
-async function startApp(): Promise<TestApp> {
-  const databaseUrl = await createTestDatabase();
-  const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent', ...env });
-  const db = createDb(databaseUrl, { poolSize: 5 });
-  const { app, services } = await buildApp({ config, db, masterKey: TEST_MASTER_KEY });
-  await app.ready();
-  afterAll(async () => {
-    await app.close();
-    await db.$disconnect();
-  });
-  return { app, services, db, databaseUrl, config, rest: createRestClient(app) };
-}
-
-interface Received {
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-/** An HTTP receiver on 127.0.0.1 answering with `answer()` (undefined: never answers). */
-async function receiver(answer: () => number | undefined) {
-  const received: Received[] = [];
-  const hanging: import('node:http').ServerResponse[] = [];
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => {
-      received.push({ headers: request.headers, body });
-      const status = answer();
-      if (status === undefined) hanging.push(response);
-      else response.writeHead(status).end(status >= 400 ? 'refused' : 'ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/stock`;
-  afterAll(() => {
-    for (const response of hanging) response.destroy();
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return { url, received, server };
-}
-
-async function downUrl() {
-  const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/stock`;
-}
-
-const t = await startApp();
+const t = await startBroadcastApp();
 let world: StockWorld;
 const SECRET = 'channel-secret-0123456789';
 
@@ -108,15 +45,6 @@ async function mutationsOf(sku: string) {
     { q: `sku=${sku}` },
   );
   return data.stockMutations.edges.map((e: { node: any }) => e.node);
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean) {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return read();
 }
 
 beforeAll(async () => {
@@ -169,6 +97,7 @@ describe('channel broadcasts', () => {
     const [delivery] = accepting.received;
     const body = JSON.parse(delivery!.body);
     expect(body).toMatchObject({
+      type: 'stock.mutation',
       stock_mutation_id: mutation.id,
       channel_id: channels.accepting,
       sku: 'SKU-2',

@@ -1,12 +1,17 @@
 import { z } from 'zod';
 import type { Db, DbOrTx, Tx } from '../../kernel/db';
 import { parseFirstRow, parseRows, timestamp, uuid } from '../../kernel/rows';
+import { Prisma } from '../../__generated__/prisma/client';
 
-/** A delivery claimed for one attempt, with what its payload says (quantities as decimal text). */
-const ClaimedDeliveryRow = z.object({
+const MutationSubject = z.object({ mutationId: uuid, eventId: z.null() });
+const EventSubject = z.object({ mutationId: z.null(), eventId: uuid });
+const SubjectRow = z.union([MutationSubject, EventSubject]);
+/** What a delivery announces: a ledger row (`mutationId`) or a stock event (`eventId`); exactly one is set. */
+export type DeliverySubject = z.output<typeof SubjectRow>;
+
+const Claimed = {
   id: uuid,
   tenantId: uuid,
-  mutationId: uuid,
   channelId: uuid,
   attempts: z.number().int(),
   url: z.string(),
@@ -14,23 +19,45 @@ const ClaimedDeliveryRow = z.object({
   sku: z.string(),
   productId: uuid,
   warehouseId: uuid,
+  createdAt: timestamp,
+};
+
+/** A claimed delivery of a ledger row, with what its payload says (quantities as decimal text). */
+const MutationDeliveryRow = z.object({
+  ...Claimed,
+  ...MutationSubject.shape,
+  kind: z.literal('mutation'),
   positionId: uuid.nullable(),
   source: z.string(),
   delta: z.string(),
   newQuantity: z.string(),
-  createdAt: timestamp,
 });
+
+/** A claimed delivery of a stock event (`causeMutationId`: the ledger row whose change made the level fall). */
+const EventDeliveryRow = z.object({
+  ...Claimed,
+  ...EventSubject.shape,
+  kind: z.literal('event'),
+  type: z.enum(['STOCK_LOW', 'STOCK_OUT']),
+  available: z.string(),
+  reorderPoint: z.string().nullable(),
+  causeMutationId: uuid,
+});
+
+const ClaimedDeliveryRow = z.discriminatedUnion('kind', [MutationDeliveryRow, EventDeliveryRow]);
 export type ClaimedDelivery = z.output<typeof ClaimedDeliveryRow>;
+export type MutationDelivery = z.output<typeof MutationDeliveryRow>;
+export type EventDelivery = z.output<typeof EventDeliveryRow>;
 
 /** A claimed delivery whose row does not fit `ClaimedDeliveryRow` (a damaged row, or a bug): it cannot be sent. */
-export interface UnreadableDelivery {
+export type UnreadableDelivery = {
   id: string;
   tenantId: string;
-  mutationId: string;
   attempts: number;
   problem: string;
-}
-const UnreadableKey = ClaimedDeliveryRow.pick({ id: true, tenantId: true, mutationId: true, attempts: true });
+} & DeliverySubject;
+const DeliveryKey = z.object({ id: uuid, tenantId: uuid, attempts: z.number().int() });
+const UnreadableKey = z.union([DeliveryKey.extend(MutationSubject.shape), DeliveryKey.extend(EventSubject.shape)]);
 
 /**
  * Claims due deliveries for `claimMs` (rows other workers hold are skipped, so several processes
@@ -51,14 +78,20 @@ export async function claimDue(
       UPDATE stock_broadcasts b
          SET claimed_until = now() + make_interval(secs => ${claimMs / 1000}), attempts = attempts + 1
         FROM due WHERE b.id = due.id
-      RETURNING b.id, b.tenant_id, b.mutation_id, b.channel_id, b.attempts)
-    SELECT c.id, c.tenant_id AS "tenantId", c.mutation_id AS "mutationId", c.channel_id AS "channelId", c.attempts,
-           w.url, w.secret, p.sku, m.product_id AS "productId", m.warehouse_id AS "warehouseId",
+      RETURNING b.id, b.tenant_id, b.mutation_id, b.event_id, b.channel_id, b.attempts)
+    SELECT c.id, c.tenant_id AS "tenantId", c.mutation_id AS "mutationId", c.event_id AS "eventId",
+           CASE WHEN c.event_id IS NULL THEN 'mutation' ELSE 'event' END AS kind,
+           c.channel_id AS "channelId", c.attempts, w.url, w.secret, p.sku,
+           coalesce(m.product_id, e.product_id) AS "productId",
+           coalesce(m.warehouse_id, e.warehouse_id) AS "warehouseId",
            m.position_id AS "positionId", m.source::text AS source, m.delta::text AS delta,
-           m.new_quantity::text AS "newQuantity", m.created_at AS "createdAt"
+           m.new_quantity::text AS "newQuantity", e.type::text AS type, e.available::text AS available,
+           e.reorder_point::text AS "reorderPoint", e.mutation_id AS "causeMutationId",
+           coalesce(m.created_at, e.created_at) AS "createdAt"
       FROM claimed c
-      JOIN stock_mutations m ON m.id = c.mutation_id
-      JOIN products p ON p.id = m.product_id
+      LEFT JOIN stock_mutations m ON m.id = c.mutation_id
+      LEFT JOIN stock_events e ON e.id = c.event_id
+      LEFT JOIN products p ON p.id = coalesce(m.product_id, e.product_id)
       JOIN channel_webhooks w ON w.channel_id = c.channel_id`;
   // Row by row: the batch is claimed already, and a row that does not fit must fail its own delivery only.
   return rows.map((row) => {
@@ -69,11 +102,11 @@ export async function claimDue(
 
 /**
  * Records the outcome of one attempt, releasing the claim (the next attempt is due in `retryInMs`;
- * null: there is none), and brings the mutation's status and messages up to date.
+ * null: there is none), and brings the status and messages of what it announces up to date.
  */
 export async function recordAttempt(
   tx: Tx,
-  delivery: { id: string; mutationId: string },
+  delivery: { id: string } & DeliverySubject,
   outcome: { status: 'PENDING' | 'PROCESSED' | 'FAILING'; message: string; retryInMs: number | null },
 ) {
   const retryInSeconds = outcome.retryInMs === null ? null : outcome.retryInMs / 1000;
@@ -83,35 +116,50 @@ export async function recordAttempt(
            next_attempt_at = coalesce(now() + make_interval(secs => ${retryInSeconds}::float8), next_attempt_at),
            claimed_until = NULL
      WHERE id = ${delivery.id}::uuid`;
-  await refreshMutation(tx, delivery.mutationId);
+  await refreshSubject(tx, delivery);
 }
+
+/** The condition that a delivery (of `stock_broadcasts`, unaliased) announces `subject`. */
+const deliveriesOf = (subject: DeliverySubject) =>
+  subject.mutationId !== null
+    ? Prisma.sql`mutation_id = ${subject.mutationId}::uuid`
+    : Prisma.sql`event_id = ${subject.eventId}::uuid`;
 
 /**
- * A mutation's `messages` (one per channel) and status from its deliveries: PENDING while any is, then FAILING if any
- * failed.
+ * The `messages` (one per channel) and status of a subject's deliveries: PENDING while any is,
+ * then FAILING if any failed.
  */
-export async function refreshMutation(tx: DbOrTx, mutationId: string) {
-  await tx.$executeRaw`
-    UPDATE stock_mutations m
-       SET messages = d.messages, status = d.status::stock_mutation_status
-      FROM (SELECT coalesce(json_agg(json_build_object('channel_id', channel_id, 'status', status, 'message',
-        last_message,
-                                              'delivery_id', id, 'attempts', attempts,
-                                              'created_at', (extract(epoch FROM updated_at) * 1000)::bigint) ORDER BY
-                                                channel_id), '[]')::jsonb AS messages,
-                   CASE WHEN bool_or(status = 'PENDING') THEN 'PENDING' WHEN bool_or(status = 'FAILING') THEN 'FAILING'
-                     ELSE 'PROCESSED' END AS status
-              FROM stock_broadcasts WHERE mutation_id = ${mutationId}::uuid) d
-     WHERE m.id = ${mutationId}::uuid`;
+const deliveriesDigest = (subject: DeliverySubject) => Prisma.sql`
+  SELECT coalesce(json_agg(json_build_object('channel_id', channel_id, 'status', status, 'message', last_message,
+                                             'delivery_id', id, 'attempts', attempts,
+                                             'created_at', (extract(epoch FROM updated_at) * 1000)::bigint)
+                           ORDER BY channel_id), '[]')::jsonb AS messages,
+         CASE WHEN bool_or(status = 'PENDING') THEN 'PENDING' WHEN bool_or(status = 'FAILING') THEN 'FAILING'
+              ELSE 'PROCESSED' END AS status
+    FROM stock_broadcasts WHERE ${deliveriesOf(subject)}`;
+
+/** Brings a mutation's or an event's `messages` and status up to date with its deliveries. */
+export async function refreshSubject(tx: DbOrTx, subject: DeliverySubject) {
+  if (subject.mutationId !== null) {
+    await tx.$executeRaw`
+      UPDATE stock_mutations m SET messages = d.messages, status = d.status::stock_mutation_status
+        FROM (${deliveriesDigest(subject)}) d
+       WHERE m.id = ${subject.mutationId}::uuid`;
+  } else {
+    await tx.$executeRaw`
+      UPDATE stock_events e SET messages = d.messages, status = d.status::stock_mutation_status
+        FROM (${deliveriesDigest(subject)}) d
+       WHERE e.id = ${subject.eventId}::uuid`;
+  }
 }
 
-/** Sends the FAILING deliveries of a mutation again from the first attempt. Returns how many. */
-export async function retryFailing(tx: Tx, tenantId: string, mutationId: string) {
+/** Sends the FAILING deliveries of a mutation or an event again from the first attempt. Returns how many. */
+export async function retryFailing(tx: Tx, tenantId: string, subject: DeliverySubject) {
   const count = await tx.$executeRaw`
     UPDATE stock_broadcasts SET status = 'PENDING', attempts = 0, next_attempt_at = now(), claimed_until = NULL,
       updated_at = now()
-     WHERE tenant_id = ${tenantId}::uuid AND mutation_id = ${mutationId}::uuid AND status = 'FAILING'`;
-  if (count > 0) await refreshMutation(tx, mutationId);
+     WHERE tenant_id = ${tenantId}::uuid AND status = 'FAILING' AND ${deliveriesOf(subject)}`;
+  if (count > 0) await refreshSubject(tx, subject);
   return count;
 }
 
@@ -128,21 +176,28 @@ export async function removeWebhook(tx: Tx, tenantId: string, channelId: string)
     (await tx.$executeRaw`
       DELETE FROM channel_webhooks WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid`) > 0;
   const dropped = parseRows(
-    z.object({ mutationId: uuid }),
+    SubjectRow,
     await tx.$queryRaw<unknown[]>`
-      DELETE FROM stock_broadcasts
-       WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid AND status <> 'PROCESSED'
-      RETURNING mutation_id AS "mutationId"`,
+      WITH dropped AS (
+        DELETE FROM stock_broadcasts
+         WHERE tenant_id = ${tenantId}::uuid AND channel_id = ${channelId}::uuid AND status <> 'PROCESSED'
+        RETURNING mutation_id, event_id)
+      SELECT DISTINCT mutation_id AS "mutationId", event_id AS "eventId" FROM dropped`,
   );
-  for (const mutationId of new Set(dropped.map((row) => row.mutationId))) await refreshMutation(tx, mutationId);
+  for (const subject of dropped) await refreshSubject(tx, subject);
   return removed;
 }
 
-export async function mutationStatus(db: DbOrTx, tenantId: string, id: string) {
+/** The status of a tenant's mutation or event; undefined when there is none with this id. */
+export async function subjectStatus(db: DbOrTx, tenantId: string, subject: DeliverySubject) {
   const row = parseFirstRow(
     z.object({ status: z.string() }),
-    await db.$queryRaw<unknown[]>`
-      SELECT status::text FROM stock_mutations WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid`,
+    subject.mutationId !== null
+      ? await db.$queryRaw<unknown[]>`
+          SELECT status::text FROM stock_mutations
+           WHERE tenant_id = ${tenantId}::uuid AND id = ${subject.mutationId}::uuid`
+      : await db.$queryRaw<unknown[]>`
+          SELECT status::text FROM stock_events WHERE tenant_id = ${tenantId}::uuid AND id = ${subject.eventId}::uuid`,
   );
   return row?.status;
 }

@@ -1,6 +1,7 @@
 /** The broadcasts module's GraphQL inputs, parsed at the edge. */
 import { z } from 'zod';
-import { storableText } from '../../kernel/validation';
+import { id, storableText } from '../../kernel/validation';
+import { STOCK_EVENT_TYPES } from './stock-events.repository';
 
 const isWebUrl = (value: string) => {
   try {
@@ -22,4 +23,10 @@ export const SetSalesChannelWebhookInput = z.object({
   secret: storableText().refine((value) => value.length >= 16 && value.length <= 255, {
     message: 'must be 16 to 255 characters',
   }),
+});
+
+export const StockEventsArguments = z.object({
+  sku: z.string().nullish(),
+  warehouse_id: id().nullish(),
+  type: z.enum(STOCK_EVENT_TYPES).nullish(),
 });

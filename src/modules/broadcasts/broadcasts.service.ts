@@ -11,14 +11,36 @@ import type { SetSalesChannelWebhookInput } from './broadcasts.schemas';
 import type { z } from 'zod';
 import { OriginAddressError } from '../edge/origin-address';
 import { postWebhook, WebhookTimeoutError } from './webhook-post';
-import type { ClaimedDelivery, UnreadableDelivery } from './broadcasts.repository';
+import type { ClaimedDelivery, DeliverySubject, UnreadableDelivery } from './broadcasts.repository';
 
 /** Deliveries one worker pass claims. */
 const BATCH = 50;
 
-/** The body posted to a channel: the new quantity of a SKU at a warehouse. */
+/** The `type` of a stock event's delivery. */
+const EVENT_TYPES = { STOCK_LOW: 'stock.low', STOCK_OUT: 'stock.out' } as const;
+
+/**
+ * The body posted to a channel: `stock.mutation`, the new quantity of a SKU at a warehouse, or
+ * `stock.low` / `stock.out`, a fall of what is available there to the reorder point or to nothing.
+ */
 export function broadcastBody(delivery: ClaimedDelivery) {
+  if (delivery.kind === 'event') {
+    return JSON.stringify({
+      type: EVENT_TYPES[delivery.type],
+      delivery_id: delivery.id,
+      stock_event_id: delivery.eventId,
+      stock_mutation_id: delivery.causeMutationId,
+      channel_id: delivery.channelId,
+      sku: delivery.sku,
+      product_id: delivery.productId,
+      warehouse_id: delivery.warehouseId,
+      available: Number(delivery.available),
+      reorder_point: delivery.reorderPoint === null ? null : Number(delivery.reorderPoint),
+      created_at: delivery.createdAt.getTime(),
+    });
+  }
   return JSON.stringify({
+    type: 'stock.mutation',
     delivery_id: delivery.id,
     stock_mutation_id: delivery.mutationId,
     channel_id: delivery.channelId,
@@ -52,14 +74,23 @@ export function afterAttempt(
 export const signature = (secret: string, body: string) =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
-/** A delivery that failed for a reason of its own (not the channel's answer), named with its tenant and mutation. */
+/** A delivery that failed for a reason of its own (not the channel's answer), named with its tenant and subject. */
 export class DeliveryFailed extends Error {
   /** What identifies the delivery, and nothing more: the report is logged, and the claimed row holds the secret. */
-  readonly delivery: { id: string; tenantId: string; mutationId: string };
+  readonly delivery: { id: string; tenantId: string } & DeliverySubject;
 
-  constructor({ id, tenantId, mutationId }: DeliveryFailed['delivery'], reason: string, options?: ErrorOptions) {
-    super(`delivery ${id} (tenant ${tenantId}, stock mutation ${mutationId}): ${reason}`, options);
-    this.delivery = { id, tenantId, mutationId };
+  constructor(
+    { id, tenantId, mutationId, eventId }: DeliveryFailed['delivery'],
+    reason: string,
+    options?: ErrorOptions,
+  ) {
+    const subject = mutationId !== null ? `stock mutation ${mutationId}` : `stock event ${eventId}`;
+    super(`delivery ${id} (tenant ${tenantId}, ${subject}): ${reason}`, options);
+    this.delivery = {
+      id,
+      tenantId,
+      ...(mutationId !== null ? { mutationId, eventId: null } : { mutationId, eventId }),
+    };
   }
 }
 
@@ -98,11 +129,21 @@ export class BroadcastService {
   /** Sends the FAILING deliveries of a stock mutation again; it is PENDING until they land or fail again. */
   async retryStockMutation(principal: Principal, id: string) {
     requireScope(principal, 'inventory:write');
-    const { tenantId } = principal;
-    const status = isUuid(id) ? await repository.mutationStatus(this.db, tenantId, id.toLowerCase()) : undefined;
-    if (status === undefined) throw notFound(`no stock mutation with id "${id}"`);
-    const retried = await writeTransaction(this.db, (tx) => repository.retryFailing(tx, tenantId, id.toLowerCase()));
-    if (retried === 0) throw invalidState(`stock mutation "${id}" is ${status}; only a FAILING one can be retried`);
+    return this.retry(principal.tenantId, 'stock mutation', id, (key) => ({ mutationId: key, eventId: null }));
+  }
+
+  /** Sends the FAILING deliveries of a stock event again; it is PENDING until they land or fail again. */
+  async retryStockEvent(principal: Principal, id: string) {
+    requireScope(principal, 'inventory:write');
+    return this.retry(principal.tenantId, 'stock event', id, (key) => ({ mutationId: null, eventId: key }));
+  }
+
+  private async retry(tenantId: string, name: string, id: string, subjectOf: (id: string) => DeliverySubject) {
+    const subject = subjectOf(id.toLowerCase());
+    const status = isUuid(id) ? await repository.subjectStatus(this.db, tenantId, subject) : undefined;
+    if (status === undefined) throw notFound(`no ${name} with id "${id}"`);
+    const retried = await writeTransaction(this.db, (tx) => repository.retryFailing(tx, tenantId, subject));
+    if (retried === 0) throw invalidState(`${name} "${id}" is ${status}; only a FAILING one can be retried`);
     return id.toLowerCase();
   }
 
@@ -140,7 +181,7 @@ export class BroadcastService {
     }
   }
 
-  private record(delivery: { id: string; mutationId: string; attempts: number }, accepted: boolean, message: string) {
+  private record(delivery: { id: string; attempts: number } & DeliverySubject, accepted: boolean, message: string) {
     const next = afterAttempt(this.config, delivery.attempts, accepted);
     return writeTransaction(this.db, (tx) => repository.recordAttempt(tx, delivery, { ...next, message }));
   }

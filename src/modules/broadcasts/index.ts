@@ -5,18 +5,27 @@ import * as repository from './broadcasts.repository';
 import { startBroadcastWorker } from './broadcast-worker';
 import { broadcastResolvers } from './broadcasts.resolvers';
 import { BroadcastService } from './broadcasts.service';
+import { StockEventService } from './stock-events.service';
 
 declare module '../context' {
   interface Services {
     broadcasts: BroadcastService;
+    stockEvents: StockEventService;
   }
 }
 
-/** Sales channels' webhooks and the signed delivery of every stock change to them. */
+/** Sales channels' webhooks and the signed delivery of every stock change and stock event to them. */
 export const broadcastsModule: Module = {
   name: 'broadcasts',
-  services: ({ db, config }) => ({ broadcasts: new BroadcastService(db, config.broadcasts) }),
-  graphql: { schema: 'broadcasts.graphql', resolvers: [broadcastResolvers] },
+  services: ({ db, config, cursors }) => ({
+    broadcasts: new BroadcastService(db, config.broadcasts),
+    stockEvents: new StockEventService(db, cursors),
+  }),
+  graphql: {
+    schema: 'broadcasts.graphql',
+    resolvers: [broadcastResolvers],
+    mappers: { StockEvent: './stock-events.repository#StockEventRecord' },
+  },
   // Every process delivers; claims keep two processes from sending the same delivery.
   workers: ({ broadcasts }, logError) => [startBroadcastWorker(broadcasts, logError)],
   metrics(registry, { db }) {

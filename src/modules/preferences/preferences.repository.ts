@@ -84,10 +84,12 @@ export async function replacePreferences(
   }
 }
 
+/** Deletes preferences; returns each one's id, product and warehouse. */
 export async function deletePreferences(tx: Tx, tenantId: string, ids: string[]) {
   const rows = await tx.$queryRaw<unknown[]>`
-    DELETE FROM item_preferences WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[]) RETURNING id`;
-  return parseRows(z.object({ id: uuid }), rows).map((row) => row.id);
+    DELETE FROM item_preferences WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[])
+    RETURNING id, product_id AS "productId", warehouse_id AS "warehouseId"`;
+  return parseRows(z.object({ id: uuid, productId: uuid, warehouseId: uuid }), rows);
 }
 
 export async function findPreferences(db: DbOrTx, tenantId: string, ids: readonly string[]) {

@@ -6,7 +6,9 @@ import { isUuid, uuidv7 } from '../../kernel/ids';
 import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
+import * as stockEvents from '../broadcasts/stock-events.repository';
 import * as catalog from '../catalog/catalog.repository';
+import { lockStockLevels } from '../stock/repository/locks';
 import { invalidInput } from '../../kernel/validation';
 import * as repository from './preferences.repository';
 import type { ItemPreferenceRecord } from './preferences.repository';
@@ -54,6 +56,16 @@ export async function checkSinglePosition(
   if (problems.length > 0) {
     throw new AppError('CONFLICT', problems.map((p) => `${p.field} ${p.message}`).join(', '), { details: problems });
   }
+}
+
+/**
+ * Stores the low-stock level of the pairs whose reorder point changed as it is now, so that a
+ * change of the preference itself never counts as a fall of the stock (no stock event). Under the
+ * pairs' stock locks, like every change of their stock.
+ */
+async function rebaseStockLevels(tx: Tx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+  await lockStockLevels(tx, tenantId, pairs);
+  await stockEvents.rebaseStockAlerts(tx, tenantId, pairs);
 }
 
 const values = (input: NewPreference | ReplacedPreference) => ({
@@ -147,6 +159,7 @@ export class PreferenceService {
       if (taken.length > 0)
         throw new AppError('ID_TAKEN', taken.map((p) => `${p.field} ${p.message}`).join(', '), { details: taken });
       await repository.insertPreferences(tx, tenantId, rows);
+      await rebaseStockLevels(tx, tenantId, rows);
       return rows.map((row) => row.id);
     });
     return this.inOrder(tenantId, created);
@@ -202,6 +215,8 @@ export class PreferenceService {
     if (problems.length > 0) throw invalidInput(problems);
     const updated = await this.write(principal, idempotency, async (tx) => {
       await repository.replacePreferences(tx, tenantId, rows);
+      // A preference moved to another warehouse leaves its old one without a reorder point.
+      await rebaseStockLevels(tx, tenantId, [...rows, ...found]);
       return rows.map((row) => row.id);
     });
     return this.inOrder(tenantId, updated);
@@ -226,7 +241,11 @@ export class PreferenceService {
         : [{ field: `ids[${index}]`, message: `"${id}" is not an item preference of the tenant` }],
     );
     if (problems.length > 0) throw invalidInput(problems);
-    return this.write(principal, idempotency, (tx) => repository.deletePreferences(tx, tenantId, [...found]));
+    return this.write(principal, idempotency, async (tx) => {
+      const removed = await repository.deletePreferences(tx, tenantId, [...found]);
+      await rebaseStockLevels(tx, tenantId, removed);
+      return removed.map((preference) => preference.id);
+    });
   }
 
   async stockPreferences(
