@@ -41,6 +41,131 @@ CREATE OR REPLACE TRIGGER "stock_mutations_queue_broadcasts"
     AFTER INSERT ON stock_mutations REFERENCING NEW TABLE AS written
     FOR EACH STATEMENT EXECUTE FUNCTION queue_stock_broadcasts();
 
+-- src/modules/broadcasts/sql/stock-events.sql
+
+-- Low-stock and out-of-stock events. The level of a product's stock at a warehouse is OUT when
+-- nothing is available, LOW when what is available is at or below the reorder point of its item
+-- preference, NONE otherwise. Every ledger row written re-reads the level of its pair, under the
+-- pair's stock lock (every writer holds it when it writes the ledger), and a fall of the level
+-- (NONE -> LOW, NONE -> OUT, LOW -> OUT) records one event, delivered to the sales channels that
+-- sell from the warehouse. A rise only lowers the stored level, so the next fall fires again.
+
+-- The level now and the stored level of the pairs (`p_product_ids[n]`, `p_warehouse_ids[n]`),
+-- each once. Available is what the `inventory` query shows: the AVAILABLE lines plus what
+-- reservations past their expiry still hold (as allocations' `sellableNow` counts it). A pair
+-- never seen before has no stored level (null). Levels are returned as text (NONE, LOW, OUT): the
+-- signature names only built-in types, so that this file applies before the tables' migration.
+CREATE OR REPLACE FUNCTION "stock_alert_levels"(p_tenant_id uuid, p_product_ids uuid[], p_warehouse_ids uuid[])
+RETURNS TABLE (product_id uuid, warehouse_id uuid, available bigint, reorder_point bigint, level text, stored text)
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+DECLARE
+    pair record;
+BEGIN
+    -- A loop of simple lookups: on the write path of every change (usually one pair), these cost
+    -- less than planning one statement over all pairs.
+    FOR pair IN SELECT DISTINCT u.p, u.w FROM unnest(p_product_ids, p_warehouse_ids) AS u(p, w) LOOP
+        product_id := pair.p;
+        warehouse_id := pair.w;
+        SELECT coalesce(sum(i.quantity), 0)::bigint INTO available
+          FROM inventory_items i
+         WHERE i.tenant_id = p_tenant_id AND i.product_id = pair.p AND i.warehouse_id = pair.w
+           AND i.state = 'AVAILABLE';
+        available := available + coalesce((
+            SELECT sum(h.quantity)::bigint
+              FROM expired_reservation_holdings(p_tenant_id, ARRAY[pair.p], ARRAY[pair.w]) AS h), 0);
+        SELECT max(f.reorder_point) INTO reorder_point
+          FROM item_preferences f
+         WHERE f.tenant_id = p_tenant_id AND f.product_id = pair.p AND f.warehouse_id = pair.w;
+        level := CASE WHEN available <= 0 THEN 'OUT' WHEN available <= reorder_point THEN 'LOW' ELSE 'NONE' END;
+        stored := (SELECT s.level::text FROM stock_alert_states s
+                    WHERE s.tenant_id = p_tenant_id AND s.product_id = pair.p AND s.warehouse_id = pair.w);
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+
+-- Stores the level of the pairs as it is now, without an event: for a pair whose reorder point
+-- changed (an item preference created, changed or removed), so that only a change of stock counts
+-- as a fall. The caller holds the pairs' stock locks.
+CREATE OR REPLACE FUNCTION "stock_alert_rebase"(p_tenant_id uuid, p_product_ids uuid[], p_warehouse_ids uuid[])
+RETURNS void
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    INSERT INTO stock_alert_states AS s (tenant_id, product_id, warehouse_id, level)
+    SELECT p_tenant_id, l.product_id, l.warehouse_id, l.level::stock_alert_level
+      FROM stock_alert_levels(p_tenant_id, p_product_ids, p_warehouse_ids) AS l
+     WHERE l.level IS DISTINCT FROM l.stored
+    ON CONFLICT (tenant_id, product_id, warehouse_id) DO UPDATE SET level = EXCLUDED.level, updated_at = now();
+END
+$$;
+
+-- After each statement writing ledger rows: the level of every pair written, stored when it
+-- changed; a fall records a stock event (naming the pair's last ledger row of the statement) and
+-- queues one delivery per channel webhook whose channel sells from the warehouse (a channel
+-- without a warehouse list sells from all). A pair seen for the first time only stores its level.
+-- Most writes change no level: they cost one read of the levels, and the statement that stores
+-- and queues runs only for the pairs that changed. Plans are generic: re-planning these statements
+-- on every write would cost more than running them.
+CREATE OR REPLACE FUNCTION "queue_stock_events"() RETURNS trigger
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+    t record;
+    changed_products uuid[];
+    changed_warehouses uuid[];
+BEGIN
+    FOR t IN
+        SELECT w.tenant_id, array_agg(w.product_id) AS product_ids, array_agg(w.warehouse_id) AS warehouse_ids
+          FROM (SELECT DISTINCT m.tenant_id, m.product_id, m.warehouse_id FROM written m) AS w
+         GROUP BY w.tenant_id
+    LOOP
+        SELECT array_agg(l.product_id), array_agg(l.warehouse_id) INTO changed_products, changed_warehouses
+          FROM stock_alert_levels(t.tenant_id, t.product_ids, t.warehouse_ids) AS l
+         WHERE l.level IS DISTINCT FROM l.stored;
+        CONTINUE WHEN changed_products IS NULL;
+        WITH changed AS MATERIALIZED (
+            SELECT l.* FROM stock_alert_levels(t.tenant_id, changed_products, changed_warehouses) AS l
+             WHERE l.level IS DISTINCT FROM l.stored),
+        saved AS (
+            INSERT INTO stock_alert_states AS s (tenant_id, product_id, warehouse_id, level)
+            SELECT t.tenant_id, c.product_id, c.warehouse_id, c.level::stock_alert_level FROM changed c
+            ON CONFLICT (tenant_id, product_id, warehouse_id)
+            DO UPDATE SET level = EXCLUDED.level, updated_at = now()),
+        fallen AS MATERIALIZED (
+            SELECT uuidv7_now() AS id, c.*,
+                   (SELECT m.id FROM written m
+                     WHERE m.tenant_id = t.tenant_id AND m.product_id = c.product_id AND m.warehouse_id = c.warehouse_id
+                     ORDER BY m.sequence DESC LIMIT 1) AS mutation_id,
+                   ARRAY(SELECT hook.channel_id FROM channel_webhooks hook
+                          WHERE hook.tenant_id = t.tenant_id
+                            AND (NOT EXISTS (SELECT 1 FROM channel_warehouses cw WHERE cw.channel_id = hook.channel_id)
+                                 OR EXISTS (SELECT 1 FROM channel_warehouses cw
+                                             WHERE cw.channel_id = hook.channel_id
+                                               AND cw.warehouse_id = c.warehouse_id))
+                          ORDER BY hook.channel_id) AS channel_ids
+              FROM changed c
+             WHERE c.stored IS NOT NULL AND c.level::stock_alert_level > c.stored::stock_alert_level),
+        recorded AS (
+            INSERT INTO stock_events (id, tenant_id, type, status, product_id, warehouse_id, available, reorder_point,
+                                      mutation_id, created_at)
+            SELECT f.id, t.tenant_id,
+                   (CASE f.level WHEN 'OUT' THEN 'STOCK_OUT' ELSE 'STOCK_LOW' END)::stock_event_type,
+                   (CASE WHEN cardinality(f.channel_ids) > 0 THEN 'PENDING'
+                         ELSE 'PROCESSED' END)::stock_mutation_status,
+                   f.product_id, f.warehouse_id, f.available, f.reorder_point, f.mutation_id, clock_timestamp()
+              FROM fallen f ORDER BY f.id)
+        INSERT INTO stock_broadcasts (id, tenant_id, event_id, channel_id)
+        SELECT gen_random_uuid(), t.tenant_id, f.id, u.channel_id
+          FROM fallen f CROSS JOIN LATERAL unnest(f.channel_ids) AS u(channel_id);
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER "stock_mutations_queue_stock_events"
+    AFTER INSERT ON stock_mutations REFERENCING NEW TABLE AS written
+    FOR EACH STATEMENT EXECUTE FUNCTION queue_stock_events();
+
 -- src/modules/catalog/sql/notify-sales-channel-changes.sql
 
 -- Every process keeps the warehouses its sales channels sell from in memory. A change of a
