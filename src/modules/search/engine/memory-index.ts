@@ -42,6 +42,12 @@ interface WordMatch {
   exact: boolean;
 }
 
+/** The ascending slots of the documents holding a term, and the typos the term counts for. */
+interface TermPostings {
+  slots: number[];
+  typos: number;
+}
+
 /** Proximity, attribute and exactness of each ranked document, by its place in the ranked list. */
 interface PositionalScores {
   proximity: Int32Array;
@@ -228,41 +234,73 @@ export class MemoryIndex {
     return this.typoScratch.slice(0, count);
   }
 
-  /**
-   * Records in `typos` the fewest typos each document containing the first query word needs, and
-   * returns those documents' slots.
-   */
-  private firstWordDocuments(matches: Map<string, WordMatch>, typos: Int8Array): number[] {
-    const slots: number[] = [];
+  /** The postings of the terms a query word matches, with their typo counts. */
+  private postingsOf(matches: Map<string, WordMatch>): TermPostings[] {
+    const terms: TermPostings[] = [];
+    for (const [term, match] of matches)
+      terms.push({ slots: this.postings[this.termIds.get(term)!]!, typos: match.typos });
+    return terms;
+  }
+
+  /** The live documents holding any of a word's terms, ascending, with the fewest typos each needs. */
+  private documentsOf(terms: TermPostings[], scratch: Int8Array): { slots: number[]; typos: Int8Array } {
+    if (terms.length === 1 && this.dead === 0) {
+      const [only] = terms;
+      return { slots: only!.slots.slice(), typos: new Int8Array(only!.slots.length).fill(only!.typos) };
+    }
     // Dead slots only exist after documents were replaced or removed.
     const documents = this.dead > 0 ? this.documents : undefined;
-    for (const [term, match] of matches) {
-      const cost = match.typos;
-      for (const slot of this.postings[this.termIds.get(term)!]!) {
+    const found: number[] = [];
+    for (const { slots, typos: cost } of terms) {
+      for (const slot of slots) {
         if (documents !== undefined && documents[slot] === undefined) continue;
-        const known = typos[slot]!;
+        const known = scratch[slot]!;
         if (known === -1) {
-          slots.push(slot);
-          typos[slot] = cost;
-        } else if (cost < known) typos[slot] = cost;
+          found.push(slot);
+          scratch[slot] = cost;
+        } else if (cost < known) scratch[slot] = cost;
       }
     }
-    return slots;
+    const sorted = terms.length === 1 ? found : Array.from(Int32Array.from(found).sort());
+    const typos = new Int8Array(sorted.length);
+    for (let i = 0; i < sorted.length; i++) {
+      typos[i] = scratch[sorted[i]!]!;
+      scratch[sorted[i]!] = -1;
+    }
+    return { slots: sorted, typos };
   }
 
   /**
-   * Records in `typos` the fewest typos a later query word needs in each document, for the
-   * documents holding the first word only: a document without it is never a candidate.
+   * Documents holding the first `count` query words, and per query word the typos each of them
+   * needs for it. The rarest word's documents are narrowed down by the others', most selective
+   * first, each looked up in the ascending postings by galloping: the work follows the number of
+   * candidates, not the length of a frequent word's postings.
    */
-  private laterWordDocuments(matches: Map<string, WordMatch>, typos: Int8Array, first: Int8Array) {
-    for (const [term, match] of matches) {
-      const cost = match.typos;
-      for (const slot of this.postings[this.termIds.get(term)!]!) {
-        if (first[slot]! < 0) continue;
-        const known = typos[slot]!;
-        if (known === -1 || cost < known) typos[slot] = cost;
+  private intersect(words: TermPostings[][], count: number, scratch: Int8Array) {
+    const size = (terms: TermPostings[]) => terms.reduce((sum, term) => sum + term.slots.length, 0);
+    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => size(words[a]!) - size(words[b]!));
+    const start = this.documentsOf(words[order[0]!]!, scratch);
+    let slots = start.slots;
+    const typos: (Int8Array | undefined)[] = new Array<Int8Array | undefined>(words.length);
+    typos[order[0]!] = start.typos;
+    for (const word of order.slice(1)) {
+      const found = typosWithin(slots, words[word]!);
+      typos[word] = found;
+      let kept = 0;
+      for (let i = 0; i < slots.length; i++) if (found[i]! >= 0) kept += 1;
+      if (kept === slots.length) continue;
+      const narrowed = new Array<number>(kept);
+      const narrowedTypos = typos.map((of) => of && new Int8Array(kept));
+      for (let i = 0, at = 0; i < slots.length; i++) {
+        if (found[i]! < 0) continue;
+        narrowed[at] = slots[i]!;
+        for (let w = 0; w < typos.length; w++) if (typos[w]) narrowedTypos[w]![at] = typos[w]![i]!;
+        at += 1;
       }
+      slots = narrowed;
+      typos.splice(0, typos.length, ...narrowedTypos);
     }
+    return { slots, typos };
   }
 
   private queryWords(q: string): string[] {
@@ -277,28 +315,27 @@ export class MemoryIndex {
     const prefixLast = words.length > 0 && !/[\s\p{P}]$/u.test(query.q);
     const matches = words.map((word, i) => this.matchesOf(word, prefixLast && i === words.length - 1));
     const typos = this.typoBuffers(words.length);
-    let firstSlots: number[] = [];
+    let candidates: number[] = [];
     try {
-      // Documents with every query word; while they are fewer than the threshold, the last words are dropped.
-      let candidates: number[];
       if (words.length === 0) {
-        candidates = [];
         for (let slot = 0; slot < this.documents.length; slot++) if (this.documents[slot]) candidates.push(slot);
-      } else {
-        firstSlots = this.firstWordDocuments(matches[0]!, typos[0]!);
-        for (let i = 1; i < words.length; i++) this.laterWordDocuments(matches[i]!, typos[i]!, typos[0]!);
-        const levels: number[][] = [firstSlots];
-        for (let i = 1; i < words.length; i++) {
-          const of = typos[i]!;
-          levels.push(levels[i - 1]!.filter((slot) => of[slot]! >= 0));
-        }
-        let k = words.length;
-        while (k > 1 && levels[k - 1]!.length < query.threshold) k -= 1;
-        candidates = levels[k - 1]!;
+        return this.resultOf(query, words, matches, typos, candidates);
+      }
+      // Documents with every query word; while they are fewer than the threshold, the last words are dropped.
+      const postings = matches.map((wordMatches) => this.postingsOf(wordMatches));
+      let k = words.length;
+      let level = this.intersect(postings, k, typos[0]!);
+      while (k > 1 && level.slots.length < query.threshold) level = this.intersect(postings, --k, typos[0]!);
+      candidates = level.slots;
+      // The ranking rules count every query word, the dropped ones too; they read typos by slot.
+      for (let i = 0; i < words.length; i++) {
+        const of = level.typos[i] ?? typosWithin(candidates, postings[i]!);
+        const buffer = typos[i]!;
+        for (let c = 0; c < candidates.length; c++) buffer[candidates[c]!] = of[c]!;
       }
       return this.resultOf(query, words, matches, typos, candidates);
     } finally {
-      for (const buffer of typos) for (const slot of firstSlots) buffer[slot] = -1;
+      for (const buffer of typos) for (const slot of candidates) buffer[slot] = -1;
     }
   }
 
@@ -674,6 +711,45 @@ function topOf(items: number[], k: number, compare: (a: number, b: number) => nu
     }
   }
   return heap.sort(compare);
+}
+
+/**
+ * For each of the ascending `slots`, the fewest typos among the terms whose postings hold it, -1
+ * when none does. Each posting list is searched forward from where the previous slot was found,
+ * in steps that double (galloping), so a long list costs about log(its length / slots) per slot.
+ */
+function typosWithin(slots: number[], terms: TermPostings[]): Int8Array {
+  const found = new Int8Array(slots.length).fill(-1);
+  for (const { slots: list, typos: cost } of terms) {
+    const length = list.length;
+    let at = 0;
+    for (let c = 0; c < slots.length && at < length; c++) {
+      const target = slots[c]!;
+      if (list[at]! < target) {
+        let step = 1;
+        let high = at + 1;
+        while (high < length && list[high]! < target) {
+          at = high;
+          step *= 2;
+          high = at + step;
+        }
+        let low = at + 1;
+        high = Math.min(high, length);
+        while (low < high) {
+          const middle = (low + high) >> 1;
+          if (list[middle]! < target) low = middle + 1;
+          else high = middle;
+        }
+        at = low;
+        if (at >= length) break;
+      }
+      if (list[at] === target) {
+        const known = found[c]!;
+        if (known === -1 || cost < known) found[c] = cost;
+      }
+    }
+  }
+  return found;
 }
 
 /** Index of the first term not below `word`. */
