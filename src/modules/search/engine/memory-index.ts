@@ -764,6 +764,9 @@ function lowerBound(terms: string[], word: string): number {
   return low;
 }
 
+/** An edit distance beyond any budget. */
+const OUT_OF_REACH = 1 << 20;
+
 /**
  * Terms within `max` edits (Damerau-Levenshtein, optimal string alignment) of `word`, found by
  * walking the sorted terms like a trie: one row of the edit-distance table per character of the
@@ -772,7 +775,7 @@ function lowerBound(terms: string[], word: string): number {
  */
 export function termsWithin(terms: string[], word: string, max: number): [string, number][] {
   const n = word.length;
-  const rows: number[][] = [Array.from({ length: n + 1 }, (_, j) => j)];
+  const rows: number[][] = [Array.from({ length: n + 2 }, (_, j) => (j <= max ? j : OUT_OF_REACH))];
   const found: [string, number][] = [];
   let previous = '';
   let i = 0;
@@ -784,11 +787,16 @@ export function termsWithin(terms: string[], word: string, max: number): [string
     let pruneAt = -1;
     for (let depth = shared + 1; depth <= term.length; depth++) {
       const above = rows[depth - 1]!;
-      const row = (rows[depth] ??= new Array<number>(n + 1));
+      const row = (rows[depth] ??= new Array<number>(n + 2));
       const c = term.charCodeAt(depth - 1);
+      // Only cells within `max` of the diagonal can be within reach; their neighbours outside count as out of it.
+      const low = Math.max(1, depth - max);
+      const high = Math.min(n, depth + max);
       row[0] = depth;
-      let rowMin = depth;
-      for (let j = 1; j <= n; j++) {
+      if (low > 1) row[low - 1] = OUT_OF_REACH;
+      row[high + 1] = OUT_OF_REACH;
+      let rowMin = depth <= max ? depth : OUT_OF_REACH;
+      for (let j = low; j <= high; j++) {
         let value = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + (c === word.charCodeAt(j - 1) ? 0 : 1));
         if (
           depth > 1 &&
@@ -807,7 +815,7 @@ export function termsWithin(terms: string[], word: string, max: number): [string
       }
     }
     if (pruneAt === -1) {
-      const distance = rows[term.length]![n]!;
+      const distance = Math.abs(term.length - n) <= max ? rows[term.length]![n]! : OUT_OF_REACH;
       if (distance <= max) found.push([term, distance]);
       previous = term;
       i += 1;
