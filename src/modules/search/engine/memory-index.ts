@@ -21,6 +21,7 @@ import type {
 } from './engine';
 import { filtersWithout, passesFilters } from './filter-match';
 import { phraseSynonyms, phraseTokens, replacePhrases, stopPhrases, type PhraseIndex } from './phrases';
+import { TermTrie } from './term-trie';
 import { escapeHtml, facetValueMatches, tokenize, tokenizeWithOffsets, typoBudget } from './text';
 
 /** Completions of the last (prefix) word that are searched: the most frequent ones. */
@@ -75,7 +76,8 @@ export class MemoryIndex {
   private terms: string[] = [];
   /** Slots of the documents holding each term, by term id, ascending. */
   private postings: number[][] = [];
-  private sortedTerms: string[] | null = null;
+  /** The terms sorted, and as a trie for the typo search; rebuilt when a search finds new terms. */
+  private dictionary: { sorted: string[]; trie: TermTrie } | null = null;
   /**
    * Every document's search fields as term ids, slot after slot and field after field, each field
    * closed by FIELD_END; a slot's run starts at `wordStart[slot]` and ends where the next one's starts.
@@ -125,7 +127,7 @@ export class MemoryIndex {
       this.termIds.set(term, id);
       this.terms.push(term);
       this.postings.push([]);
-      this.sortedTerms = null;
+      this.dictionary = null;
     }
     return id;
   }
@@ -184,7 +186,7 @@ export class MemoryIndex {
     this.termIds.clear();
     this.terms = [];
     this.postings = [];
-    this.sortedTerms = null;
+    this.dictionary = null;
     this.words = new Uint32Array(1 << 16);
     this.wordStart = new Uint32Array(1 << 12);
     this.typoScratch = [];
@@ -206,9 +208,13 @@ export class MemoryIndex {
       if (this.termIds.has(synonym) && !matches.has(synonym)) matches.set(synonym, { typos: 0, exact: false });
     }
     const budget = typoBudget(word);
-    const terms = (this.sortedTerms ??= [...this.terms].sort());
+    if (!this.dictionary) {
+      const sorted = [...this.terms].sort();
+      this.dictionary = { sorted, trie: new TermTrie(sorted) };
+    }
+    const terms = this.dictionary.sorted;
     if (budget > 0) {
-      for (const [term, typos] of termsWithin(terms, word, budget))
+      for (const [term, typos] of this.dictionary.trie.within(word, budget))
         if (!matches.has(term)) matches.set(term, { typos, exact: false });
     }
     if (prefix) {
@@ -762,82 +768,4 @@ function lowerBound(terms: string[], word: string): number {
     else high = middle;
   }
   return low;
-}
-
-/** An edit distance beyond any budget. */
-const OUT_OF_REACH = 1 << 20;
-
-/**
- * Terms within `max` edits (Damerau-Levenshtein, optimal string alignment) of `word`, found by
- * walking the sorted terms like a trie: one row of the edit-distance table per character of the
- * current term, reused for the prefix the next term shares, and every term under a prefix whose
- * row already exceeds `max` skipped at once. Most of a large vocabulary is never looked at.
- */
-export function termsWithin(terms: string[], word: string, max: number): [string, number][] {
-  const n = word.length;
-  const rows: number[][] = [Array.from({ length: n + 2 }, (_, j) => (j <= max ? j : OUT_OF_REACH))];
-  const found: [string, number][] = [];
-  let previous = '';
-  let i = 0;
-  while (i < terms.length) {
-    const term = terms[i]!;
-    let shared = 0;
-    const limit = Math.min(previous.length, term.length, rows.length - 1);
-    while (shared < limit && previous.charCodeAt(shared) === term.charCodeAt(shared)) shared++;
-    let pruneAt = -1;
-    for (let depth = shared + 1; depth <= term.length; depth++) {
-      const above = rows[depth - 1]!;
-      const row = (rows[depth] ??= new Array<number>(n + 2));
-      const c = term.charCodeAt(depth - 1);
-      // Only cells within `max` of the diagonal can be within reach; their neighbours outside count as out of it.
-      const low = Math.max(1, depth - max);
-      const high = Math.min(n, depth + max);
-      row[0] = depth;
-      if (low > 1) row[low - 1] = OUT_OF_REACH;
-      row[high + 1] = OUT_OF_REACH;
-      let rowMin = depth <= max ? depth : OUT_OF_REACH;
-      for (let j = low; j <= high; j++) {
-        let value = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + (c === word.charCodeAt(j - 1) ? 0 : 1));
-        if (
-          depth > 1 &&
-          j > 1 &&
-          c === word.charCodeAt(j - 2) &&
-          term.charCodeAt(depth - 2) === word.charCodeAt(j - 1)
-        ) {
-          value = Math.min(value, rows[depth - 2]![j - 2]! + 1);
-        }
-        row[j] = value;
-        if (value < rowMin) rowMin = value;
-      }
-      if (rowMin > max) {
-        pruneAt = depth;
-        break;
-      }
-    }
-    if (pruneAt === -1) {
-      const distance = Math.abs(term.length - n) <= max ? rows[term.length]![n]! : OUT_OF_REACH;
-      if (distance <= max) found.push([term, distance]);
-      previous = term;
-      i += 1;
-    } else {
-      // Nothing that starts with this prefix can come within reach: jump past all of it.
-      const prefix = term.slice(0, pruneAt);
-      previous = prefix;
-      let next = i + 1;
-      let step = 1;
-      while (next < terms.length && terms[next]!.startsWith(prefix)) {
-        next += step;
-        step *= 2;
-      }
-      let low = i + 1;
-      let high = Math.min(next, terms.length);
-      while (low < high) {
-        const middle = (low + high) >> 1;
-        if (terms[middle]!.startsWith(prefix)) low = middle + 1;
-        else high = middle;
-      }
-      i = low;
-    }
-  }
-  return found;
 }
