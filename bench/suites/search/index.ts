@@ -82,14 +82,20 @@ async function measureInProcess(calls: (() => unknown)[], load: LoadSettings): P
   });
 }
 
-/** JS heap held by what `build` returns, after full collections before and after. */
+/**
+ * Memory held by what `build` returns, after full collections before and after: the JS heap plus
+ * array buffers (typed arrays keep their contents outside the heap).
+ */
 async function heapOf<T>(build: () => Promise<T>): Promise<{ value: T; heapMb: number; rssMb: number }> {
-  collectGarbage();
-  const before = process.memoryUsage();
+  const held = () => {
+    collectGarbage();
+    const usage = process.memoryUsage();
+    return { heap: usage.heapUsed + usage.arrayBuffers, rss: usage.rss };
+  };
+  const before = held();
   const value = await build();
-  collectGarbage();
-  const after = process.memoryUsage();
-  return { value, heapMb: (after.heapUsed - before.heapUsed) / 2 ** 20, rssMb: (after.rss - before.rss) / 2 ** 20 };
+  const after = held();
+  return { value, heapMb: (after.heap - before.heap) / 2 ** 20, rssMb: (after.rss - before.rss) / 2 ** 20 };
 }
 
 /**
@@ -182,9 +188,9 @@ export const searchSuite: Suite = {
 
     this.notes.push(
       `Search: ${integer.format(DOCUMENTS)} generated products upserted over HTTP in batches of ${BATCH} in ${seconds(upsertMs)} s (${integer.format(DOCUMENTS / (upsertMs / 1000))} documents/s, each batch stored in PostgreSQL and applied to the in-memory index before the 204).`,
-      `Search: rebuilding the in-memory index of ${integer.format(DOCUMENTS)} documents from PostgreSQL, as at start, took ${seconds(rebuildMs)} s; it holds ${rebuilt.heapMb.toFixed(0)} MiB of JS heap (resident set grew ${rebuilt.rssMb.toFixed(0)} MiB).`,
+      `Search: rebuilding the in-memory index of ${integer.format(DOCUMENTS)} documents from PostgreSQL, as at start, took ${seconds(rebuildMs)} s; it holds ${rebuilt.heapMb.toFixed(0)} MiB of JS heap and array buffers (resident set grew ${rebuilt.rssMb.toFixed(0)} MiB).`,
       `Search rows: the query "${CONTEXT.q}" (prefix on the last word) with a price filter and two facets, ${integer.format(count)} matches, 10 hits. "engine called directly" is EmbeddedEngine.search() in a loop in this process, one call at a time (its p50/p99 are per call, not under 50 connections); the bare node:http row parses the body and calls the engine, with no authentication, validation, database or search log; the full stack adds those.`,
-      `Search peer: the same ${integer.format(DOCUMENTS)} products in MiniSearch ${MINISEARCH_VERSION} in this process (search fields ${INDEX.search_fields.join(', ')}; the engine's typo budget per word, prefix on the last word, combineWith AND; every field a hit returns stored), queried with the same words and price filter, without facets (${integer.format(miniSearchCount)} matches, 10 hits), measured in the same interleaved rounds as the direct engine: median round ${integer.format(median(direct!.roundRequestsPerSecond))} vs ${integer.format(median(peer!.roundRequestsPerSecond))} queries/s (${(median(direct!.roundRequestsPerSecond) / median(peer!.roundRequestsPerSecond)).toFixed(1)}×). JS heap of the index: embedded ${rebuilt.heapMb.toFixed(0)} MiB, MiniSearch ${miniSearchHeapMb.toFixed(0)} MiB (${(rebuilt.heapMb / miniSearchHeapMb).toFixed(2)}×).`,
+      `Search peer: the same ${integer.format(DOCUMENTS)} products in MiniSearch ${MINISEARCH_VERSION} in this process (search fields ${INDEX.search_fields.join(', ')}; the engine's typo budget per word, prefix on the last word, combineWith AND; every field a hit returns stored), queried with the same words and price filter, without facets (${integer.format(miniSearchCount)} matches, 10 hits), measured in the same interleaved rounds as the direct engine: median round ${integer.format(median(direct!.roundRequestsPerSecond))} vs ${integer.format(median(peer!.roundRequestsPerSecond))} queries/s (${(median(direct!.roundRequestsPerSecond) / median(peer!.roundRequestsPerSecond)).toFixed(1)}×). JS heap and array buffers of the index: embedded ${rebuilt.heapMb.toFixed(0)} MiB, MiniSearch ${miniSearchHeapMb.toFixed(0)} MiB (${(rebuilt.heapMb / miniSearchHeapMb).toFixed(2)}×).`,
     );
     return [
       { id: 'search.minisearch', label: 'search: MiniSearch, same products (in process, peer)', result: peer! },
