@@ -33,6 +33,8 @@ const MAX_PROXIMITY = 8;
 const HIGHLIGHT_PRE = '<mark>';
 const HIGHLIGHT_POST = '</mark>';
 
+/** Typo buffers kept from search to search: as many as most queries have words. */
+const RETAINED_TYPO_BUFFERS = 8;
 /** Closes each search field in a document's term ids (no term has this id). */
 const FIELD_END = 0xffffffff;
 
@@ -231,13 +233,19 @@ export class MemoryIndex {
     return matches;
   }
 
-  /** One buffer of typos per query word, each as long as there are slots and all -1. */
+  /**
+   * One buffer of typos per query word, each as long as there are slots and all -1. The first
+   * RETAINED_TYPO_BUFFERS are kept for the next search; a longer query's others are its own.
+   */
   private typoBuffers(count: number): Int8Array[] {
     const slots = this.documents.length;
     if (this.typoScratch.length > 0 && this.typoScratch[0]!.length < slots) this.typoScratch = [];
     const capacity = Math.max(slots + (slots >> 2), 1024);
-    while (this.typoScratch.length < count) this.typoScratch.push(new Int8Array(capacity).fill(-1));
-    return this.typoScratch.slice(0, count);
+    while (this.typoScratch.length < Math.min(count, RETAINED_TYPO_BUFFERS))
+      this.typoScratch.push(new Int8Array(capacity).fill(-1));
+    const buffers = this.typoScratch.slice(0, count);
+    while (buffers.length < count) buffers.push(new Int8Array(capacity).fill(-1));
+    return buffers;
   }
 
   /** The postings of the terms a query word matches, with their typo counts. */
