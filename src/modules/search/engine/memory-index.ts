@@ -462,11 +462,7 @@ export class MemoryIndex {
         if (Array.isArray(value)) new Set(value).forEach(count);
         else count(value);
       }
-      const top = [...counts]
-        .map(([value, n]) => [String(value), n] as const)
-        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-        .slice(0, MAX_FACET_VALUES);
-      facets[field] = Object.fromEntries(top);
+      facets[field] = Object.fromEntries(topValues(counts));
       if (this.types.get(field) === 'NUMBER' && n > 0) facetsStats[field] = { min, max, avg: sum / n, sum };
     }
     return { facets, facetsStats };
@@ -679,6 +675,27 @@ export class MemoryIndex {
     }
     return { document, highlight };
   }
+}
+
+/**
+ * The most frequent values, at most MAX_FACET_VALUES, by count and then by value as text. Values
+ * are grouped by count, and each group's texts sorted natively (by code unit, as `<` compares).
+ */
+function topValues(counts: Map<Scalar, number>): [string, number][] {
+  const byCount = new Map<number, string[]>();
+  for (const [value, count] of counts) {
+    const texts = byCount.get(count);
+    if (texts) texts.push(String(value));
+    else byCount.set(count, [String(value)]);
+  }
+  const top: [string, number][] = [];
+  for (const count of [...byCount.keys()].sort((a, b) => b - a)) {
+    for (const text of byCount.get(count)!.sort()) {
+      if (top.length === MAX_FACET_VALUES) return top;
+      top.push([text, count]);
+    }
+  }
+  return top;
 }
 
 /** Ranked slots with the pinned ones moved to their positions (or the end, when the list is shorter). */
