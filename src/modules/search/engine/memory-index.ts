@@ -78,7 +78,7 @@ export class MemoryIndex {
   private terms: string[] = [];
   /** Slots of the documents holding each term, by term id, ascending. */
   private postings: number[][] = [];
-  /** The terms sorted, and as a trie for the typo search; rebuilt when a search finds new terms. */
+  /** The terms sorted, and as a trie for the typo search; rebuilt by the first search after new terms. */
   private dictionary: { sorted: string[]; trie: TermTrie } | null = null;
   /**
    * Every document's search fields as term ids, slot after slot and field after field, each field
@@ -90,7 +90,8 @@ export class MemoryIndex {
   /**
    * Buffers reused by searches. Per query word, the fewest typos each slot needs (-1: not there),
    * and per term, its row in the query's term matches (-1: none); every search puts back the -1s it
-   * changed, so no search allocates or clears a buffer the size of the index.
+   * changed, so a search of up to RETAINED_TYPO_BUFFERS words neither allocates nor clears a buffer
+   * the size of the index.
    */
   private typoScratch: Int8Array[] = [];
   private termScratch = new Int32Array(0);
