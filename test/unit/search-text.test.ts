@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { termsWithin } from '../../src/modules/search/engine/memory-index';
+import { TermTrie } from '../../src/modules/search/engine/term-trie';
 import {
   escapeHtml,
   facetValueMatches,
@@ -34,8 +34,8 @@ describe('typoBudget', () => {
   });
 });
 
-describe('termsWithin', () => {
-  const within = (terms: string[], word: string, max: number) => termsWithin([...terms].sort(), word, max);
+describe('TermTrie', () => {
+  const within = (terms: string[], word: string, max: number) => new TermTrie([...terms].sort()).within(word, max);
 
   it('counts insertions, deletions, substitutions and transpositions as one each', () => {
     expect(within(['chairs', 'char', 'chaer', 'chiar', 'chair', 'lamp', 'cheers'], 'chair', 1)).toEqual([

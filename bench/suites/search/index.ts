@@ -8,112 +8,13 @@ import { EmbeddedEngine } from '../../../src/modules/search/engine/embedded-engi
 import type { EngineQuery } from '../../../src/modules/search/engine/engine';
 import * as repository from '../../../src/modules/search/search.repository';
 import { toEngineQuery } from '../../../src/modules/search/search-query';
-import type { LoadResult } from '../../lib/load';
+import type { LoadResult, LoadSettings } from '../../lib/load';
 import type { Measurement } from '../../lib/report';
 import { probe, type Suite } from '../../lib/suite';
+import { ALIAS, CONTEXT, DOCUMENTS, INDEX, product } from './catalogue';
+import { buildMiniSearch, MINISEARCH_VERSION, searchMiniSearch } from './minisearch';
 
-const DOCUMENTS = 100_000;
 const BATCH = 1_000;
-const ALIAS = 'bench-products';
-
-const BRANDS = ['Lumo', 'Sitwell', 'Clack', 'Brite', 'Nordic', 'Vanta', 'Kettle & Co', 'Orbit', 'Pellucid', 'Hearth'];
-const ADJECTIVES = [
-  'wireless',
-  'compact',
-  'ergonomic',
-  'vintage',
-  'smart',
-  'foldable',
-  'waterproof',
-  'premium',
-  'portable',
-  'silent',
-  'modular',
-  'classic',
-];
-const NOUNS = [
-  'headphone',
-  'keyboard',
-  'lamp',
-  'chair',
-  'speaker',
-  'backpack',
-  'kettle',
-  'monitor',
-  'blender',
-  'jacket',
-  'tent',
-  'watch',
-  'camera',
-  'desk',
-  'sofa',
-];
-const COLORS = ['black', 'white', 'red', 'blue', 'green', 'grey', 'oak', 'walnut'];
-const SYLLABLES = [
-  'ka',
-  'lo',
-  'mi',
-  'ver',
-  'sta',
-  'no',
-  'ri',
-  'zen',
-  'tal',
-  'bo',
-  'qui',
-  'der',
-  'san',
-  'pe',
-  'lux',
-  'ar',
-];
-/** Model names, a few thousand distinct words, so the vocabulary is not only the lists above. */
-const model = (i: number) =>
-  SYLLABLES[i % 16]! + SYLLABLES[Math.floor(i / 16) % 16]! + SYLLABLES[Math.floor(i / 256) % 16]!;
-
-/** A deterministic product catalogue: the same documents in every run. */
-function product(i: number) {
-  let seed = i * 2654435761;
-  const pick = <T>(list: T[]) => {
-    seed = (seed * 1103515245 + 12345) >>> 0;
-    return list[seed % list.length]!;
-  };
-  const noun = pick(NOUNS);
-  const brand = pick(BRANDS);
-  return {
-    id: `prod-${i}`,
-    name: `${brand} ${model((i * 7919) % 4096)} ${pick(ADJECTIVES)} ${noun} ${pick(COLORS)}`,
-    description: `A ${pick(ADJECTIVES)} ${noun} in ${pick(COLORS)}, ${pick(ADJECTIVES)} and ${pick(ADJECTIVES)}. Sku ${i}.`,
-    brand,
-    category: noun,
-    price: 5 + ((i * 37) % 995),
-    in_stock: i % 7 !== 0,
-    metadata: { url: `https://shop.example.com/p/${i}` },
-  };
-}
-
-const INDEX = {
-  name: 'Bench products',
-  alias: ALIAS,
-  fields: [
-    { from: 'name', type: 'STRING' },
-    { from: 'description', type: 'STRING' },
-    { from: 'brand', type: 'STRING' },
-    { from: 'category', type: 'STRING' },
-    { from: 'price', type: 'NUMBER' },
-    { from: 'in_stock', type: 'BOOLEAN' },
-  ],
-  search_fields: ['name', 'brand', 'description'],
-  filters: [{ key: 'brand' }, { key: 'category' }, { key: 'price' }, { key: 'in_stock' }],
-};
-
-/** What a shop front end sends while someone types "nordic wireless headph". */
-const CONTEXT = {
-  q: 'nordic wireless headph',
-  facets: ['brand', 'price'],
-  filters: [{ key: 'price', operator: 'lte' as const, values: ['800'] }],
-  limit: 10,
-};
 
 const collectGarbage = (() => {
   setFlagsFromString('--expose-gc');
@@ -131,36 +32,70 @@ const readBody = (request: IncomingMessage) =>
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
-/** The engine called in a loop in this process, measured like a load run (one caller at a time). */
-async function measureDirect(
-  call: () => Promise<unknown>,
-  warmupSeconds: number,
-  durationSeconds: number,
-): Promise<LoadResult> {
-  const until = (deadline: number) => Date.now() < deadline;
-  for (const deadline = Date.now() + warmupSeconds * 1000; until(deadline);) await call();
-  const latencies: number[] = [];
-  const cpuBefore = process.cpuUsage();
-  const start = performance.now();
-  for (const deadline = Date.now() + durationSeconds * 1000; until(deadline);) {
-    const t = performance.now();
-    await call();
-    latencies.push(performance.now() - t);
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/**
+ * Calls made in a loop in this process, one at a time, measured like a load run: each warmed up,
+ * then interleaved rounds (round r starts at call r) so that outside load hits every case alike.
+ */
+async function measureInProcess(calls: (() => unknown)[], load: LoadSettings): Promise<LoadResult[]> {
+  for (const call of calls) {
+    for (const deadline = Date.now() + load.warmupSeconds * 1000; Date.now() < deadline;) await call();
   }
-  const elapsed = (performance.now() - start) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
-  latencies.sort((a, b) => a - b);
-  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!;
-  const requestsPerSecond = latencies.length / elapsed;
-  return {
-    requestsPerSecond,
-    roundRequestsPerSecond: [requestsPerSecond],
-    p50Ms: at(0.5),
-    p99Ms: at(0.99),
-    completed: latencies.length,
-    cpuMicrosPerRequest: (cpu.user + cpu.system) / latencies.length,
-    failed: 0,
+  const runs = calls.map(() => ({ latencies: [] as number[], seconds: 0, cpuMicros: 0, rounds: [] as number[] }));
+  const roundMs = (load.durationSeconds / load.rounds) * 1000;
+  for (let round = 0; round < load.rounds; round++) {
+    for (let offset = 0; offset < calls.length; offset++) {
+      const index = (round + offset) % calls.length;
+      const run = runs[index]!;
+      const done = run.latencies.length;
+      const cpuBefore = process.cpuUsage();
+      const start = performance.now();
+      for (const deadline = start + roundMs; performance.now() < deadline;) {
+        const t = performance.now();
+        await calls[index]!();
+        run.latencies.push(performance.now() - t);
+      }
+      const elapsed = (performance.now() - start) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
+      run.seconds += elapsed;
+      run.cpuMicros += cpu.user + cpu.system;
+      run.rounds.push((run.latencies.length - done) / elapsed);
+    }
+  }
+  return runs.map(({ latencies, seconds, cpuMicros, rounds }) => {
+    latencies.sort((a, b) => a - b);
+    const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!;
+    return {
+      requestsPerSecond: latencies.length / seconds,
+      roundRequestsPerSecond: rounds,
+      p50Ms: at(0.5),
+      p99Ms: at(0.99),
+      completed: latencies.length,
+      cpuMicrosPerRequest: cpuMicros / latencies.length,
+      failed: 0,
+    };
+  });
+}
+
+/**
+ * Memory held by what `build` returns, after full collections before and after: the JS heap plus
+ * array buffers (typed arrays keep their contents outside the heap).
+ */
+async function heapOf<T>(build: () => Promise<T>): Promise<{ value: T; heapMb: number; rssMb: number }> {
+  const held = () => {
+    collectGarbage();
+    const usage = process.memoryUsage();
+    return { heap: usage.heapUsed + usage.arrayBuffers, rss: usage.rss };
   };
+  const before = held();
+  const value = await build();
+  const after = held();
+  return { value, heapMb: (after.heap - before.heap) / 2 ** 20, rssMb: (after.rss - before.rss) / 2 ** 20 };
 }
 
 /**
@@ -206,17 +141,18 @@ export const searchSuite: Suite = {
     const translated = toEngineQuery(row, CONTEXT, 'bench');
     if (!translated.query) throw new Error(`bench query is invalid: ${JSON.stringify(translated.problems)}`);
     const query: EngineQuery = translated.query;
-    collectGarbage();
-    const heapBefore = process.memoryUsage().heapUsed;
-    const rssBefore = process.memoryUsage().rss;
     const fresh = new EmbeddedEngine(fixture.db);
-    const rebuildStart = performance.now();
-    await fresh.search(definition, query);
-    const rebuildMs = performance.now() - rebuildStart;
-    collectGarbage();
-    const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
-    const rssMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+    const rebuilt = await heapOf(async () => {
+      const rebuildStart = performance.now();
+      await fresh.search(definition, query);
+      return performance.now() - rebuildStart;
+    });
+    const rebuildMs = rebuilt.value;
     await fresh.close();
+
+    log(`building the same ${DOCUMENTS} products in MiniSearch`);
+    const { value: miniSearch, heapMb: miniSearchHeapMb } = await heapOf(async () => buildMiniSearch());
+    const miniSearchCount = searchMiniSearch(miniSearch).count;
 
     const engine = services.search.engine;
     const bare = createServer(async (request, response) => {
@@ -240,11 +176,10 @@ export const searchSuite: Suite = {
     if (check.status !== 201) throw new Error(`search answered ${check.status}: ${JSON.stringify(check.body)}`);
     const count = (check.body as { data: { results: { count: number }[] }[] }).data[0]!.results[0]!.count;
 
-    log('measuring the engine called directly');
-    const direct = await measureDirect(
-      () => engine.search(definition, query),
-      load.warmupSeconds,
-      load.durationSeconds,
+    log('measuring the engine called directly and MiniSearch, interleaved');
+    const [direct, peer] = await measureInProcess(
+      [() => engine.search(definition, query), () => searchMiniSearch(miniSearch)],
+      load,
     );
     const [bareResult, fullResult] = await measure([
       { url: bareOrigin, method: 'POST', headers: { 'content-type': 'application/json' }, body },
@@ -253,11 +188,18 @@ export const searchSuite: Suite = {
 
     this.notes.push(
       `Search: ${integer.format(DOCUMENTS)} generated products upserted over HTTP in batches of ${BATCH} in ${seconds(upsertMs)} s (${integer.format(DOCUMENTS / (upsertMs / 1000))} documents/s, each batch stored in PostgreSQL and applied to the in-memory index before the 204).`,
-      `Search: rebuilding the in-memory index of ${integer.format(DOCUMENTS)} documents from PostgreSQL, as at start, took ${seconds(rebuildMs)} s; it holds ${heapMb.toFixed(0)} MiB of JS heap (resident set grew ${rssMb.toFixed(0)} MiB).`,
+      `Search: rebuilding the in-memory index of ${integer.format(DOCUMENTS)} documents from PostgreSQL, as at start, took ${seconds(rebuildMs)} s; it holds ${rebuilt.heapMb.toFixed(0)} MiB of JS heap and array buffers (resident set grew ${rebuilt.rssMb.toFixed(0)} MiB).`,
       `Search rows: the query "${CONTEXT.q}" (prefix on the last word) with a price filter and two facets, ${integer.format(count)} matches, 10 hits. "engine called directly" is EmbeddedEngine.search() in a loop in this process, one call at a time (its p50/p99 are per call, not under 50 connections); the bare node:http row parses the body and calls the engine, with no authentication, validation, database or search log; the full stack adds those.`,
+      `Search peer: the same ${integer.format(DOCUMENTS)} products in MiniSearch ${MINISEARCH_VERSION} in this process (search fields ${INDEX.search_fields.join(', ')}; the engine's typo budget per word, prefix on the last word, combineWith AND; every field a hit returns stored), queried with the same words and price filter, without facets (${integer.format(miniSearchCount)} matches, 10 hits), measured in the same interleaved rounds as the direct engine: median round ${integer.format(median(direct!.roundRequestsPerSecond))} vs ${integer.format(median(peer!.roundRequestsPerSecond))} queries/s (${(median(direct!.roundRequestsPerSecond) / median(peer!.roundRequestsPerSecond)).toFixed(1)}×). JS heap and array buffers of the index: embedded ${rebuilt.heapMb.toFixed(0)} MiB, MiniSearch ${miniSearchHeapMb.toFixed(0)} MiB (${(rebuilt.heapMb / miniSearchHeapMb).toFixed(2)}×).`,
     );
     return [
-      { id: 'search.direct', label: 'search: engine called directly (in process)', result: direct },
+      { id: 'search.minisearch', label: 'search: MiniSearch, same products (in process, peer)', result: peer! },
+      {
+        id: 'search.direct',
+        label: 'search: engine called directly (in process)',
+        result: direct!,
+        baselines: ['search.minisearch'],
+      },
       {
         id: 'search.bare',
         label: 'search: bare node:http + engine, no auth',

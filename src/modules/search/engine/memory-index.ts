@@ -21,6 +21,7 @@ import type {
 } from './engine';
 import { filtersWithout, passesFilters } from './filter-match';
 import { phraseSynonyms, phraseTokens, replacePhrases, stopPhrases, type PhraseIndex } from './phrases';
+import { TermTrie } from './term-trie';
 import { escapeHtml, facetValueMatches, tokenize, tokenizeWithOffsets, typoBudget } from './text';
 
 /** Completions of the last (prefix) word that are searched: the most frequent ones. */
@@ -32,91 +33,10 @@ const MAX_PROXIMITY = 8;
 const HIGHLIGHT_PRE = '<mark>';
 const HIGHLIGHT_POST = '</mark>';
 
-interface WordDocuments {
-  typos: Int8Array;
-  slots: number[];
-}
-
-interface PositionalScores {
-  proximity: number;
-  attribute: number;
-  exactness: number;
-}
-
-/**
- * Proximity, attribute and exactness of a document from where its words match the query words,
- * in one pass over its words with buffers reused from document to document.
- */
-class PositionalScorer {
-  private readonly n: number;
-  private readonly bestField: Int32Array;
-  private readonly exact: Uint8Array;
-  /** Last position of each query word in the field being read, -1 when none yet. */
-  private readonly last: Int32Array;
-  private readonly closest: Int32Array;
-
-  /** For each document word that matches, which query words it matches: one lookup per word read. */
-  private readonly matchesOf = new Map<string, { word: number; exact: boolean }[]>();
-
-  constructor(
-    matches: Map<string, WordMatch>[],
-    private readonly fieldCount: number,
-  ) {
-    this.n = matches.length;
-    matches.forEach((wordMatches, word) => {
-      for (const [term, match] of wordMatches) {
-        let list = this.matchesOf.get(term);
-        if (!list) this.matchesOf.set(term, (list = []));
-        list.push({ word, exact: match.exact });
-      }
-    });
-    this.bestField = new Int32Array(this.n);
-    this.exact = new Uint8Array(this.n);
-    this.last = new Int32Array(this.n);
-    this.closest = new Int32Array(Math.max(0, this.n - 1));
-  }
-
-  score(fields: string[][]): PositionalScores {
-    const { n, matchesOf, bestField, exact, last, closest } = this;
-    bestField.fill(this.fieldCount);
-    exact.fill(0);
-    closest.fill(MAX_PROXIMITY);
-    for (let field = 0; field < fields.length; field++) {
-      last.fill(-1);
-      const words = fields[field]!;
-      for (let position = 0; position < words.length; position++) {
-        const found = matchesOf.get(words[position]!);
-        if (!found) continue;
-        for (const match of found) {
-          const i = match.word;
-          if (field < bestField[i]!) bestField[i] = field;
-          if (match.exact) exact[i] = 1;
-          // In order the distance counts as is, reversed one more.
-          if (i > 0 && last[i - 1]! >= 0 && last[i - 1] !== position)
-            closest[i - 1] = Math.min(closest[i - 1]!, position - last[i - 1]!);
-          if (i + 1 < n && last[i + 1]! >= 0 && last[i + 1] !== position)
-            closest[i] = Math.min(closest[i]!, position - last[i + 1]! + 1);
-          last[i] = position;
-        }
-      }
-    }
-    let proximity = 0;
-    for (let i = 0; i < n - 1; i++) proximity += closest[i]!;
-    let attribute = 0;
-    let exactness = 0;
-    for (let i = 0; i < n; i++) {
-      attribute += bestField[i]!;
-      exactness += exact[i]!;
-    }
-    return { proximity, attribute, exactness };
-  }
-}
-
-interface Entry {
-  document: IndexedDocument;
-  /** Words of each search field, in the order of `definition.searchFields`. */
-  words: string[][];
-}
+/** Typo buffers kept from search to search: as many as most queries have words. */
+const RETAINED_TYPO_BUFFERS = 8;
+/** Closes each search field in a document's term ids (no term has this id). */
+const FIELD_END = 0xffffffff;
 
 /** How a document word matches one query word. */
 interface WordMatch {
@@ -125,15 +45,56 @@ interface WordMatch {
   exact: boolean;
 }
 
+/** The ascending slots of the documents holding a term, and the typos the term counts for. */
+interface TermPostings {
+  slots: number[];
+  typos: number;
+}
+
+/** Proximity, attribute and exactness of each ranked document, by its place in the ranked list. */
+interface PositionalScores {
+  proximity: Int32Array;
+  attribute: Int32Array;
+  exactness: Int32Array;
+}
+
 const valuesOf = (value: FieldValue | undefined): Scalar[] =>
   value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
 
+/** A typed array twice as long (at least `needed`), with the contents of `array`. */
+function grown<T extends Uint32Array | Int32Array>(array: T, needed: number): T {
+  if (needed <= array.length) return array;
+  const next = new (array.constructor as new (length: number) => T)(Math.max(needed, array.length * 2));
+  next.set(array);
+  return next;
+}
+
 export class MemoryIndex {
-  private entries: (Entry | undefined)[] = [];
+  /** Documents by slot; a replaced or removed document leaves its slot empty until the next compaction. */
+  private documents: (IndexedDocument | undefined)[] = [];
   private readonly slotOf = new Map<string, number>();
-  private postings = new Map<string, number[]>();
-  private sortedTerms: string[] | null = null;
+  private readonly termIds = new Map<string, number>();
+  /** Terms by id: the words of documents and the group tokens of phrases. */
+  private terms: string[] = [];
+  /** Slots of the documents holding each term, by term id, ascending. */
+  private postings: number[][] = [];
+  /** The terms sorted, and as a trie for the typo search; rebuilt by the first search after new terms. */
+  private dictionary: { sorted: string[]; trie: TermTrie } | null = null;
+  /**
+   * Every document's search fields as term ids, slot after slot and field after field, each field
+   * closed by FIELD_END; a slot's run starts at `wordStart[slot]` and ends where the next one's starts.
+   */
+  private words = new Uint32Array(1 << 16);
+  private wordStart = new Uint32Array(1 << 12);
   private dead = 0;
+  /**
+   * Buffers reused by searches. Per query word, the fewest typos each slot needs (-1: not there),
+   * and per term, its row in the query's term matches (-1: none); every search puts back the -1s it
+   * changed, so a search of up to RETAINED_TYPO_BUFFERS words neither allocates nor clears a buffer
+   * the size of the index.
+   */
+  private typoScratch: Int8Array[] = [];
+  private termScratch = new Int32Array(0);
   private readonly synonymsOf = new Map<string, Set<string>>();
   private readonly stopPhrases: PhraseIndex;
   private readonly phrases: { documents: PhraseIndex; queries: PhraseIndex };
@@ -161,30 +122,50 @@ export class MemoryIndex {
     return this.slotOf.size;
   }
 
+  /** The id of a term, added to the dictionary when new. */
+  private termId(term: string): number {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.termIds.set(term, id);
+      this.terms.push(term);
+      this.postings.push([]);
+      this.dictionary = null;
+    }
+    return id;
+  }
+
+  /** Lists `slot` under a term once, however often the document holds it (postings grow in slot order). */
+  private post(id: number, slot: number) {
+    const list = this.postings[id]!;
+    if (list.length === 0 || list[list.length - 1] !== slot) list.push(slot);
+  }
+
   /** Inserts or replaces documents by id. */
   upsert(documents: IndexedDocument[]) {
     for (const document of documents) {
       const previous = this.slotOf.get(document.id);
       if (previous !== undefined) {
-        this.entries[previous] = undefined;
+        this.documents[previous] = undefined;
         this.dead += 1;
       }
-      const slot = this.entries.length;
-      const words = this.definition.searchFields.map((field) =>
-        valuesOf(document.values[field]).flatMap((value) => tokenize(String(value))),
-      );
-      this.entries.push({ document, words });
+      const slot = this.documents.length;
+      this.documents.push(document);
       this.slotOf.set(document.id, slot);
-      const phraseGroups = words.flatMap((fieldWords) => phraseTokens(fieldWords, this.phrases.documents));
-      for (const word of new Set([...words.flat(), ...phraseGroups])) {
-        let list = this.postings.get(word);
-        if (!list) {
-          list = [];
-          this.postings.set(word, list);
-          this.sortedTerms = null;
+      let at = this.wordStart[slot]!;
+      for (const field of this.definition.searchFields) {
+        const fieldWords = valuesOf(document.values[field]).flatMap((value) => tokenize(String(value)));
+        this.words = grown(this.words, at + fieldWords.length + 1);
+        for (const word of fieldWords) {
+          const id = this.termId(word);
+          this.words[at++] = id;
+          this.post(id, slot);
         }
-        list.push(slot);
+        this.words[at++] = FIELD_END;
+        for (const token of phraseTokens(fieldWords, this.phrases.documents)) this.post(this.termId(token), slot);
       }
+      this.wordStart = grown(this.wordStart, slot + 2);
+      this.wordStart[slot + 1] = at;
     }
     // Replaced documents leave dead slots in the postings; rebuild once they outnumber the live ones.
     if (this.dead > 1000 && this.dead > this.slotOf.size) this.compact();
@@ -195,7 +176,7 @@ export class MemoryIndex {
     for (const id of ids) {
       const slot = this.slotOf.get(id);
       if (slot === undefined) continue;
-      this.entries[slot] = undefined;
+      this.documents[slot] = undefined;
       this.slotOf.delete(id);
       this.dead += 1;
     }
@@ -203,15 +184,21 @@ export class MemoryIndex {
   }
 
   clear() {
-    this.entries = [];
+    this.documents = [];
     this.slotOf.clear();
-    this.postings = new Map();
-    this.sortedTerms = null;
+    this.termIds.clear();
+    this.terms = [];
+    this.postings = [];
+    this.dictionary = null;
+    this.words = new Uint32Array(1 << 16);
+    this.wordStart = new Uint32Array(1 << 12);
+    this.typoScratch = [];
+    this.termScratch = new Int32Array(0);
     this.dead = 0;
   }
 
   private compact() {
-    const live = this.entries.filter((entry): entry is Entry => entry !== undefined).map((entry) => entry.document);
+    const live = this.documents.filter((document): document is IndexedDocument => document !== undefined);
     this.clear();
     this.upsert(live);
   }
@@ -219,14 +206,18 @@ export class MemoryIndex {
   /** Document words that match a query word, with their typo count. */
   private matchesOf(word: string, prefix: boolean): Map<string, WordMatch> {
     const matches = new Map<string, WordMatch>();
-    if (this.postings.has(word)) matches.set(word, { typos: 0, exact: true });
+    if (this.termIds.has(word)) matches.set(word, { typos: 0, exact: true });
     for (const synonym of this.synonymsOf.get(word) ?? []) {
-      if (this.postings.has(synonym) && !matches.has(synonym)) matches.set(synonym, { typos: 0, exact: false });
+      if (this.termIds.has(synonym) && !matches.has(synonym)) matches.set(synonym, { typos: 0, exact: false });
     }
     const budget = typoBudget(word);
-    const terms = (this.sortedTerms ??= [...this.postings.keys()].sort());
+    if (!this.dictionary) {
+      const sorted = [...this.terms].sort();
+      this.dictionary = { sorted, trie: new TermTrie(sorted) };
+    }
+    const terms = this.dictionary.sorted;
     if (budget > 0) {
-      for (const [term, typos] of termsWithin(terms, word, budget))
+      for (const [term, typos] of this.dictionary.trie.within(word, budget))
         if (!matches.has(term)) matches.set(term, { typos, exact: false });
     }
     if (prefix) {
@@ -234,7 +225,8 @@ export class MemoryIndex {
       for (let i = lowerBound(terms, word); i < terms.length && terms[i]!.startsWith(word); i++)
         if (terms[i] !== word) completions.push(terms[i]!);
       if (completions.length > MAX_PREFIX_EXPANSIONS) {
-        completions.sort((a, b) => this.postings.get(b)!.length - this.postings.get(a)!.length);
+        const frequency = (term: string) => this.postings[this.termIds.get(term)!]!.length;
+        completions.sort((a, b) => frequency(b) - frequency(a));
         completions.length = MAX_PREFIX_EXPANSIONS;
       }
       for (const term of completions) if (!matches.has(term)) matches.set(term, { typos: 0, exact: false });
@@ -243,28 +235,87 @@ export class MemoryIndex {
   }
 
   /**
-   * Documents containing a query word: per slot the fewest typos it took (-1: not there), and the
-   * slots. With `within` (the first word's documents), only those slots are recorded: a document
-   * without the first word is never a candidate, so later words need not list it.
+   * One buffer of typos per query word, each as long as there are slots and all -1. The first
+   * RETAINED_TYPO_BUFFERS are kept for the next search; a longer query's others are its own.
    */
-  private documentsOf(matches: Map<string, WordMatch>, within?: Int8Array): WordDocuments {
-    const typos = new Int8Array(this.entries.length).fill(-1);
-    const slots: number[] = [];
+  private typoBuffers(count: number): Int8Array[] {
+    const slots = this.documents.length;
+    if (this.typoScratch.length > 0 && this.typoScratch[0]!.length < slots) this.typoScratch = [];
+    const capacity = Math.max(slots + (slots >> 2), 1024);
+    while (this.typoScratch.length < Math.min(count, RETAINED_TYPO_BUFFERS))
+      this.typoScratch.push(new Int8Array(capacity).fill(-1));
+    const buffers = this.typoScratch.slice(0, count);
+    while (buffers.length < count) buffers.push(new Int8Array(capacity).fill(-1));
+    return buffers;
+  }
+
+  /** The postings of the terms a query word matches, with their typo counts. */
+  private postingsOf(matches: Map<string, WordMatch>): TermPostings[] {
+    const terms: TermPostings[] = [];
+    for (const [term, match] of matches)
+      terms.push({ slots: this.postings[this.termIds.get(term)!]!, typos: match.typos });
+    return terms;
+  }
+
+  /** The live documents holding any of a word's terms, ascending, with the fewest typos each needs. */
+  private documentsOf(terms: TermPostings[], scratch: Int8Array): { slots: number[]; typos: Int8Array } {
+    if (terms.length === 1 && this.dead === 0) {
+      const [only] = terms;
+      return { slots: only!.slots.slice(), typos: new Int8Array(only!.slots.length).fill(only!.typos) };
+    }
     // Dead slots only exist after documents were replaced or removed.
-    const entries = this.dead > 0 ? this.entries : undefined;
-    for (const [term, match] of matches) {
-      const cost = match.typos;
-      for (const slot of this.postings.get(term)!) {
-        if (within !== undefined && within[slot]! < 0) continue;
-        if (entries !== undefined && entries[slot] === undefined) continue;
-        const known = typos[slot]!;
+    const documents = this.dead > 0 ? this.documents : undefined;
+    const found: number[] = [];
+    for (const { slots, typos: cost } of terms) {
+      for (const slot of slots) {
+        if (documents !== undefined && documents[slot] === undefined) continue;
+        const known = scratch[slot]!;
         if (known === -1) {
-          slots.push(slot);
-          typos[slot] = cost;
-        } else if (cost < known) typos[slot] = cost;
+          found.push(slot);
+          scratch[slot] = cost;
+        } else if (cost < known) scratch[slot] = cost;
       }
     }
-    return { typos, slots };
+    const sorted = terms.length === 1 ? found : Array.from(Int32Array.from(found).sort());
+    const typos = new Int8Array(sorted.length);
+    for (let i = 0; i < sorted.length; i++) {
+      typos[i] = scratch[sorted[i]!]!;
+      scratch[sorted[i]!] = -1;
+    }
+    return { slots: sorted, typos };
+  }
+
+  /**
+   * Documents holding the first `count` query words, and per query word the typos each of them
+   * needs for it. The rarest word's documents are narrowed down by the others', most selective
+   * first, each looked up in the ascending postings by galloping: the work follows the number of
+   * candidates, not the length of a frequent word's postings.
+   */
+  private intersect(words: TermPostings[][], count: number, scratch: Int8Array) {
+    const size = (terms: TermPostings[]) => terms.reduce((sum, term) => sum + term.slots.length, 0);
+    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => size(words[a]!) - size(words[b]!));
+    const start = this.documentsOf(words[order[0]!]!, scratch);
+    let slots = start.slots;
+    const typos: (Int8Array | undefined)[] = new Array<Int8Array | undefined>(words.length);
+    typos[order[0]!] = start.typos;
+    for (const word of order.slice(1)) {
+      const found = typosWithin(slots, words[word]!);
+      typos[word] = found;
+      let kept = 0;
+      for (let i = 0; i < slots.length; i++) if (found[i]! >= 0) kept += 1;
+      if (kept === slots.length) continue;
+      const narrowed = new Array<number>(kept);
+      const narrowedTypos = typos.map((of) => of && new Int8Array(kept));
+      for (let i = 0, at = 0; i < slots.length; i++) {
+        if (found[i]! < 0) continue;
+        narrowed[at] = slots[i]!;
+        for (let w = 0; w < typos.length; w++) if (typos[w]) narrowedTypos[w]![at] = typos[w]![i]!;
+        at += 1;
+      }
+      slots = narrowed;
+      typos.splice(0, typos.length, ...narrowedTypos);
+    }
+    return { slots, typos };
   }
 
   private queryWords(q: string): string[] {
@@ -278,42 +329,57 @@ export class MemoryIndex {
     const words = this.queryWords(query.q);
     const prefixLast = words.length > 0 && !/[\s\p{P}]$/u.test(query.q);
     const matches = words.map((word, i) => this.matchesOf(word, prefixLast && i === words.length - 1));
-    const documents: WordDocuments[] = [];
-    for (const wordMatches of matches) documents.push(this.documentsOf(wordMatches, documents[0]?.typos));
-
-    // Documents with every query word; while they are fewer than the threshold, the last words are dropped.
-    let candidates: number[];
-    if (words.length === 0) {
-      candidates = [];
-      for (let slot = 0; slot < this.entries.length; slot++) if (this.entries[slot]) candidates.push(slot);
-    } else {
-      const levels: number[][] = [documents[0]!.slots];
-      for (let i = 1; i < words.length; i++)
-        levels.push(levels[i - 1]!.filter((slot) => documents[i]!.typos[slot]! >= 0));
+    const typos = this.typoBuffers(words.length);
+    let candidates: number[] = [];
+    try {
+      if (words.length === 0) {
+        for (let slot = 0; slot < this.documents.length; slot++) if (this.documents[slot]) candidates.push(slot);
+        return this.resultOf(query, words, matches, typos, candidates);
+      }
+      // Documents with every query word; while they are fewer than the threshold, the last words are dropped.
+      const postings = matches.map((wordMatches) => this.postingsOf(wordMatches));
       let k = words.length;
-      while (k > 1 && levels[k - 1]!.length < query.threshold) k -= 1;
-      candidates = levels[k - 1]!;
+      let level = this.intersect(postings, k, typos[0]!);
+      while (k > 1 && level.slots.length < query.threshold) level = this.intersect(postings, --k, typos[0]!);
+      candidates = level.slots;
+      // The ranking rules count every query word, the dropped ones too; they read typos by slot.
+      for (let i = 0; i < words.length; i++) {
+        const of = level.typos[i] ?? typosWithin(candidates, postings[i]!);
+        const buffer = typos[i]!;
+        for (let c = 0; c < candidates.length; c++) buffer[candidates[c]!] = of[c]!;
+      }
+      return this.resultOf(query, words, matches, typos, candidates);
+    } finally {
+      for (const buffer of typos) for (const slot of candidates) buffer[slot] = -1;
     }
+  }
+
+  private resultOf(
+    query: EngineQuery,
+    words: string[],
+    matches: Map<string, WordMatch>[],
+    typos: Int8Array[],
+    candidates: number[],
+  ): EngineResult {
     const hidden = new Set(query.hide ?? []);
-    const visible =
-      hidden.size === 0 ? candidates : candidates.filter((slot) => !hidden.has(this.entries[slot]!.document.id));
+    const visible = hidden.size === 0 ? candidates : candidates.filter((slot) => !hidden.has(this.documents[slot]!.id));
     const filtered =
       query.filters.length === 0
         ? visible
-        : visible.filter((slot) => passesFilters(this.entries[slot]!.document.values, query.filters));
+        : visible.filter((slot) => passesFilters(this.documents[slot]!.values, query.filters));
 
     const { facets, facetsStats } = query.disjunctiveFacets
       ? this.disjunctiveFacetsOf(visible, filtered, query)
       : this.facetsOf(filtered, query.facets);
     const facetHits = query.facetQuery && this.facetHitsOf(visible, filtered, query, query.facetQuery);
     const pins = this.pinned(query, hidden);
-    const ranked = this.rank(filtered, words, matches, documents, query.sort, query.offset + query.limit + pins.length);
+    const ranked = this.rank(filtered, words, matches, typos, query.sort, query.offset + query.limit + pins.length);
     const order = pins.length === 0 ? ranked.slots : placePins(ranked.slots, pins);
     const page = order.slice(query.offset, query.offset + query.limit);
     const matched = pins.length === 0 ? new Set<number>() : new Set(filtered);
     return {
       count: ranked.count + pins.filter((pin) => !matched.has(pin.slot)).length,
-      hits: page.map((slot) => this.hitOf(this.entries[slot]!, words, matches)),
+      hits: page.map((slot) => this.hitOf(this.documents[slot]!, words, matches)),
       facets,
       facetsStats,
       ...(facetHits ? { facetHits } : {}),
@@ -326,7 +392,7 @@ export class MemoryIndex {
     for (const pin of query.pin ?? []) {
       const slot = this.slotOf.get(pin.id);
       if (slot === undefined || hidden.has(pin.id)) continue;
-      if (!passesFilters(this.entries[slot]!.document.values, query.filters)) continue;
+      if (!passesFilters(this.documents[slot]!.values, query.filters)) continue;
       pins.push({ slot, position: pin.position });
     }
     return pins.sort((a, b) => a.position - b.position);
@@ -343,10 +409,10 @@ export class MemoryIndex {
     const slots =
       others.length === query.filters.length
         ? filtered
-        : candidates.filter((slot) => passesFilters(this.entries[slot]!.document.values, others));
+        : candidates.filter((slot) => passesFilters(this.documents[slot]!.values, others));
     const counts = new Map<string, number>();
     for (const slot of slots) {
-      for (const value of new Set(valuesOf(this.entries[slot]!.document.values[facetQuery.field]).map(String)))
+      for (const value of new Set(valuesOf(this.documents[slot]!.values[facetQuery.field]).map(String)))
         counts.set(value, (counts.get(value) ?? 0) + 1);
     }
     return [...counts]
@@ -365,7 +431,7 @@ export class MemoryIndex {
       const slots =
         others.length === query.filters.length
           ? filtered
-          : candidates.filter((slot) => passesFilters(this.entries[slot]!.document.values, others));
+          : candidates.filter((slot) => passesFilters(this.documents[slot]!.values, others));
       const one = this.facetsOf(slots, [field]);
       Object.assign(facets, one.facets);
       Object.assign(facetsStats, one.facetsStats);
@@ -392,19 +458,111 @@ export class MemoryIndex {
         }
       };
       for (const slot of slots) {
-        const value = this.entries[slot]!.document.values[field];
+        const value = this.documents[slot]!.values[field];
         if (value === null || value === undefined) continue;
         if (Array.isArray(value)) new Set(value).forEach(count);
         else count(value);
       }
-      const top = [...counts]
-        .map(([value, n]) => [String(value), n] as const)
-        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-        .slice(0, MAX_FACET_VALUES);
-      facets[field] = Object.fromEntries(top);
+      facets[field] = Object.fromEntries(topValues(counts));
       if (this.types.get(field) === 'NUMBER' && n > 0) facetsStats[field] = { min, max, avg: sum / n, sum };
     }
     return { facets, facetsStats };
+  }
+
+  /**
+   * Proximity, attribute and exactness of each document from where its words match the query
+   * words, in one pass over each document's term ids with buffers reused from document to document.
+   */
+  private positionalScores(slots: number[], matches: Map<string, WordMatch>[]): PositionalScores {
+    const n = matches.length;
+    const fieldCount = this.definition.searchFields.length;
+    // For each matching term, which query words it matches: one typed-array lookup per document word.
+    if (this.termScratch.length < this.terms.length)
+      this.termScratch = new Int32Array(this.terms.length + (this.terms.length >> 2)).fill(-1);
+    const rowOf = this.termScratch;
+    const byTerm = new Map<number, number[]>();
+    matches.forEach((wordMatches, word) => {
+      for (const [term, match] of wordMatches) {
+        const id = this.termIds.get(term)!;
+        let list = byTerm.get(id);
+        if (!list) byTerm.set(id, (list = []));
+        list.push(match.exact ? -word - 1 : word);
+      }
+    });
+    const from = new Int32Array(byTerm.size + 1);
+    const matchWord = new Int32Array([...byTerm.values()].reduce((sum, list) => sum + list.length, 0));
+    const matchExact = new Uint8Array(matchWord.length);
+    let row = 0;
+    let at = 0;
+    for (const [id, list] of byTerm) {
+      rowOf[id] = row;
+      for (const encoded of list) {
+        matchWord[at] = encoded < 0 ? -encoded - 1 : encoded;
+        matchExact[at++] = encoded < 0 ? 1 : 0;
+      }
+      from[++row] = at;
+    }
+
+    const scores = {
+      proximity: new Int32Array(slots.length),
+      attribute: new Int32Array(slots.length),
+      exactness: new Int32Array(slots.length),
+    };
+    const bestField = new Int32Array(n);
+    const exact = new Uint8Array(n);
+    /** Last position of each query word in the field being read, -1 when none yet. */
+    const last = new Int32Array(n);
+    const closest = new Int32Array(Math.max(0, n - 1));
+    const { words, wordStart } = this;
+    try {
+      for (let s = 0; s < slots.length; s++) {
+        const slot = slots[s]!;
+        bestField.fill(fieldCount);
+        exact.fill(0);
+        closest.fill(MAX_PROXIMITY);
+        last.fill(-1);
+        let field = 0;
+        let position = 0;
+        for (let w = wordStart[slot]!, end = wordStart[slot + 1]!; w < end; w++) {
+          const term = words[w]!;
+          if (term === FIELD_END) {
+            field += 1;
+            position = 0;
+            last.fill(-1);
+            continue;
+          }
+          const r = rowOf[term]!;
+          if (r >= 0) {
+            for (let m = from[r]!, mEnd = from[r + 1]!; m < mEnd; m++) {
+              const i = matchWord[m]!;
+              if (field < bestField[i]!) bestField[i] = field;
+              if (matchExact[m] === 1) exact[i] = 1;
+              // In order the distance counts as is, reversed one more.
+              if (i > 0 && last[i - 1]! >= 0 && last[i - 1] !== position)
+                closest[i - 1] = Math.min(closest[i - 1]!, position - last[i - 1]!);
+              if (i + 1 < n && last[i + 1]! >= 0 && last[i + 1] !== position)
+                closest[i] = Math.min(closest[i]!, position - last[i + 1]! + 1);
+              last[i] = position;
+            }
+          }
+          position += 1;
+        }
+        let proximity = 0;
+        for (let i = 0; i < n - 1; i++) proximity += closest[i]!;
+        let attribute = 0;
+        let exactness = 0;
+        for (let i = 0; i < n; i++) {
+          attribute += bestField[i]!;
+          exactness += exact[i]!;
+        }
+        scores.proximity[s] = proximity;
+        scores.attribute[s] = attribute;
+        scores.exactness[s] = exactness;
+      }
+    } finally {
+      for (const id of byTerm.keys()) rowOf[id] = -1;
+    }
+    return scores;
   }
 
   /**
@@ -416,69 +574,67 @@ export class MemoryIndex {
     slots: number[],
     words: string[],
     matches: Map<string, WordMatch>[],
-    documents: WordDocuments[],
+    typos: Int8Array[],
     sort: SortKey[],
     needed: number,
   ) {
     const rules = [...sort, ...this.definition.rankingRules];
-    const keys: ((slot: number) => number | Scalar | undefined)[] = [];
+    // Keys are computed once per document, into one array per rule indexed by the document's place in `slots`.
+    const keys: (Int32Array | (Scalar | undefined)[])[] = [];
     const directions: number[] = [];
     const positional =
-      words.length > 0 && rules.some((rule) => rule === 'proximity' || rule === 'attribute' || rule === 'exactness');
-    const scorer = positional ? new PositionalScorer(matches, this.definition.searchFields.length) : undefined;
-    const details = new Map<number, PositionalScores>();
-    const detail = (slot: number) => {
-      let known = details.get(slot);
-      if (!known) details.set(slot, (known = scorer!.score(this.entries[slot]!.words)));
-      return known;
-    };
+      words.length > 0 && rules.some((rule) => rule === 'proximity' || rule === 'attribute' || rule === 'exactness')
+        ? this.positionalScores(slots, matches)
+        : undefined;
     for (const rule of rules) {
       if (typeof rule === 'object') {
-        keys.push((slot) => valuesOf(this.entries[slot]!.document.values[rule.field])[0]);
+        keys.push(slots.map((slot) => valuesOf(this.documents[slot]!.values[rule.field])[0]));
         directions.push(rule.direction === 'asc' ? 1 : -1);
       } else if (words.length > 0) {
-        if (rule === 'words')
-          keys.push((slot) => -documents.reduce((sum, d) => sum + (d.typos[slot]! >= 0 ? 1 : 0), 0));
-        else if (rule === 'typo')
-          keys.push((slot) => documents.reduce((sum, d) => sum + Math.max(0, d.typos[slot]!), 0));
-        else if (positional && rule === 'proximity') keys.push((slot) => detail(slot).proximity);
-        else if (positional && rule === 'attribute') keys.push((slot) => detail(slot).attribute);
-        else if (positional && rule === 'exactness') keys.push((slot) => -detail(slot).exactness);
+        if (rule === 'words' || rule === 'typo') {
+          const key = new Int32Array(slots.length);
+          for (const of of typos) {
+            for (let s = 0; s < slots.length; s++) {
+              const count = of[slots[s]!]!;
+              if (rule === 'words') key[s] = key[s]! - (count >= 0 ? 1 : 0);
+              else if (count > 0) key[s] = key[s]! + count;
+            }
+          }
+          keys.push(key);
+        } else if (positional && rule === 'proximity') keys.push(positional.proximity);
+        else if (positional && rule === 'attribute') keys.push(positional.attribute);
+        else if (positional && rule === 'exactness') keys.push(positional.exactness.map((value) => -value));
         else continue;
         directions.push(1);
       }
     }
-    // Keys are computed once per document, into one array per rule indexed by slot.
-    const computed = keys.map((key) => {
-      const values: (number | Scalar | undefined)[] = [];
-      for (const slot of slots) values[slot] = key(slot);
-      return values;
-    });
-    const ids = this.entries;
+    const documents = this.documents;
     const compare = (a: number, b: number) => {
-      for (let i = 0; i < computed.length; i++) {
-        const x = computed[i]![a];
-        const y = computed[i]![b];
+      for (let i = 0; i < keys.length; i++) {
+        const x = keys[i]![a];
+        const y = keys[i]![b];
         if (x === y) continue;
         // Documents without a value for a sort rule come last in either direction.
         if (x === undefined) return 1;
         if (y === undefined) return -1;
         return (x < y ? -1 : 1) * directions[i]!;
       }
-      const ia = ids[a]!.document.id;
-      const ib = ids[b]!.document.id;
+      const ia = documents[slots[a]!]!.id;
+      const ib = documents[slots[b]!]!.id;
       return ia < ib ? -1 : ia > ib ? 1 : 0;
     };
+    const places = Array.from({ length: slots.length }, (_, s) => s);
 
     const distinct = this.definition.distinctField;
     if (!distinct) {
-      return { slots: topOf(slots, needed, compare), count: slots.length };
+      return { slots: topOf(places, needed, compare).map((s) => slots[s]!), count: slots.length };
     }
-    const sorted = [...slots].sort(compare);
+    const sorted = places.sort(compare);
     const seen = new Set<string>();
     const kept: number[] = [];
-    for (const slot of sorted) {
-      const value = valuesOf(this.entries[slot]!.document.values[distinct])[0];
+    for (const s of sorted) {
+      const slot = slots[s]!;
+      const value = valuesOf(this.documents[slot]!.values[distinct])[0];
       if (value !== undefined) {
         const key = `${typeof value}:${String(value)}`;
         if (seen.has(key)) continue;
@@ -489,10 +645,10 @@ export class MemoryIndex {
     return { slots: kept.slice(0, needed), count: kept.length };
   }
 
-  private hitOf(entry: Entry, words: string[], matches: Map<string, WordMatch>[]): EngineHit {
+  private hitOf(document: IndexedDocument, words: string[], matches: Map<string, WordMatch>[]): EngineHit {
     const highlight: EngineHit['highlight'] = {};
     for (const field of this.definition.searchFields) {
-      const value = entry.document.values[field];
+      const value = document.values[field];
       if (value === null || value === undefined) continue;
       const one = (text: string): HighlightResult => {
         let out = '';
@@ -518,8 +674,29 @@ export class MemoryIndex {
       };
       highlight[field] = Array.isArray(value) ? value.map((item) => one(String(item))) : one(String(value));
     }
-    return { document: entry.document, highlight };
+    return { document, highlight };
   }
+}
+
+/**
+ * The most frequent values, at most MAX_FACET_VALUES, by count and then by value as text. Values
+ * are grouped by count, and each group's texts sorted natively (by code unit, as `<` compares).
+ */
+function topValues(counts: Map<Scalar, number>): [string, number][] {
+  const byCount = new Map<number, string[]>();
+  for (const [value, count] of counts) {
+    const texts = byCount.get(count);
+    if (texts) texts.push(String(value));
+    else byCount.set(count, [String(value)]);
+  }
+  const top: [string, number][] = [];
+  for (const count of [...byCount.keys()].sort((a, b) => b - a)) {
+    for (const text of byCount.get(count)!.sort()) {
+      if (top.length === MAX_FACET_VALUES) return top;
+      top.push([text, count]);
+    }
+  }
+  return top;
 }
 
 /** Ranked slots with the pinned ones moved to their positions (or the end, when the list is shorter). */
@@ -568,6 +745,45 @@ function topOf(items: number[], k: number, compare: (a: number, b: number) => nu
   return heap.sort(compare);
 }
 
+/**
+ * For each of the ascending `slots`, the fewest typos among the terms whose postings hold it, -1
+ * when none does. Each posting list is searched forward from where the previous slot was found,
+ * in steps that double (galloping), so a long list costs about log(its length / slots) per slot.
+ */
+function typosWithin(slots: number[], terms: TermPostings[]): Int8Array {
+  const found = new Int8Array(slots.length).fill(-1);
+  for (const { slots: list, typos: cost } of terms) {
+    const length = list.length;
+    let at = 0;
+    for (let c = 0; c < slots.length && at < length; c++) {
+      const target = slots[c]!;
+      if (list[at]! < target) {
+        let step = 1;
+        let high = at + 1;
+        while (high < length && list[high]! < target) {
+          at = high;
+          step *= 2;
+          high = at + step;
+        }
+        let low = at + 1;
+        high = Math.min(high, length);
+        while (low < high) {
+          const middle = (low + high) >> 1;
+          if (list[middle]! < target) low = middle + 1;
+          else high = middle;
+        }
+        at = low;
+        if (at >= length) break;
+      }
+      if (list[at] === target) {
+        const known = found[c]!;
+        if (known === -1 || cost < known) found[c] = cost;
+      }
+    }
+  }
+  return found;
+}
+
 /** Index of the first term not below `word`. */
 function lowerBound(terms: string[], word: string): number {
   let low = 0;
@@ -578,74 +794,4 @@ function lowerBound(terms: string[], word: string): number {
     else high = middle;
   }
   return low;
-}
-
-/**
- * Terms within `max` edits (Damerau-Levenshtein, optimal string alignment) of `word`, found by
- * walking the sorted terms like a trie: one row of the edit-distance table per character of the
- * current term, reused for the prefix the next term shares, and every term under a prefix whose
- * row already exceeds `max` skipped at once. Most of a large vocabulary is never looked at.
- */
-export function termsWithin(terms: string[], word: string, max: number): [string, number][] {
-  const n = word.length;
-  const rows: number[][] = [Array.from({ length: n + 1 }, (_, j) => j)];
-  const found: [string, number][] = [];
-  let previous = '';
-  let i = 0;
-  while (i < terms.length) {
-    const term = terms[i]!;
-    let shared = 0;
-    const limit = Math.min(previous.length, term.length, rows.length - 1);
-    while (shared < limit && previous.charCodeAt(shared) === term.charCodeAt(shared)) shared++;
-    let pruneAt = -1;
-    for (let depth = shared + 1; depth <= term.length; depth++) {
-      const above = rows[depth - 1]!;
-      const row = (rows[depth] ??= new Array<number>(n + 1));
-      const c = term.charCodeAt(depth - 1);
-      row[0] = depth;
-      let rowMin = depth;
-      for (let j = 1; j <= n; j++) {
-        let value = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + (c === word.charCodeAt(j - 1) ? 0 : 1));
-        if (
-          depth > 1 &&
-          j > 1 &&
-          c === word.charCodeAt(j - 2) &&
-          term.charCodeAt(depth - 2) === word.charCodeAt(j - 1)
-        ) {
-          value = Math.min(value, rows[depth - 2]![j - 2]! + 1);
-        }
-        row[j] = value;
-        if (value < rowMin) rowMin = value;
-      }
-      if (rowMin > max) {
-        pruneAt = depth;
-        break;
-      }
-    }
-    if (pruneAt === -1) {
-      const distance = rows[term.length]![n]!;
-      if (distance <= max) found.push([term, distance]);
-      previous = term;
-      i += 1;
-    } else {
-      // Nothing that starts with this prefix can come within reach: jump past all of it.
-      const prefix = term.slice(0, pruneAt);
-      previous = prefix;
-      let next = i + 1;
-      let step = 1;
-      while (next < terms.length && terms[next]!.startsWith(prefix)) {
-        next += step;
-        step *= 2;
-      }
-      let low = i + 1;
-      let high = Math.min(next, terms.length);
-      while (low < high) {
-        const middle = (low + high) >> 1;
-        if (terms[middle]!.startsWith(prefix)) low = middle + 1;
-        else high = middle;
-      }
-      i = low;
-    }
-  }
-  return found;
 }
