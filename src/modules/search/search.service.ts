@@ -8,6 +8,7 @@ import { effectiveDisplayFields, fieldType, filterableFields, resolveDefinition 
 import type { EngineResult, SearchEngine } from './engine/engine';
 import * as repository from './search.repository';
 import type { SearchLog } from './search-log';
+import type { IndexRows } from './index-rows';
 import { ruleFor } from './rules';
 import { searchEngineOf, settingsOf } from './search-engine-access';
 import { toEngineQuery, toSortKeys, type QueryDefaults } from './search-query';
@@ -32,6 +33,7 @@ export class SearchService {
     private readonly clicks: ClickCodec,
     private readonly log: SearchLog,
     private readonly baseUrl: string,
+    private readonly rows: IndexRows,
   ) {}
 
   /** Searches one index of the caller's tenant. */
@@ -41,7 +43,7 @@ export class SearchService {
     contexts: SearchContextData[],
   ): Promise<SearchResponseEntryData[]> {
     requireScope(principal, 'search');
-    const index = await repository.findIndex(this.db, principal.tenantId, alias);
+    const index = await this.rows.find(principal.tenantId, alias);
     if (!index || !index.isActive) throw notFound(`no index with alias "${alias}"`);
     contexts.forEach((context, i) => {
       if (context.indices && context.indices.some((name) => name !== alias)) {
@@ -233,8 +235,7 @@ export class SearchService {
   private async searchOne(index: repository.IndexRow, query: Parameters<SearchEngine['search']>[1]) {
     const result = await this.engine.search(resolveDefinition(index), query);
     // The engine has caught up with this version (a write whose processing was cut short, or another process's).
-    if (this.engine.catchesUpOnSearch && index.processedVersion < index.version)
-      await repository.markProcessed(this.db, index.id, index.version);
+    if (this.engine.catchesUpOnSearch && index.processedVersion < index.version) await this.rows.markProcessed(index);
     return result;
   }
 
