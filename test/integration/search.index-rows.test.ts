@@ -120,4 +120,17 @@ describe('IndexRows', () => {
     expect(await rows.find(a.id, 'lamps')).toBeNull();
     expect(await rows.find(a.id, 'unknown')).toBeNull();
   });
+
+  it('answers checks asked for together, of several indexes, each with its own row', async () => {
+    for (const alias of ['one', 'two'])
+      expect((await rest.post(INDEXES, { token: a.key, body: { data: { ...INDEX, alias } } })).status).toBe(201);
+    const rows = new IndexRows(other.db);
+    const aliases = Array.from({ length: 40 }, (_, i) => ['one', 'two', 'none'][i % 3]!);
+    await Promise.all(aliases.map((alias) => rows.find(a.id, alias)));
+    await sql(databaseUrl, "UPDATE search_indexes SET version = version + 1, name = 'Two' WHERE alias = 'two'");
+    const found = await Promise.all(aliases.map((alias) => rows.find(a.id, alias)));
+    expect(found.map((row) => row?.name ?? null)).toEqual(
+      aliases.map((alias) => ({ one: 'Lamps', two: 'Two', none: null })[alias]),
+    );
+  });
 });
