@@ -248,6 +248,7 @@ export class SearchService {
     rule: string | null,
   ) {
     const display = effectiveDisplayFields(index);
+    const clickBase = `${this.baseUrl}/api/instant/search/${index.alias}/click/`;
     return {
       id: index.alias,
       query_id: searchId,
@@ -261,16 +262,18 @@ export class SearchService {
         const code = target
           ? this.clicks.encode({ indexId: index.id, searchId, documentId: hit.document.id, position, url: target })
           : null;
-        return {
-          ...Object.fromEntries(display.map((field) => [field, hit.document.values[field] ?? null])),
-          id: hit.document.id,
-          objectID: hit.document.id,
-          metadata: hit.document.metadata ?? null,
-          _highlightResult: hit.highlight,
-          __position: position,
-          _rule: rule,
-          click_url: code ? `${this.baseUrl}/api/instant/search/${index.alias}/click/${code}` : null,
-        };
+        // Built in place, in the order of the response: the display fields, then the members of every hit (which
+        // take the place of a display field of the same name).
+        const presented: Record<string, unknown> = {};
+        for (const field of display) presented[field] = hit.document.values[field] ?? null;
+        presented.id = hit.document.id;
+        presented.objectID = hit.document.id;
+        presented.metadata = hit.document.metadata ?? null;
+        presented._highlightResult = hit.highlight;
+        presented.__position = position;
+        presented._rule = rule;
+        presented.click_url = code ? `${clickBase}${code}` : null;
+        return presented as SearchResponseEntryData['results'][number]['hits'][number];
       }),
     };
   }
