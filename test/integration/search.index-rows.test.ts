@@ -100,6 +100,41 @@ describe('index rows kept for searching', () => {
   });
 });
 
+describe('searching through a proxy key', () => {
+  it('another process serves the indexes of the search settings as they are now', async () => {
+    const index = { ...INDEX, alias: 'proxied' };
+    expect((await rest.post(INDEXES, { token: a.key, body: { data: index } })).status).toBe(201);
+    expect((await rest.put(`${INDEXES}/proxied/documents`, { token: a.key, body: { data: PRODUCTS } })).status).toBe(
+      204,
+    );
+    const routes = { path: '*', origin: { uri: 'https://shop.example.com' } };
+    const proxy = await rest.post('/api/storage/edge/proxies', {
+      token: a.key,
+      body: { data: { key: 'lamp-shop', routes } },
+    });
+    expect(proxy.status, proxy.rawBody).toBe(201);
+    const settings = { indexes: [{ alias: 'proxied' }] };
+    expect(
+      (await rest.put('/api/instant/search/lamp-shop/settings', { token: a.key, body: { data: settings } })).status,
+    ).toBe(200);
+    const results = async () => {
+      const response = await other.rest.post('/api/instant/search/lamp-shop', { body: { data: [{ q: 'lamp' }] } });
+      expect(response.status, response.rawBody).toBe(201);
+      return response.body.data[0].results;
+    };
+
+    expect(Object.keys((await results())[0].hits[0])).toContain('brand');
+    const replaced = await rest.put(`${INDEXES}/proxied`, {
+      token: a.key,
+      body: { data: { ...index, display_fields: ['name'] } },
+    });
+    expect(replaced.status, replaced.rawBody).toBe(204);
+    expect(Object.keys((await results())[0].hits[0])).not.toContain('brand');
+    expect((await rest.delete(`${INDEXES}/proxied`, { token: a.key })).status).toBe(204);
+    expect(await results()).toEqual([]);
+  });
+});
+
 describe('IndexRows', () => {
   it('returns the stored row, read again only after its version moved, and null once it is gone', async () => {
     const rows = new IndexRows(other.db);

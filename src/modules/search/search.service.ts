@@ -65,14 +65,10 @@ export class SearchService {
     const { settings } = await searchEngineOf(this.db, caller, key);
     const tenantId = settings.tenantId;
     const configured = settingsOf(settings.settings).indexes;
-    const rows = await repository.findIndexesByAlias(
-      this.db,
-      tenantId,
-      configured.map((index) => index.alias),
-    );
+    const rows = await Promise.all(configured.map((entry) => this.rows.find(tenantId, entry.alias)));
     const available = new Map(
       configured
-        .map((entry) => ({ entry, index: rows.find((row) => row.alias === entry.alias) }))
+        .map((entry, i) => ({ entry, index: rows[i] ?? undefined }))
         .filter(
           (target): target is { entry: (typeof configured)[number]; index: repository.IndexRow } =>
             target.index !== undefined && target.index.isActive,
