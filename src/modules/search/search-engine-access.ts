@@ -30,7 +30,8 @@ const routesOf = (routes: unknown) =>
 
 /** The proxy and its search settings, after the proxy's access rule: a route that requires auth makes it private. */
 export async function searchEngineOf(db: Db, caller: Principal | null, key: string) {
-  const proxy = await repository.findProxy(db, key);
+  const found = await repository.findProxyWithSearchSettings(db, key);
+  const proxy = found?.proxy;
   if (!proxy || !proxy.isActive) throw notFound(`no search engine with key "${key}"`);
   if (routesOf(proxy.routes).some((route) => route.settings?.auth?.is_required === true)) {
     if (!caller)
@@ -39,7 +40,7 @@ export async function searchEngineOf(db: Db, caller: Principal | null, key: stri
     requireScope(caller, 'search');
   }
   if (proxy.isSuspended) throw new AppError('FORBIDDEN', 'the proxy is suspended');
-  const settings = await repository.findSearchSettings(db, key);
+  const settings = found.settings;
   if (!settings) throw notFound(`the proxy "${key}" has no search settings`);
   return { proxy, settings };
 }

@@ -7,6 +7,7 @@ import { createClickCodec } from './click-codes';
 import { EmbeddedEngine } from './engine/embedded-engine';
 import type { SearchEngine } from './engine/engine';
 import { TypesenseEngine } from './engine/typesense-engine';
+import { IndexRows } from './index-rows';
 import { IndexService } from './indexes.service';
 import { SearchEventsService } from './search-events.service';
 import { SearchLog } from './search-log';
@@ -53,7 +54,7 @@ export function createSearchServices({
   return {
     engine,
     indexes: new IndexService(db, cursors, engine, onBackgroundError),
-    search: new SearchService(db, engine, clicks, log, baseUrl),
+    search: new SearchService(db, engine, clicks, log, baseUrl, new IndexRows(db)),
     events: new SearchEventsService(db),
     analytics: new AnalyticsService(db, log),
     log,

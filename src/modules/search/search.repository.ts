@@ -347,7 +347,30 @@ export const findProxy = (db: Db, key: string) =>
     select: { key: true, tenantId: true, routes: true, isActive: true, isSuspended: true },
   });
 
-export const findSearchSettings = (db: Db, proxyKey: string) => db.searchSettings.findUnique({ where: { proxyKey } });
+const SearchEngineRow = z.object({
+  key: z.string(),
+  tenantId: uuid,
+  routes: z.unknown(),
+  isActive: z.boolean(),
+  isSuspended: z.boolean(),
+  settingsTenantId: uuid.nullable(),
+  settings: z.unknown(),
+});
+
+/** A proxy and its search settings (null when it has none) in one statement, or undefined when there is no proxy. */
+export async function findProxyWithSearchSettings(db: Db, key: string) {
+  const row = parseFirstRow(
+    SearchEngineRow,
+    await db.$queryRaw<unknown[]>`
+      SELECT p.key, p.tenant_id::text AS "tenantId", p.routes, p.is_active AS "isActive",
+             p.is_suspended AS "isSuspended", s.tenant_id::text AS "settingsTenantId", s.settings
+        FROM proxies p LEFT JOIN search_settings s ON s.proxy_key = p.key
+       WHERE p.key = ${key}`,
+  );
+  if (!row) return undefined;
+  const { settingsTenantId, settings, ...proxy } = row;
+  return { proxy, settings: settingsTenantId === null ? null : { tenantId: settingsTenantId, settings } };
+}
 
 export const saveSearchSettings = (db: Db, proxyKey: string, tenantId: string, settings: unknown) =>
   db.searchSettings.upsert({

@@ -8,6 +8,7 @@ import { effectiveDisplayFields, fieldType, filterableFields, resolveDefinition 
 import type { EngineResult, SearchEngine } from './engine/engine';
 import * as repository from './search.repository';
 import type { SearchLog } from './search-log';
+import type { IndexRows } from './index-rows';
 import { ruleFor } from './rules';
 import { searchEngineOf, settingsOf } from './search-engine-access';
 import { toEngineQuery, toSortKeys, type QueryDefaults } from './search-query';
@@ -32,6 +33,7 @@ export class SearchService {
     private readonly clicks: ClickCodec,
     private readonly log: SearchLog,
     private readonly baseUrl: string,
+    private readonly rows: IndexRows,
   ) {}
 
   /** Searches one index of the caller's tenant. */
@@ -41,7 +43,7 @@ export class SearchService {
     contexts: SearchContextData[],
   ): Promise<SearchResponseEntryData[]> {
     requireScope(principal, 'search');
-    const index = await repository.findIndex(this.db, principal.tenantId, alias);
+    const index = await this.rows.find(principal.tenantId, alias);
     if (!index || !index.isActive) throw notFound(`no index with alias "${alias}"`);
     contexts.forEach((context, i) => {
       if (context.indices && context.indices.some((name) => name !== alias)) {
@@ -63,14 +65,10 @@ export class SearchService {
     const { settings } = await searchEngineOf(this.db, caller, key);
     const tenantId = settings.tenantId;
     const configured = settingsOf(settings.settings).indexes;
-    const rows = await repository.findIndexesByAlias(
-      this.db,
-      tenantId,
-      configured.map((index) => index.alias),
-    );
+    const rows = await Promise.all(configured.map((entry) => this.rows.find(tenantId, entry.alias)));
     const available = new Map(
       configured
-        .map((entry) => ({ entry, index: rows.find((row) => row.alias === entry.alias) }))
+        .map((entry, i) => ({ entry, index: rows[i] ?? undefined }))
         .filter(
           (target): target is { entry: (typeof configured)[number]; index: repository.IndexRow } =>
             target.index !== undefined && target.index.isActive,
@@ -233,8 +231,7 @@ export class SearchService {
   private async searchOne(index: repository.IndexRow, query: Parameters<SearchEngine['search']>[1]) {
     const result = await this.engine.search(resolveDefinition(index), query);
     // The engine has caught up with this version (a write whose processing was cut short, or another process's).
-    if (this.engine.catchesUpOnSearch && index.processedVersion < index.version)
-      await repository.markProcessed(this.db, index.id, index.version);
+    if (this.engine.catchesUpOnSearch && index.processedVersion < index.version) await this.rows.markProcessed(index);
     return result;
   }
 
@@ -247,6 +244,7 @@ export class SearchService {
     rule: string | null,
   ) {
     const display = effectiveDisplayFields(index);
+    const clickBase = `${this.baseUrl}/api/instant/search/${index.alias}/click/`;
     return {
       id: index.alias,
       query_id: searchId,
@@ -260,16 +258,18 @@ export class SearchService {
         const code = target
           ? this.clicks.encode({ indexId: index.id, searchId, documentId: hit.document.id, position, url: target })
           : null;
-        return {
-          ...Object.fromEntries(display.map((field) => [field, hit.document.values[field] ?? null])),
-          id: hit.document.id,
-          objectID: hit.document.id,
-          metadata: hit.document.metadata ?? null,
-          _highlightResult: hit.highlight,
-          __position: position,
-          _rule: rule,
-          click_url: code ? `${this.baseUrl}/api/instant/search/${index.alias}/click/${code}` : null,
-        };
+        // Built in place, in the order of the response: the display fields, then the members of every hit (which
+        // take the place of a display field of the same name).
+        const presented: Record<string, unknown> = {};
+        for (const field of display) presented[field] = hit.document.values[field] ?? null;
+        presented.id = hit.document.id;
+        presented.objectID = hit.document.id;
+        presented.metadata = hit.document.metadata ?? null;
+        presented._highlightResult = hit.highlight;
+        presented.__position = position;
+        presented._rule = rule;
+        presented.click_url = code ? `${clickBase}${code}` : null;
+        return presented as SearchResponseEntryData['results'][number]['hits'][number];
       }),
     };
   }
