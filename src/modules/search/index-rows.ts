@@ -10,7 +10,6 @@
  * sees, in every process, as without the kept rows.
  */
 import { LRUCache } from 'lru-cache';
-import type pg from 'pg';
 import { poolOf, type Db } from '../../kernel/db';
 import { HotKeyBatcher } from '../../kernel/hot-key-batcher';
 import * as repository from './search.repository';
@@ -29,13 +28,12 @@ const VERSIONS_STATEMENT = {
 
 export class IndexRows {
   private readonly entries = new LRUCache<string, repository.IndexRow>({ max: MAX_ENTRIES });
-  private readonly pool: pg.Pool;
   /** One statement in flight at a time; the checks asked for meanwhile form the next one. */
   private readonly versions = new HotKeyBatcher<string, number | undefined>({
     inFlightPerKey: 1,
     maxBatch: MAX_CHECKS,
     run: async (ids) => {
-      const { rows } = await this.pool.query<{ id: string; version: string }>({
+      const { rows } = await poolOf(this.db).query<{ id: string; version: string }>({
         ...VERSIONS_STATEMENT,
         values: [[...new Set(ids)]],
       });
@@ -44,9 +42,7 @@ export class IndexRows {
     },
   });
 
-  constructor(private readonly db: Db) {
-    this.pool = poolOf(db);
-  }
+  constructor(private readonly db: Db) {}
 
   /** The tenant's index with this alias as stored now, or null when there is none. */
   async find(tenantId: string, alias: string): Promise<repository.IndexRow | null> {
