@@ -499,28 +499,13 @@ export class OrderService {
         if (item.shippedAt === null) {
           throw invalidState(`item "${item.id}" was cancelled before it shipped: its units never left stock`, 'items');
         }
-        const identity = {
-          productId: item.productId,
-          warehouseId: location!.warehouseId,
-          positionId: location!.positionId,
-          batchNumber: null,
-          serialNumber: null,
-          expiresAt: null,
-          state: 'AVAILABLE' as const,
-          reason: 'NONE' as const,
-        };
-        const [lineId] = await lines.addToLines(tx, tenantId, [
-          { ...identity, id: uuidv7(), quantity: item.quantity, attributes: {} },
-        ]);
         return [
-          {
-            id: uuidv7(),
-            lineId: lineId!,
+          await lines.putOnHand(tx, tenantId, {
             productId: item.productId,
             warehouseId: location!.warehouseId,
             positionId: location!.positionId,
-            delta: item.quantity,
-          },
+            quantity: item.quantity,
+          }),
         ];
       },
     });

@@ -141,27 +141,14 @@ export class TransferService {
         const inTransit = item.quantity - item.receivedQuantity;
         if (quantity > inTransit) throw invalidState(`${quantity} units, but ${inTransit} are in transit`, field);
         if (quantity === 0) continue;
-        const identity = {
-          productId: item.productId,
-          warehouseId: transfer.toWarehouseId,
-          positionId,
-          batchNumber: null,
-          serialNumber: null,
-          expiresAt: null,
-          state: 'AVAILABLE' as const,
-          reason: 'NONE' as const,
-        };
-        const [lineId] = await lines.addToLines(tx, tenantId, [
-          { ...identity, id: uuidv7(), quantity, attributes: {} },
-        ]);
-        changes.push({
-          id: uuidv7(),
-          lineId: lineId!,
-          productId: item.productId,
-          warehouseId: transfer.toWarehouseId,
-          positionId,
-          delta: quantity,
-        });
+        changes.push(
+          await lines.putOnHand(tx, tenantId, {
+            productId: item.productId,
+            warehouseId: transfer.toWarehouseId,
+            positionId,
+            quantity,
+          }),
+        );
         await repository.addReceived(tx, tenantId, item.id, quantity);
       }
       await checkSinglePosition(

@@ -1,6 +1,8 @@
 /** Inventory lines: reading them by id, adding units, correcting, deleting and taking units off. */
 import { z } from 'zod';
 import type { DbOrTx, Tx } from '../../../kernel/db';
+import { uuidv7 } from '../../../kernel/ids';
+import type { LineChangeRecord } from './ledger';
 import { int8, int8OrNull, parseFirstRow, parseRows, timestamp, uuid, type RowModel } from '../../../kernel/rows';
 import { Prisma } from '../../../__generated__/prisma/client';
 import {
@@ -139,6 +141,35 @@ export async function addToLines(tx: Tx, tenantId: string, additions: LineAdditi
                 quantity, cost_amount, cost_currency, gtin, rfid, weight_amount, weight_unit, n)
      ORDER BY v.n`;
   return parseRows(z.object({ id: uuid }), rows).map((row) => row.id);
+}
+
+/**
+ * Puts `quantity` units of a product on hand at a location, as AVAILABLE units without batch,
+ * serial number or expiry (a restock, a transfer's arrival), and returns the ledger change that
+ * records it.
+ */
+export async function putOnHand(
+  tx: Tx,
+  tenantId: string,
+  at: { productId: string; warehouseId: string; positionId: string | null; quantity: number },
+): Promise<LineChangeRecord> {
+  const { productId, warehouseId, positionId, quantity } = at;
+  const [lineId] = await addToLines(tx, tenantId, [
+    {
+      id: uuidv7(),
+      productId,
+      warehouseId,
+      positionId,
+      batchNumber: null,
+      serialNumber: null,
+      expiresAt: null,
+      state: 'AVAILABLE',
+      reason: 'NONE',
+      quantity,
+      attributes: {},
+    },
+  ]);
+  return { id: uuidv7(), lineId: lineId!, productId, warehouseId, positionId, delta: quantity };
 }
 
 /** The condition that a line of the tenant has this identity (lines are unaliased). */
