@@ -5,6 +5,7 @@
  * whatever the numbers, and non-zero only when the benchmark itself could not run.
  */
 import { availableParallelism } from 'node:os';
+import { startV8Flags } from '../scripts/start-command';
 import { startFixture } from './lib/fixture';
 import { LoadGenerator, loadSettingsFromEnv, measureAll, type LoadRequest } from './lib/load';
 import { renderTable, type Measurement } from './lib/report';
@@ -33,7 +34,22 @@ const suites =
 // Progress goes to stderr so that stdout carries only the report.
 const log = (line: string) => console.error(`bench: ${line}`);
 
+/**
+ * The servers run in this process: it must size its heap as `npm start` does, or the figures
+ * would describe another garbage collector's work (`npm run bench` passes the same flags).
+ */
+function requireStartV8Flags(): string[] {
+  const flags = startV8Flags();
+  const missing = flags.filter((flag) => !process.execArgv.includes(flag));
+  if (missing.length > 0)
+    throw new Error(
+      `run the benchmark with the V8 flags of npm start (npm run bench does): missing ${missing.join(' ')}`,
+    );
+  return flags;
+}
+
 async function main(): Promise<void> {
+  const v8Flags = requireStartV8Flags();
   const teardown = new Teardown();
   let interrupted = false;
   // The fixture also removes its directory on 'exit', in case the process ends before this teardown.
@@ -73,7 +89,7 @@ async function main(): Promise<void> {
     console.log('');
     console.log(
       `${load.connections} connections; per case ${load.warmupSeconds} s warm-up + ${load.durationSeconds} s measured in ${load.rounds} interleaved rounds; ` +
-        `autocannon in a child process; node ${process.version}; ${availableParallelism()} CPUs shared by servers, load generator and PostgreSQL.`,
+        `autocannon in a child process; node ${process.version} ${v8Flags.join(' ')} (as npm start); ${availableParallelism()} CPUs shared by servers, load generator and PostgreSQL.`,
     );
     console.log('');
     console.log(renderTable(measurements));

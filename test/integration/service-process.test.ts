@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startNodeArguments } from '../../scripts/start-command';
 import { freePort } from '../../src/kernel/embedded-postgres';
 import { createTestDatabase } from '../helpers/db';
 
@@ -31,12 +32,12 @@ interface Service {
 }
 
 /**
- * Runs the service as `npm start` runs it (`node --import tsx src/main.ts`), or through `npm start`
+ * Runs the service with the arguments `npm start` gives node (its start script), or through `npm start`
  * itself in a process group of its own, and waits until it listens (or exits).
  */
 async function startService(env: Record<string, string>, via: 'node' | 'npm' = 'node'): Promise<Service> {
   const port = await freePort();
-  const [command, args] = via === 'npm' ? ['npm', ['start']] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];
+  const [command, args] = via === 'npm' ? ['npm', ['start']] : [process.execPath, startNodeArguments()];
   const child = spawn(command, args, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
