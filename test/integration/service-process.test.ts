@@ -1,75 +1,18 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startNodeArguments } from '../../scripts/start-command';
-import { freePort } from '../../src/kernel/embedded-postgres';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/db';
+import {
+  root,
+  startServiceProcess as startService,
+  temporaryDir,
+  type ServiceProcess as Service,
+} from '../helpers/service-process';
 
-const root = resolve(import.meta.dirname, '../..');
 const tsx = join(root, 'node_modules/.bin/tsx');
-const started: ChildProcess[] = [];
-const dirs: string[] = [];
-
-afterAll(() => {
-  for (const child of started) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    // `npm start` children lead a process group: the service under npm goes with it.
-    if (child.spawnargs[0] === 'npm') process.kill(-child.pid!, 'SIGKILL');
-    else child.kill('SIGKILL');
-  }
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-interface Service {
-  child: ChildProcess;
-  port: number;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/**
- * Runs the service with the arguments `npm start` gives node (its start script), or through `npm start`
- * itself in a process group of its own, and waits until it listens (or exits).
- */
-async function startService(env: Record<string, string>, via: 'node' | 'npm' = 'node'): Promise<Service> {
-  const port = await freePort();
-  const [command, args] = via === 'npm' ? ['npm', ['start']] : [process.execPath, startNodeArguments()];
-  const child = spawn(command, args, {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // A group of its own, as a terminal gives a foreground job: Ctrl-C signals the whole group.
-    detached: via === 'npm',
-  });
-  started.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolveExit) =>
-    child.on('exit', (code, signal) => resolveExit(signal ? null : code)),
-  );
-  await new Promise<void>((resolveReady, reject) => {
-    const timer = setInterval(() => {
-      if (output.includes('Server listening')) {
-        clearInterval(timer);
-        resolveReady();
-      }
-    }, 50);
-    void exited.then(() => {
-      clearInterval(timer);
-      resolveReady();
-    });
-    setTimeout(() => {
-      clearInterval(timer);
-      reject(new Error(`service did not start:\n${output}`));
-    }, 45_000);
-  });
-  return { child, port, output: () => output, exited };
-}
 
 const url = (service: Service, path: string) => `http://127.0.0.1:${service.port}${path}`;
 
@@ -83,8 +26,7 @@ async function createTenant(service: Service, masterKey: string, name: string) {
 
 describe('the service process', () => {
   it('serves with embedded PostgreSQL, stops cleanly on SIGTERM and keeps its data across restarts', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'commerce-data-'));
-    dirs.push(dataDir);
+    const dataDir = temporaryDir();
     const first = await startService({ DATA_DIR: dataDir });
     // Not a terminal: the start is one JSON line saying where the new key is kept, never the key.
     expect(first.output()).toContain('"masterKeyGenerated":true');
@@ -160,8 +102,7 @@ describe('the service process', () => {
       await new Promise<void>((resolveListen) => origin.listen(0, '127.0.0.1', resolveListen));
       const originPort = (origin.address() as AddressInfo).port;
 
-      const dataDir = mkdtempSync(join(tmpdir(), 'commerce-data-'));
-      dirs.push(dataDir);
+      const dataDir = temporaryDir();
       const service = await startService({ DATA_DIR: dataDir, EDGE_ALLOW_PRIVATE_ORIGINS: 'true' }, 'npm');
       expect(service.output()).toContain('Server listening');
       const masterKey = readFileSync(join(dataDir, 'master.key'), 'utf8').trim();
@@ -219,8 +160,7 @@ describe('the service process', () => {
   });
 
   it('uses DATABASE_URL instead of the embedded server when it is set', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'commerce-data-'));
-    dirs.push(dataDir);
+    const dataDir = temporaryDir();
     const databaseUrl = await createTestDatabase();
     const masterKey = 'mk_external_database_master_key_0123456789';
     const service = await startService({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, MASTER_KEY: masterKey });
@@ -231,8 +171,7 @@ describe('the service process', () => {
   });
 
   it('refuses to start with an invalid configuration, naming the variable', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'commerce-data-'));
-    dirs.push(dataDir);
+    const dataDir = temporaryDir();
     const badPort = await startService({ DATA_DIR: dataDir, PORT: 'eighty' });
     expect(await badPort.exited).toBe(1);
     expect(badPort.output()).toContain('Invalid configuration: PORT');

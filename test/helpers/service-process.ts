@@ -1,0 +1,83 @@
+/**
+ * The service as an operating-system process: started with the arguments `npm start` gives node
+ * (its start script), or through `npm start` itself, and killed after the test file.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll } from 'vitest';
+import { startNodeArguments } from '../../scripts/start-command';
+import { freePort } from '../../src/kernel/embedded-postgres';
+
+export const root = resolve(import.meta.dirname, '../..');
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+const started: ChildProcess[] = [];
+const dirs: string[] = [];
+
+afterAll(() => {
+  for (const child of started) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    // `npm start` children lead a process group: the service under npm goes with it.
+    if (child.spawnargs[0] === 'npm') process.kill(-child.pid!, 'SIGKILL');
+    else child.kill('SIGKILL');
+  }
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temporary directory, removed after the test file. */
+export function temporaryDir(prefix = 'commerce-data-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+}
+
+/**
+ * Starts the service on a free port with `env` (and PATH, HOME, HOST), via node or `npm start` (in
+ * a process group of its own, as a terminal runs a foreground job), and waits until it listens or exits.
+ */
+export async function startServiceProcess(
+  env: Record<string, string>,
+  via: 'node' | 'npm' = 'node',
+): Promise<ServiceProcess> {
+  const port = await freePort();
+  const [command, args] = via === 'npm' ? ['npm', ['start']] : [process.execPath, startNodeArguments()];
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // A group of its own, as a terminal gives a foreground job: Ctrl-C signals the whole group.
+    detached: via === 'npm',
+  });
+  started.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolveExit) =>
+    child.on('exit', (code, signal) => resolveExit(signal ? null : code)),
+  );
+  await new Promise<void>((resolveReady, reject) => {
+    const timer = setInterval(() => {
+      if (output.includes('Server listening')) {
+        clearInterval(timer);
+        resolveReady();
+      }
+    }, 50);
+    void exited.then(() => {
+      clearInterval(timer);
+      resolveReady();
+    });
+    setTimeout(() => {
+      clearInterval(timer);
+      reject(new Error(`service did not start:\n${output}`));
+    }, 45_000);
+  });
+  return { child, port, output: () => output, exited };
+}
