@@ -17,6 +17,7 @@ import {
 } from './kernel/http-errors';
 import { AppError } from './kernel/errors';
 import { requestIdOf } from './kernel/ids';
+import { installJsonBodyDoor, parameterProblem, queryParameterNames } from './kernel/request-limits';
 import { installMetrics, METRICS_PREFIX } from './kernel/metrics';
 import { installRateLimitHeaders, limitByAddress, limitedAuthentication, RateLimits } from './kernel/rate-limit';
 import type { RawAnswerer, RawServerKit, Worker } from './kernel/module';
@@ -119,6 +120,10 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
         if (!closing) for (const answer of rawAnswerers) if (answer(request, response)) return;
         handler(request, response);
       });
+      // Node keeps only the first 1 000 headers of a request, dropping the rest (a `Host` sent after
+      // them included, which then fails as missing); the 16 KiB limit of a request head already
+      // bounds how many can come, so every header is kept.
+      server.maxHeadersCount = 0;
       // What Fastify sets on the servers it makes itself.
       server.keepAliveTimeout = Number(options.keepAliveTimeout ?? 72_000);
       server.requestTimeout = Number(options.requestTimeout ?? 0);
@@ -190,6 +195,13 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   // Fastify parses text/plain by default, and both openapi-backend and yoga would then read JSON out
   // of it. The API takes application/json only: anything else is a 415 from Fastify itself.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyDoor(app);
+  // Query strings are bounded at the door too, except the edge's: those belong to the origin.
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.metricsLabel === 'edge') return;
+    const problem = parameterProblem(queryParameterNames(request.url), 'query');
+    if (problem) throw problem;
+  });
 
   app.get('/healthz', async (_request, reply) => {
     try {

@@ -9,16 +9,37 @@ const StoredKey = z.object({ request_hash: z.string(), response: z.unknown() });
 /** How long a key is remembered; a key older than this is treated as new. */
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
 
-/** JSON with object keys sorted, so that two equal bodies hash alike whatever their key order. */
+/**
+ * JSON with object keys sorted, so that two equal bodies hash alike whatever their key order.
+ * Written piece by piece into one list, so its cost is linear in the size of the body (nested
+ * joins would copy each level's text once per level above it).
+ */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+  const parts: string[] = [];
+  const write = (current: unknown) => {
+    if (Array.isArray(current)) {
+      parts.push('[');
+      current.forEach((item, index) => {
+        if (index > 0) parts.push(',');
+        write(item);
+      });
+      parts.push(']');
+    } else if (current !== null && typeof current === 'object') {
+      const keys = Object.keys(current)
+        .filter((key) => (current as Record<string, unknown>)[key] !== undefined)
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      parts.push('{');
+      keys.forEach((key, index) => {
+        parts.push(index > 0 ? ',' : '', JSON.stringify(key), ':');
+        write((current as Record<string, unknown>)[key]);
+      });
+      parts.push('}');
+    } else {
+      parts.push(JSON.stringify(current) ?? 'null');
+    }
+  };
+  write(value);
+  return parts.join('');
 }
 
 /** The fingerprint a repeated request must match: what it does (e.g. `POST /api/inventory/items`) and its body. */

@@ -44,23 +44,38 @@ export const trimmedName = (max: number) =>
     .max(max)
     .refine((value) => !NAME_CONTROL_CHARACTERS.test(value), { message: NAME_CONTROL_MESSAGE });
 
+/** A place in a value being walked: its parent's place and its key there (paths are built only when needed). */
+interface Place {
+  parent: Place | null;
+  key: PropertyKey;
+}
+
+const pathOfPlace = (place: Place | null, last?: PropertyKey): PropertyKey[] => {
+  const path: PropertyKey[] = last === undefined ? [] : [last];
+  for (let at = place; at; at = at.parent) path.push(at.key);
+  return path.reverse();
+};
+
 /**
  * Where a value holds text PostgreSQL cannot store, as paths into it: strings and the names of
- * object members, at any depth. Iterative, so a deeply nested body cannot exhaust the stack.
+ * object members, at any depth. Iterative, so a deeply nested body cannot exhaust the stack, and
+ * linear in the size of the value: each member records only its parent's place, and a path is
+ * spelled out only for a member found wanting.
  */
 export function unstorableTextPaths(value: unknown): PropertyKey[][] {
   const found: PropertyKey[][] = [];
-  const pending: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [] }];
+  const pending: { value: unknown; place: Place | null }[] = [{ value, place: null }];
   while (pending.length > 0) {
-    const { value: current, path } = pending.pop()!;
+    const { value: current, place } = pending.pop()!;
     if (typeof current === 'string') {
-      if (!isStorableText(current)) found.push(path);
+      if (!isStorableText(current)) found.push(pathOfPlace(place));
     } else if (Array.isArray(current)) {
-      current.forEach((item, index) => pending.push({ value: item, path: [...path, index] }));
+      for (let index = 0; index < current.length; index += 1)
+        pending.push({ value: current[index], place: { parent: place, key: index } });
     } else if (current !== null && typeof current === 'object' && !(current instanceof Date)) {
-      for (const [key, item] of Object.entries(current)) {
-        if (!isStorableText(key)) found.push([...path, key]);
-        else pending.push({ value: item, path: [...path, key] });
+      for (const key of Object.keys(current)) {
+        if (!isStorableText(key)) found.push(pathOfPlace(place, key));
+        else pending.push({ value: (current as Record<string, unknown>)[key], place: { parent: place, key } });
       }
     }
   }

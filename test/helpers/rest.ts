@@ -56,7 +56,7 @@ const validateErrorEnvelope = ajv.compile({ $ref: 'openapi.yaml#/components/sche
  * matches its schema (an empty body where none is documented), and documented headers are present.
  * Responses of paths or methods that the contract does not have must be error envelopes.
  */
-async function assertMatchesContract(method: string, url: string, response: RestResponse) {
+export async function assertMatchesContract(method: string, url: string, response: RestResponse) {
   await ready;
   const path = url.split('?')[0]!;
   const where = `${method} ${url} → ${response.status}`;

@@ -95,6 +95,20 @@ describe('GET /metrics', () => {
     expect(after.some((line) => line.includes('/made/up'))).toBe(false);
   });
 
+  it('reports the delay of the event loop that answers every request, /healthz included', async () => {
+    // prom-client samples the loop with perf_hooks' monitorEventLoopDelay (10 ms resolution).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const text = await scrape();
+    for (const series of [
+      'commerce_nodejs_eventloop_lag_seconds',
+      'commerce_nodejs_eventloop_lag_p99_seconds',
+      'commerce_nodejs_eventloop_lag_max_seconds',
+    ]) {
+      const seconds = value(text, series);
+      expect(seconds, series).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it('reports the edge cache, the pool, the outbox, expired reservations and search indexes', async () => {
     const before = await scrape();
     const edge = (text: string, result: string) =>

@@ -18,6 +18,15 @@ const extensionsOf = (code: GraphQLErrorCode, field?: string) => ({
   http: { status: code === 'UNAUTHORIZED' ? 401 : 200 },
 });
 
+/** The longest message of a parse or validation error; graphql-js quotes whole variable values in them. */
+const MAX_MESSAGE_LENGTH = 1_000;
+
+/** A message cut in the middle when too long: its start names the variable, its end what is wrong. */
+const bounded = (message: string) =>
+  message.length <= MAX_MESSAGE_LENGTH
+    ? message
+    : `${message.slice(0, MAX_MESSAGE_LENGTH / 2)} … ${message.slice(-MAX_MESSAGE_LENGTH / 2)}`;
+
 /**
  * Yoga's error mask: AppErrors keep their message and get the registry's `extensions.code`
  * (plus `extensions.field` for validation errors); parse, validation and request errors become
@@ -40,7 +49,7 @@ export function createErrorMask(log: (error: unknown) => void) {
     if (graphqlError && (original === undefined || original instanceof GraphQLError)) {
       const source = original instanceof GraphQLError ? original : graphqlError;
       const { code, field } = source.extensions ?? {};
-      return new GraphQLError(source.message, {
+      return new GraphQLError(bounded(source.message), {
         nodes: graphqlError.nodes,
         path: graphqlError.path,
         extensions: extensionsOf(

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { badRequest } from '../errors';
+import { parameterProblem } from '../request-limits';
 
 export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 
@@ -10,12 +11,16 @@ export function isFormRequest(request: FastifyRequest): boolean {
 }
 
 /**
- * The `parser` of `@fastify/formbody`: one string per field. A field sent twice is refused rather
+ * The `parser` of `@fastify/formbody`: one string per field, within the limits of a query string
+ * (`parameterProblem`). A field sent twice is refused rather
  * than guessed at (OAuth 2.0 forbids repeated parameters); Fastify answers the thrown error.
  */
 export function parseFormFields(body: string): Record<string, string> {
   const fields: Record<string, string> = Object.create(null);
-  for (const [name, value] of new URLSearchParams(body)) {
+  const params = new URLSearchParams(body);
+  const problem = parameterProblem(params.keys(), 'body');
+  if (problem) throw problem;
+  for (const [name, value] of params) {
     if (Object.hasOwn(fields, name)) {
       throw badRequest(`the form field ${name} appears more than once`, [
         { field: `body.${name}`, message: 'appears more than once' },

@@ -3,7 +3,8 @@ import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify';
 import { OpenAPIBackend } from 'openapi-backend';
 import { z, type ZodType } from 'zod';
-import { AppError, badRequest, type FieldProblem } from '../errors';
+import { AppError, type FieldProblem } from '../errors';
+import { parseClientJson } from '../request-limits';
 import type { Principal } from '../principal';
 import { fieldProblems, invalidInput, safeParseInput } from '../validation';
 import { isFormRequest, parseFormFields } from './form-body';
@@ -256,11 +257,7 @@ function textBodyOf(operation: RestOperation<unknown>, request: FastifyRequest) 
  */
 function bodyOf(operation: RestOperation<unknown>, request: FastifyRequest): unknown {
   if (typeof request.body === 'string' && operation.bodyMediaTypes?.[mediaTypeOf(request)]?.kind === 'json') {
-    try {
-      return JSON.parse(request.body);
-    } catch {
-      throw badRequest('the request body is not valid JSON', [{ field: 'body', message: 'is not valid JSON' }]);
-    }
+    return parseClientJson(request.body);
   }
   return isFormRequest(request) ? { data: request.body } : request.body;
 }
