@@ -19,6 +19,8 @@ const configSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).optional(),
   SEARCH_EVENTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  OAUTH_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  OAUTH_JWKS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   EDGE_DOMAIN: z
     .string()
     .regex(
@@ -66,8 +68,17 @@ export interface Config {
   rateLimitPerMinute: number | undefined;
   /** Requests per minute each client address may send to the public search events endpoint. */
   searchEventsPerMinute: number;
+  oauth: OAuthConfig;
   edge: EdgeConfig;
   broadcasts: BroadcastConfig;
+}
+
+/** The authorization server's timing. */
+export interface OAuthConfig {
+  /** How long after its rotation a refresh token may be presented again without revoking its grant. */
+  refreshGraceSeconds: number;
+  /** How long verifiers may cache the JWKS; a new signing key is published this long before it signs. */
+  jwksMaxAgeSeconds: number;
 }
 
 /** Delivery of stock quantities to sales channel webhooks. */
@@ -128,6 +139,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: values.METRICS_TOKEN,
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
     searchEventsPerMinute: values.SEARCH_EVENTS_PER_MINUTE,
+    oauth: {
+      refreshGraceSeconds: values.OAUTH_REFRESH_GRACE_SECONDS,
+      jwksMaxAgeSeconds: values.OAUTH_JWKS_MAX_AGE_SECONDS,
+    },
     edge: {
       domain: values.EDGE_DOMAIN,
       originTimeoutMs: values.EDGE_ORIGIN_TIMEOUT_MS,

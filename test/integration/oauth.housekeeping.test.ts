@@ -14,7 +14,8 @@ import { sql } from '../helpers/db';
 import { basicAuth, createOAuthClient, tokenRequest, type TestClient } from '../helpers/oauth';
 import { createRestClient } from '../helpers/rest';
 
-const t = await startTestApp();
+// Keys sign as soon as they are made here; their publication ahead of signing is tested on its own.
+const t = await startTestApp({ env: { OAUTH_JWKS_MAX_AGE_SECONDS: '0' } });
 let tenant: Tenant;
 let client: TestClient;
 

@@ -68,7 +68,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ EDGE_ALLOW_PRIVATE_ORIGINS: '1' }).edge.allowPrivateOrigins).toBe(true);
   });
 
+  it('gives refresh tokens a 30 s grace window and publishes signing keys 300 s before they sign', () => {
+    expect(loadConfig({}).oauth).toEqual({ refreshGraceSeconds: 30, jwksMaxAgeSeconds: 300 });
+    expect(loadConfig({ OAUTH_REFRESH_GRACE_SECONDS: '0', OAUTH_JWKS_MAX_AGE_SECONDS: '60' }).oauth).toEqual({
+      refreshGraceSeconds: 0,
+      jwksMaxAgeSeconds: 60,
+    });
+  });
+
   it.each([
+    [{ OAUTH_REFRESH_GRACE_SECONDS: '-1' }, 'OAUTH_REFRESH_GRACE_SECONDS'],
+    [{ OAUTH_JWKS_MAX_AGE_SECONDS: 'five minutes' }, 'OAUTH_JWKS_MAX_AGE_SECONDS'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],

@@ -49,9 +49,10 @@ export const rotateSigningKey = defineOperation({
   path: '/api/admin/oauth/signing-keys',
   summary: 'Rotate the token signing key',
   description:
-    'Makes a new key current for access and ID tokens (every process signs with it within 30 seconds). The keys ' +
-    'it supersedes stay in `/.well-known/jwks.json` and keep verifying until every token they signed has expired, ' +
-    'then are deleted.',
+    'Publishes a new key for access and ID tokens in `/.well-known/jwks.json` at once; every process signs with ' +
+    'it from `signs_from` on (`OAUTH_JWKS_MAX_AGE_SECONDS` later, when the JWKS verifiers cached before the ' +
+    'rotation have expired). The keys it supersedes sign until then, stay in the JWKS and keep verifying until ' +
+    'every token they signed has expired, then are deleted.',
   tag: 'Admin',
   security: 'master',
   responses: {
@@ -59,10 +60,14 @@ export const rotateSigningKey = defineOperation({
   },
   errors: [],
   async handler({ services }) {
-    const { kid, retiring } = await services.oauth.keys.rotate();
+    const { kid, signsFrom, retiring } = await services.oauth.keys.rotate();
     return {
       status: 201,
-      body: single({ kid, retiring: retiring.map((key) => ({ kid: key.kid, retire_at: key.retireAt.toISOString() })) }),
+      body: single({
+        kid,
+        signs_from: signsFrom.toISOString(),
+        retiring: retiring.map((key) => ({ kid: key.kid, retire_at: key.retireAt.toISOString() })),
+      }),
     };
   },
 });

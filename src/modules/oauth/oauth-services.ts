@@ -1,3 +1,4 @@
+import type { OAuthConfig } from '../../kernel/config';
 import type { Db } from '../../kernel/db';
 import type { AccessTokenVerifier } from '../auth/authenticator';
 import { AuthorizationService } from './authorization.service';
@@ -24,10 +25,13 @@ export function createOAuthServices(deps: {
   db: Db;
   masterKey: string;
   baseUrl: string;
+  config: OAuthConfig;
   forgetGrant: (grantId: string) => void;
 }): OAuthServices {
-  const keys = new SigningKeys(deps.db, deps.masterKey);
-  const tokens = new OAuthService(deps.db, new TokenIssuer(keys, deps.baseUrl), deps.forgetGrant);
+  const keys = new SigningKeys(deps.db, deps.masterKey, deps.config.jwksMaxAgeSeconds * 1000);
+  const tokens = new OAuthService(deps.db, new TokenIssuer(keys, deps.baseUrl), deps.forgetGrant, {
+    refreshGraceMs: deps.config.refreshGraceSeconds * 1000,
+  });
   return {
     issuer: deps.baseUrl,
     keys,

@@ -57,8 +57,26 @@ export const listSigningKeys = (db: DbOrTx) =>
     orderBy: [{ createdAt: 'asc' }, { kid: 'asc' }],
   });
 
-export const newestSigningKey = (db: DbOrTx) =>
-  db.oAuthSigningKey.findFirst({ where: { retireAt: null }, orderBy: [{ createdAt: 'desc' }, { kid: 'desc' }] });
+/** The key tokens are signed with now: the latest to start signing, not retired. */
+export const signingKeyInForce = (db: DbOrTx) => {
+  const now = new Date();
+  return db.oAuthSigningKey.findFirst({
+    where: { signsFrom: { lte: now }, OR: [{ retireAt: null }, { retireAt: { gt: now } }] },
+    orderBy: [{ signsFrom: 'desc' }, { createdAt: 'desc' }, { kid: 'desc' }],
+  });
+};
+
+export const findSigningKey = (db: DbOrTx, kid: string) => db.oAuthSigningKey.findUnique({ where: { kid } });
+
+/** When the next published key starts signing, or null when none is waiting. */
+export const nextSigningKeyStart = async (db: DbOrTx) =>
+  (
+    await db.oAuthSigningKey.findFirst({
+      where: { signsFrom: { gt: new Date() }, retireAt: null },
+      orderBy: { signsFrom: 'asc' },
+      select: { signsFrom: true },
+    })
+  )?.signsFrom ?? null;
 
 /** Schedules the retirement of every key not scheduled yet (before a new one becomes current). */
 export const retireSigningKeys = (db: DbOrTx, retireAt: Date) =>
@@ -87,7 +105,7 @@ export async function deleteExpiredAuthorizationState(db: DbOrTx) {
 
 export const insertSigningKey = (
   db: DbOrTx,
-  key: { kid: string; algorithm: string; publicJwk: object; privateKeyEncrypted: Buffer },
+  key: { kid: string; algorithm: string; publicJwk: object; privateKeyEncrypted: Buffer; signsFrom: Date },
 ) =>
   db.oAuthSigningKey.create({
     data: {

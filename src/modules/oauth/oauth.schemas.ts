@@ -182,9 +182,14 @@ export const UserCreated = z.object({ id: z.string(), email: z.string(), tenant_
 
 export const SigningKeyRotation = z
   .object({
-    kid: z
-      .string()
-      .openapi({ description: 'Key id of the new current key: new tokens carry it in their `kid` header.' }),
+    kid: z.string().openapi({
+      description: 'Key id of the new key, in the JWKS at once: tokens signed from `signs_from` on carry it.',
+    }),
+    signs_from: z.iso.datetime().openapi({
+      description:
+        'When the new key starts signing: `OAUTH_JWKS_MAX_AGE_SECONDS` after the rotation, once every JWKS ' +
+        'cached before it has expired. Until then the superseded key signs.',
+    }),
     retiring: z
       .array(
         z.object({

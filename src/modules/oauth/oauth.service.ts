@@ -85,6 +85,7 @@ export class OAuthService {
     private readonly tokens: TokenIssuer,
     /** Drops what the authenticator cached for a revoked grant. */
     private readonly forgetGrant: (grantId: string) => void,
+    private readonly options: { refreshGraceMs: number } = { refreshGraceMs: 0 },
   ) {}
 
   /** Issues tokens for a token request; throws the RFC 6749 error otherwise. */
@@ -348,8 +349,12 @@ export class OAuthService {
       if (!token || token.grant.clientId !== client.id)
         throw oauthError('invalid_grant', 'the refresh token is unknown or was issued to another client');
       if (token.grant.revokedAt) throw oauthError('invalid_grant', 'the refresh token has been revoked');
-      if (token.rotatedAt) {
-        // Presented twice: one of the two presenters stole it. Revoke the whole family.
+      // Presented again within the grace window after its rotation (two tabs refreshing at once, a
+      // retry after a lost answer): answered like the first time, with a pair of its own. Later,
+      // one of the presenters stole it: the whole family is revoked.
+      const withinGrace =
+        token.rotatedAt !== null && Date.now() - token.rotatedAt.getTime() <= this.options.refreshGraceMs;
+      if (token.rotatedAt && !withinGrace) {
         await repository.revokeGrant(tx, token.grantId);
         return { kind: 'reused', grantId: token.grantId } as const;
       }
@@ -358,7 +363,8 @@ export class OAuthService {
         request.scope === undefined
           ? token.grant.scopes
           : resolveScopes(request.scope, token.grant.scopes, { openid: true });
-      await repository.markRefreshTokenRotated(tx, hash);
+      // The window runs from the first rotation: a reuse does not extend it.
+      if (!token.rotatedAt) await repository.markRefreshTokenRotated(tx, hash);
       const refreshToken = opaqueToken();
       await repository.insertRefreshToken(tx, {
         tokenHash: tokenHash(refreshToken),

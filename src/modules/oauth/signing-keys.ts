@@ -16,8 +16,9 @@ export const CURRENT_KEY_RECHECK_MS = 30_000;
 export const retirementDelayMs = () => Math.max(ACCESS_TOKEN_TTL, ID_TOKEN_TTL) * 1000 + 2 * CURRENT_KEY_RECHECK_MS;
 
 export interface Rotation {
-  /** The key new tokens are signed with from now on. */
+  /** The key new tokens are signed with from `signsFrom` on; published in the JWKS at once. */
   kid: string;
+  signsFrom: Date;
   /** The keys it supersedes, each verifying until its `retireAt`. */
   retiring: { kid: string; retireAt: Date }[];
 }
@@ -36,21 +37,29 @@ export class SigningKeys {
   private readonly encryptionKey: Buffer;
   private current: Promise<SigningKey> | undefined;
   private currentLoadedAt = 0;
+  /** When a published key starts signing: the current choice is made again then, whatever its age. */
+  private nextStart = Infinity;
   /** Verification keys by kid, each trusted until its retirement or the next recheck, whichever comes first. */
   private readonly publicKeys = new Map<string, { key: CryptoKey; retireAt: number }>();
 
   constructor(
     private readonly db: Db,
     masterKey: string,
+    /** How long a rotated-in key is published before it signs: the JWKS cache lifetime. */
+    private readonly publishAheadMs = 0,
   ) {
     this.encryptionKey = createHmac('sha256', masterKey).update('oauth-signing-keys').digest();
   }
 
-  /** The key new tokens are signed with: the newest, looked up again every `CURRENT_KEY_RECHECK_MS`. */
+  /**
+   * The key new tokens are signed with: the latest that has started signing, looked up again
+   * every `CURRENT_KEY_RECHECK_MS` and when a published key's start comes.
+   */
   signingKey(): Promise<SigningKey> {
-    if (this.current === undefined || Date.now() - this.currentLoadedAt > CURRENT_KEY_RECHECK_MS) {
+    const now = Date.now();
+    if (this.current === undefined || now - this.currentLoadedAt > CURRENT_KEY_RECHECK_MS || now >= this.nextStart) {
       this.currentLoadedAt = Date.now();
-      const loading = this.loadOrCreate(false).catch((error) => {
+      const loading = this.loadOrCreate().catch((error) => {
         if (this.current === loading) this.current = undefined;
         throw error;
       });
@@ -60,16 +69,16 @@ export class SigningKeys {
   }
 
   /**
-   * Makes a new key current. The keys it supersedes stay in the JWKS and keep verifying until
-   * every token they signed has expired (`retirementDelayMs`); the housekeeping job then
-   * deletes them. Other processes switch to the new key within `CURRENT_KEY_RECHECK_MS`.
+   * Publishes a new key at once and makes it sign `publishAheadMs` later, when every JWKS cached
+   * before the rotation has expired, so no verifier meets a token signed by a key it does not
+   * know. The keys it supersedes keep signing until then, stay in the JWKS and keep verifying until
+   * every token they signed has expired (`retirementDelayMs` after the new key starts); the
+   * housekeeping job then deletes them. Every process switches when the new key's start comes.
    */
   async rotate(): Promise<Rotation> {
-    const loading = this.loadOrCreate(true);
-    this.current = loading;
-    this.currentLoadedAt = Date.now();
-    const { kid, retiring } = await loading;
-    return { kid, retiring: retiring ?? [] };
+    const rotation = await this.createKey(new Date(Date.now() + this.publishAheadMs));
+    this.current = undefined;
+    return rotation;
   }
 
   /** The public key with this `kid`, or undefined when no such key exists. */
@@ -96,38 +105,65 @@ export class SigningKeys {
   }
 
   /**
-   * The newest key, or a new one when there is none or the newest was sealed under another master
-   * key (after MASTER_KEY changed: tokens signed before stay verifiable, their public keys remain).
+   * The key in force, or a new one signing at once when there is none or it was sealed under
+   * another master key (after MASTER_KEY changed: tokens signed before stay verifiable, their
+   * public keys remain).
    */
-  private async loadOrCreate(rotate: boolean): Promise<SigningKey & { retiring?: Rotation['retiring'] }> {
-    const { row, privateJwk, retiring } = await writeTransaction(this.db, async (tx) => {
-      await repository.lockSigningKeyCreation(tx);
-      const existing = await repository.newestSigningKey(tx);
-      const opened = existing ? this.open(Buffer.from(existing.privateKeyEncrypted)) : null;
-      if (existing && opened && !rotate) return { row: existing, privateJwk: opened, retiring: undefined };
-      const retired = rotate
-        ? await repository.retireSigningKeys(tx, new Date(Date.now() + retirementDelayMs()))
-        : undefined;
-      const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
-      const publicJwk = await exportJWK(publicKey);
-      const newPrivateJwk = await exportJWK(privateKey);
-      const inserted = await repository.insertSigningKey(tx, {
-        kid: await calculateJwkThumbprint(publicJwk),
-        algorithm: SIGNING_ALGORITHM,
-        publicJwk,
-        privateKeyEncrypted: this.encrypt(JSON.stringify(newPrivateJwk)),
-      });
-      return {
-        row: inserted,
-        privateJwk: newPrivateJwk,
-        retiring: retired?.map(({ kid, retireAt }) => ({ kid, retireAt: retireAt! })),
-      };
-    });
+  private async loadOrCreate(): Promise<SigningKey> {
+    const [existing, nextStart] = await Promise.all([
+      repository.signingKeyInForce(this.db),
+      repository.nextSigningKeyStart(this.db),
+    ]);
+    const opened = existing ? this.open(Buffer.from(existing.privateKeyEncrypted)) : null;
+    if (existing && opened) {
+      this.nextStart = nextStart?.getTime() ?? Infinity;
+      return this.remember(existing, opened);
+    }
+    const { kid } = await this.createKey(new Date(), { retireOthers: false });
+    const row = await repository.findSigningKey(this.db, kid);
+    const created = row ? this.open(Buffer.from(row.privateKeyEncrypted)) : null;
+    if (!row || !created) throw new Error(`the signing key ${kid} just made current cannot be opened`);
+    return this.remember(row, created);
+  }
+
+  /** Keeps a key's public half for verification; its private half, ready to sign. */
+  private async remember(row: { kid: string; algorithm: string; publicJwk: unknown }, privateJwk: JWK) {
     this.publicKeys.set(row.kid, {
       key: (await importJWK(row.publicJwk as JWK, row.algorithm)) as CryptoKey,
       retireAt: Date.now() + CURRENT_KEY_RECHECK_MS,
     });
-    return { kid: row.kid, privateKey: (await importJWK(privateJwk, row.algorithm)) as CryptoKey, retiring };
+    return { kid: row.kid, privateKey: (await importJWK(privateJwk, row.algorithm)) as CryptoKey };
+  }
+
+  /**
+   * Creates a key that signs from `signsFrom`; unless told otherwise, schedules the retirement of
+   * every other key: `retirementDelayMs` after the new key starts, when all they signed has expired.
+   */
+  private async createKey(signsFrom: Date, { retireOthers = true } = {}): Promise<Rotation> {
+    const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
+    const publicJwk = await exportJWK(publicKey);
+    const privateJwk = await exportJWK(privateKey);
+    const kid = await calculateJwkThumbprint(publicJwk);
+    const created = await writeTransaction(this.db, async (tx) => {
+      await repository.lockSigningKeyCreation(tx);
+      if (!retireOthers) {
+        // Two processes finding no key at once: the second uses the first's.
+        const inForce = await repository.signingKeyInForce(tx);
+        if (inForce && this.open(Buffer.from(inForce.privateKeyEncrypted))) return { kid: inForce.kid, retiring: [] };
+      }
+      const retiring = retireOthers
+        ? await repository.retireSigningKeys(tx, new Date(signsFrom.getTime() + retirementDelayMs()))
+        : [];
+      await repository.insertSigningKey(tx, {
+        kid,
+        algorithm: SIGNING_ALGORITHM,
+        publicJwk,
+        privateKeyEncrypted: this.encrypt(JSON.stringify(privateJwk)),
+        signsFrom,
+      });
+      return { kid, retiring: retiring.map((key) => ({ kid: key.kid, retireAt: key.retireAt! })) };
+    });
+    return { ...created, signsFrom };
   }
 
   /** The private JWK sealed in a row, or null when it was sealed under another master key. */

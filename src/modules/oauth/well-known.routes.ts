@@ -31,7 +31,9 @@ export function authorizationServerMetadata(issuer: string) {
 /** `GET /.well-known/jwks.json` and `GET /.well-known/oauth-authorization-server`, public. */
 export function mountWellKnown(app: FastifyInstance, services: Services) {
   app.get('/.well-known/jwks.json', async (_request, reply) =>
-    reply.header('Cache-Control', 'public, max-age=300').send(await services.oauth.keys.jwks()),
+    reply
+      .header('Cache-Control', `public, max-age=${services.config.oauth.jwksMaxAgeSeconds}`)
+      .send(await services.oauth.keys.jwks()),
   );
   app.get('/.well-known/oauth-authorization-server', async (_request, reply) =>
     reply.header('Cache-Control', 'public, max-age=3600').send(authorizationServerMetadata(services.oauth.issuer)),
