@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { startV8Flags } from '../scripts/start-command';
 import { startFixture } from './lib/fixture';
-import { LoadGenerator, loadSettingsFromEnv, measureAll, type LoadRequest } from './lib/load';
+import { LoadGenerator, loadSettingsFromEnv, measureAll, type LoadRequest, type MeasureHooks } from './lib/load';
 import { renderTable, type Measurement } from './lib/report';
 import type { Suite } from './lib/suite';
 import { Teardown } from './lib/teardown';
@@ -15,11 +15,20 @@ import { httpOverheadSuite } from './suites/http-overhead';
 import { edgeSuite } from './suites/edge';
 import { searchSuite } from './suites/search';
 import { reservationsSuite } from './suites/reservations';
+import { hostileSuite } from './suites/hostile';
 import { startSuite } from './suites/start';
 import { stockSuite } from './suites/stock';
 
 /** Every suite, in the order its rows appear; later benchmarks add theirs here. */
-const allSuites: Suite[] = [httpOverheadSuite, edgeSuite, searchSuite, stockSuite, reservationsSuite, startSuite];
+const allSuites: Suite[] = [
+  httpOverheadSuite,
+  edgeSuite,
+  searchSuite,
+  stockSuite,
+  reservationsSuite,
+  startSuite,
+  hostileSuite,
+];
 
 /** BENCH_SUITES (comma-separated, matched against the start of a suite's name, case-insensitive) runs only those. */
 const wanted = (process.env.BENCH_SUITES ?? '')
@@ -66,12 +75,12 @@ async function main(): Promise<void> {
     const load = loadSettingsFromEnv();
     const fixture = await startFixture(teardown, { log });
     const generator = LoadGenerator.start(teardown);
-    const measure = (requests: LoadRequest[]) => {
+    const measure = (requests: LoadRequest[], hooks?: MeasureHooks) => {
       const seconds = requests.length * (load.warmupSeconds + load.durationSeconds);
       log(
         `measuring ${requests.length} cases: ${load.warmupSeconds} s warm-up each, then ${load.rounds} interleaved rounds (~${Math.round(seconds)} s)`,
       );
-      return measureAll(generator, requests, load);
+      return measureAll(generator, requests, load, hooks);
     };
 
     const measurements: Measurement[] = [];

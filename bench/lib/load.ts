@@ -122,6 +122,12 @@ export class LoadGenerator {
   }
 }
 
+/** Callbacks into measureAll, for figures taken beside the load (an event-loop delay histogram, say). */
+export interface MeasureHooks {
+  /** Called once the warm-up is over, just before the first measured round. */
+  beforeMeasuring?: () => void;
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -138,11 +144,13 @@ export async function measureAll(
   generator: LoadGenerator,
   requests: LoadRequest[],
   settings: LoadSettings,
+  hooks: MeasureHooks = {},
 ): Promise<LoadResult[]> {
   if (settings.warmupSeconds > 0) {
     for (const request of requests)
       await generator.run(request, request.connections ?? settings.connections, settings.warmupSeconds);
   }
+  hooks.beforeMeasuring?.();
   const roundSeconds = settings.durationSeconds / settings.rounds;
   const rounds = requests.map(() => [] as { run: RunnerResult; cpuMicros: number }[]);
   for (let round = 0; round < settings.rounds; round++) {

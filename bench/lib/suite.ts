@@ -1,5 +1,5 @@
 import type { Fixture } from './fixture';
-import type { LoadRequest, LoadResult, LoadSettings } from './load';
+import type { LoadRequest, LoadResult, LoadSettings, MeasureHooks } from './load';
 import type { Measurement } from './report';
 import type { Teardown } from './teardown';
 
@@ -10,7 +10,7 @@ export interface SuiteContext {
   teardown: Teardown;
   load: LoadSettings;
   /** Warms up and measures the requests (interleaved, see measureAll); results in request order. */
-  measure(requests: LoadRequest[]): Promise<LoadResult[]>;
+  measure(requests: LoadRequest[], hooks?: MeasureHooks): Promise<LoadResult[]>;
   log: (line: string) => void;
 }
 

@@ -1,0 +1,167 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import type { LoadRequest, LoadResult } from '../../lib/load';
+import type { Measurement } from '../../lib/report';
+import { startFullStack } from '../../lib/stack';
+import { probe, type Suite } from '../../lib/suite';
+import type { Teardown } from '../../lib/teardown';
+import type { HostileSummary, ReplyMessage, StartMessage, StopMessage } from './hostile-clients';
+
+const PROXIES_PATH = '/api/storage/edge/proxies';
+const MEASURED_CLIENTS = 50;
+const HOSTILE_CLIENTS = 10;
+const DEPTH = 100_000;
+const HOSTILE_TIMEOUT_MS = 30_000;
+/**
+ * Seconds the hostile clients may outlast the phase's nominal length (warm-up + duration) when no
+ * stop comes: shorter than the timeout, so when a server stuck on the bodies times out the first
+ * requests of a short phase, no second round of bodies follows them.
+ */
+const STOP_MARGIN_SECONDS = 10;
+/** Sampling interval of the event-loop delay histogram: 1 ms keeps a 50 ms goal well above its granularity. */
+const RESOLUTION_MS = 1;
+const GOAL = { ratio: 0.9, maxDelayMs: 50 };
+
+/** `{"data":[[[…]]]}` nested `depth` deep: valid JSON of about 2 × depth bytes. */
+const deepBody = (depth: number) => `{"data":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+const spaced = (value: number) => String(value).replace(/\B(?=(\d{3})+$)/g, ' ');
+const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(1));
+
+/** The hostile clients' process (hostile-clients.ts): started for one phase, stopped at its end. */
+class HostileClients {
+  private constructor(private readonly child: ChildProcess) {}
+
+  /** Forks the clients and resolves once each has sent its first request. */
+  static async start(teardown: Teardown, start: Omit<StartMessage, 'type'>): Promise<HostileClients> {
+    const child = fork(new URL('./hostile-clients.ts', import.meta.url), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    teardown.add('stop the hostile clients', () => {
+      if (child.connected) child.disconnect();
+    });
+    const clients = new HostileClients(child);
+    await clients.exchange({ type: 'start', ...start }, 'started');
+    return clients;
+  }
+
+  /** Stops the sending and resolves, once no request is in flight, with what the clients saw. */
+  async stop(): Promise<HostileSummary> {
+    const reply = await this.exchange({ type: 'stop' }, 'stopped');
+    this.child.disconnect();
+    return (reply as Extract<ReplyMessage, { type: 'stopped' }>).summary;
+  }
+
+  private exchange(message: StartMessage | StopMessage, expected: ReplyMessage['type']): Promise<ReplyMessage> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (reply: ReplyMessage) => {
+        if (reply.type !== expected) return;
+        this.child.off('exit', onExit);
+        this.child.off('message', onMessage);
+        resolve(reply);
+      };
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+        reject(new Error(`hostile clients exited (${signal ?? code}) before "${expected}"`));
+      this.child.on('message', onMessage);
+      this.child.once('exit', onExit);
+      this.child.send(message);
+    });
+  }
+}
+
+/** How late the histogram's timer fired, in ms: its interval minus its resolution. */
+const lateness = (histogram: IntervalHistogram) => ({
+  p99Ms: Math.max(0, histogram.percentile(99) / 1e6 - RESOLUTION_MS),
+  maxMs: Math.max(0, histogram.max / 1e6 - RESOLUTION_MS),
+});
+
+function describeHostile(summary: HostileSummary): string {
+  const count = (record: Record<string, number>) => Object.values(record).reduce((sum, n) => sum + n, 0);
+  const list = (record: Record<string, number>) =>
+    Object.entries(record)
+      .map(([key, n]) => `${key}: ${n}`)
+      .join(', ');
+  const answered = count(summary.statuses);
+  const failed = count(summary.errors);
+  return (
+    `Hostile input: the ${HOSTILE_CLIENTS} hostile clients sent ${summary.sent} bodies in ${summary.seconds.toFixed(1)} s; ` +
+    `${answered} answered${summary.answerMs ? ` (${list(summary.statuses)}; p50 ${ms(summary.answerMs.p50)} ms, slowest ${ms(summary.answerMs.max)} ms)` : ''}, ` +
+    `${summary.timeouts} timed out after ${HOSTILE_TIMEOUT_MS / 1000} s` +
+    `${failed > 0 ? `, ${failed} failed otherwise (${list(summary.errors)})` : ''}.` +
+    (summary.stoppedByLimit
+      ? ` They stopped sending at their time limit (the phase's length + ${STOP_MARGIN_SECONDS} s), before the phase ended: part of it ran without them.`
+      : '')
+  );
+}
+
+const notes = [
+  `Hostile input: GET ${PROXIES_PATH}/{key} (full stack, API key, as in the HTTP stack rows) from ${MEASURED_CLIENTS} autocannon clients, first alone, then while ${HOSTILE_CLIENTS} more clients, in a process of their own, each POST ${PROXIES_PATH} with the API key and {"data":[[[…]]]} nested ${spaced(DEPTH)} deep (${Math.round(deepBody(DEPTH).length / 1024)} KiB), one request after another over keep-alive connections, each given up after ${HOSTILE_TIMEOUT_MS / 1000} s (a timeout). The two phases run one after the other, not interleaved: the hostile clients send through the whole of theirs, warm-up included, and the requests in flight when it ends are waited for. CPU µs/req of the second row includes the server's work on the hostile bodies.`,
+  `Hostile input, event-loop delay: monitorEventLoopDelay (${RESOLUTION_MS} ms resolution) in the process running the server, reset when a phase's measured rounds begin; a figure is how late its timer fired, i.e. how long anything arriving then waited before the server could look at it.`,
+];
+
+/**
+ * Whether hostile input starves everyone else: the rate and latency of normal requests, and the
+ * event-loop delay of the server, with and without clients sending deeply nested JSON bodies.
+ */
+export const hostileSuite: Suite = {
+  name: 'hostile input',
+  notes,
+  async run({ fixture, teardown, load, measure, log }) {
+    const full = await startFullStack(fixture, teardown);
+    const authorization = `Bearer ${fixture.apiKey}`;
+    const get: LoadRequest = {
+      url: `${full.origin}${PROXIES_PATH}/${encodeURIComponent(fixture.proxyKey)}`,
+      headers: { authorization },
+      connections: MEASURED_CLIENTS,
+    };
+    const answer = await probe(get);
+    if (answer.status !== 200) throw new Error(`GET proxy answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+
+    const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+    delay.enable();
+    const measurePhase = async (): Promise<{ result: LoadResult; delay: { p99Ms: number; maxMs: number } }> => {
+      const [result] = await measure([get], { beforeMeasuring: () => delay.reset() });
+      return { result: result!, delay: lateness(delay) };
+    };
+
+    log('phase 1: no hostile clients');
+    const alone = await measurePhase();
+    log(`phase 2: ${HOSTILE_CLIENTS} clients sending ${spaced(DEPTH)}-deep bodies`);
+    const hostile = await HostileClients.start(teardown, {
+      request: {
+        url: `${full.origin}${PROXIES_PATH}`,
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: deepBody(DEPTH),
+      },
+      clients: HOSTILE_CLIENTS,
+      timeoutMs: HOSTILE_TIMEOUT_MS,
+      // A server stuck on the bodies delays the end of the phase (and the stop) by as long as it walks them.
+      maxSeconds: load.warmupSeconds + load.durationSeconds + STOP_MARGIN_SECONDS,
+    });
+    const attacked = await measurePhase();
+    log('waiting for the hostile requests in flight');
+    const summary = await hostile.stop();
+    delay.disable();
+
+    const ratio = attacked.result.requestsPerSecond / alone.result.requestsPerSecond;
+    notes.push(
+      `Hostile input, figures: event-loop delay p99 / max ${ms(alone.delay.p99Ms)} / ${ms(alone.delay.maxMs)} ms with no hostile clients, ` +
+        `${ms(attacked.delay.p99Ms)} / ${ms(attacked.delay.maxMs)} ms while they send; GET rate ${ratio.toFixed(2)}× and p99 ${ms(attacked.result.p99Ms)} ms ` +
+        `(${ms(alone.result.p99Ms)} ms alone). Goal: at least ${GOAL.ratio.toFixed(2)}× the rate and a max delay under ${GOAL.maxDelayMs} ms.`,
+      describeHostile(summary),
+    );
+    return [
+      {
+        id: 'hostile.none',
+        label: `GET proxy, ${MEASURED_CLIENTS} clients: no hostile clients`,
+        result: alone.result,
+      },
+      {
+        id: 'hostile.deep',
+        label: `GET proxy, ${MEASURED_CLIENTS} clients, while ${HOSTILE_CLIENTS} clients send ${spaced(DEPTH)}-deep bodies`,
+        result: attacked.result,
+        baselines: ['hostile.none'],
+      },
+    ] satisfies Measurement[];
+  },
+};
