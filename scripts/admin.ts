@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/kernel/config';
 import { masterKeyFile } from '../src/kernel/master-key';
+import { backupUsage, runBackupCommand } from './backup';
 
 const usage = `Usage: npm run admin -- <command> [options]
 
@@ -21,6 +22,7 @@ Commands:
                                                                --password the password is read from stdin
   keys:rotate                                                  make a new OAuth signing key current; the old ones
                                                                verify until the tokens they signed expire
+${backupUsage}
 
 Scopes: proxies:read proxies:write indexes:read indexes:write search inventory:read
         inventory:write catalog:read catalog:write orders:read orders:write, or * for all.
@@ -32,6 +34,7 @@ function fail(message: string): never {
 }
 
 const [command, ...rest] = process.argv.slice(2);
+if (command === 'backup' || command === 'restore') process.exit(await runBackupCommand(command, rest));
 const { values } = parseArgs({
   args: rest,
   options: {

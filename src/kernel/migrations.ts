@@ -48,10 +48,15 @@ export interface MigrationReport {
 
 /**
  * Applies pending migrations, each in its own transaction, under a PostgreSQL advisory lock so
- * that several processes starting together apply each migration exactly once.
+ * that several processes starting together apply each migration exactly once. `only` limits them
+ * to the named ones: a restore recreates the schema a backup was taken on, whatever came since.
  */
-export async function applyMigrations(databaseUrl: string, dir = MIGRATIONS_DIR): Promise<MigrationReport> {
-  const migrations = readMigrations(dir);
+export async function applyMigrations(
+  databaseUrl: string,
+  dir = MIGRATIONS_DIR,
+  options: { only?: ReadonlySet<string> } = {},
+): Promise<MigrationReport> {
+  const migrations = readMigrations(dir).filter((migration) => options.only?.has(migration.name) ?? true);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const report: MigrationReport = { applied: [], warnings: [] };
