@@ -19,6 +19,7 @@ const configSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).optional(),
   SEARCH_EVENTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  SEARCH_ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   OAUTH_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   OAUTH_JWKS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   EDGE_DOMAIN: z
@@ -68,6 +69,8 @@ export interface Config {
   rateLimitPerMinute: number | undefined;
   /** Requests per minute each client address may send to the public search events endpoint. */
   searchEventsPerMinute: number;
+  /** Days search analytics (counts per query and hour, clicks, events) are kept; housekeeping deletes the rest. */
+  searchAnalyticsRetentionDays: number;
   oauth: OAuthConfig;
   edge: EdgeConfig;
   broadcasts: BroadcastConfig;
@@ -139,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: values.METRICS_TOKEN,
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
     searchEventsPerMinute: values.SEARCH_EVENTS_PER_MINUTE,
+    searchAnalyticsRetentionDays: values.SEARCH_ANALYTICS_RETENTION_DAYS,
     oauth: {
       refreshGraceSeconds: values.OAUTH_REFRESH_GRACE_SECONDS,
       jwksMaxAgeSeconds: values.OAUTH_JWKS_MAX_AGE_SECONDS,

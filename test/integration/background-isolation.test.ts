@@ -18,9 +18,9 @@ import {
   ReleaseFailed,
   ReservationService,
 } from '../../src/modules/reservations/reservations.service';
+import { createQueryIdCodec, queryKeyOf } from '../../src/modules/search/analytics/query-ids';
+import { SearchLog, SearchNotStored, type SearchRecord } from '../../src/modules/search/analytics/search-log';
 import { createClickCodec } from '../../src/modules/search/click-codes';
-import { SearchLog, SearchNotStored } from '../../src/modules/search/search-log';
-import type { SearchRecord } from '../../src/modules/search/search.repository';
 import { createTenant, TEST_MASTER_KEY, type TestApp, type Tenant } from '../helpers/app';
 import { createTestDatabase, sql } from '../helpers/db';
 import { createRestClient } from '../helpers/rest';
@@ -105,68 +105,85 @@ describe('search log', () => {
     }
   });
 
-  const search = (alias: string, fields: Partial<SearchRecord> = {}): SearchRecord => ({
-    id: uuidv7(),
-    tenantId: indexIds.get(alias)!.tenantId,
-    indexId: indexIds.get(alias)!.id,
-    query: 'lamp',
-    resultCount: 3,
-    sessionId: 'session-1',
-    userId: null,
-    createdAt: new Date(),
-    ...fields,
-  });
-  const stored = async (records: SearchRecord[]) =>
+  const search = (alias: string, fields: Partial<SearchRecord> = {}): SearchRecord => {
+    const record = {
+      tenantId: indexIds.get(alias)!.tenantId,
+      indexId: indexIds.get(alias)!.id,
+      searchedAt: Math.floor(Date.now() / 1000),
+      query: 'lamp',
+      resultCount: 3,
+      ...fields,
+    };
+    return { queryKey: queryKeyOf(record.query), ...record };
+  };
+  /** The searches counted per index alias and query, for the queries given. */
+  const counted = async (queries: string[]) =>
     (
-      await sql<{ id: string }>(t.databaseUrl, 'SELECT id FROM search_queries WHERE id = ANY($1) ORDER BY id', [
-        records.map((record) => record.id),
-      ])
-    ).map((row) => row.id);
-  const idsOf = (records: SearchRecord[]) => records.map((record) => record.id).sort();
+      await sql<{ alias: string; query: string; searches: number }>(
+        t.databaseUrl,
+        `SELECT i.alias, s.query, sum(s.searches)::int AS searches
+           FROM search_query_stats s JOIN search_indexes i ON i.id = s.index_id
+          WHERE s.query = ANY($1) GROUP BY i.alias, s.query ORDER BY i.alias, s.query`,
+        [queries],
+      )
+    ).map((row) => `${row.alias} ${row.query} ×${row.searches}`);
 
-  it('drops and counts a search whose text cannot be stored, before any batch; the others are stored', async () => {
+  it('drops and counts a search whose text cannot be stored, before any batch; the others are counted', async () => {
     const reported: unknown[] = [];
     const log = new SearchLog(t.db, (error) => reported.push(error));
-    const good = [search('shop-a'), search('shop-b', { userId: 'user-7' }), search('shop-a', { query: 'ünï 😀' })];
-    const nul = search('shop-b', { sessionId: 'session\u0000' });
+    const nul = search('shop-b', { query: 'lamp\u0000' });
     const surrogate = search('shop-a', { query: 'lamp \ud800' });
-    log.record([good[0]!, nul, good[1]!, surrogate, good[2]!]);
+    log.record([
+      search('shop-a', { query: 'lamp one' }),
+      nul,
+      search('shop-b', { query: 'lamp one' }),
+      surrogate,
+      search('shop-a', { query: 'ünï 😀' }),
+      search('shop-a', { query: 'lamp one' }),
+    ]);
     await log.flush();
 
-    expect(await stored([...good, nul, surrogate])).toEqual(idsOf(good));
+    expect(await counted(['lamp one', 'ünï 😀', 'lamp \ufffd'])).toEqual([
+      'shop-a lamp one ×2',
+      'shop-a ünï 😀 ×1',
+      'shop-b lamp one ×1',
+    ]);
     expect(log.dropped).toBe(2);
     expect(reported).toHaveLength(2);
     for (const error of reported) expect(error).toBeInstanceOf(SearchNotStored);
-    expect((reported as SearchNotStored[]).map((error) => error.search)).toEqual(
-      [nul, surrogate].map(({ id, tenantId, indexId }) => ({ id, tenantId, indexId })),
+    expect((reported as SearchNotStored[]).map((error) => error.searches)).toEqual(
+      [nul, surrogate].map(({ tenantId, indexId, searchedAt }) => ({
+        tenantId,
+        indexId,
+        hour: new Date(Math.floor(searchedAt / 3600) * 3600_000).toISOString(),
+        count: 1,
+      })),
     );
-    // Each report names its own search only, never the batch around it.
-    for (const error of reported as SearchNotStored[]) {
-      for (const other of good) expect(error.message).not.toContain(other.id);
-    }
+    // A report names no query: what people search for is not logged.
+    for (const error of reported as SearchNotStored[]) expect(error.message).not.toContain('lamp');
   });
 
-  it('stores the rest of a batch refused for one row, which alone is dropped, counted and reported', async () => {
+  it('stores the rest of a batch refused for one row, whose searches alone are dropped, counted and reported', async () => {
     const reported: unknown[] = [];
     const log = new SearchLog(t.db, (error) => reported.push(error));
-    const bad = search('shop-b');
-    const good = [search('shop-a'), search('shop-b'), search('shop-a', { sessionId: null })];
-    const allow = await refuseRows('search_queries', 'INSERT', `NEW.id = '${bad.id}'`);
+    const bad = search('shop-b', { query: 'lamp refused' });
+    const allow = await refuseRows('search_query_stats', 'INSERT', `NEW.query = '${bad.query}'`);
     try {
-      log.record([good[0]!, bad, good[1]!, good[2]!]);
+      log.record([search('shop-a', { query: 'lamp two' }), bad, search('shop-b', { query: 'lamp two' }), bad]);
+      log.record([search('shop-a', { query: 'lamp two', resultCount: 0 })]);
       await log.flush();
     } finally {
       await allow();
     }
 
-    expect(await stored([...good, bad])).toEqual(idsOf(good));
-    expect(log.dropped).toBe(1);
+    expect(await counted(['lamp two', bad.query])).toEqual(['shop-a lamp two ×2', 'shop-b lamp two ×1']);
+    expect(log.dropped).toBe(2);
     expect(reported).toHaveLength(1);
     const [error] = reported as SearchNotStored[];
     expect(error).toBeInstanceOf(SearchNotStored);
-    expect(error!.search.id).toBe(bad.id);
-    expect(error!.message).toContain(`index ${bad.indexId} (tenant ${b.id})`);
-    expect(error!.reason).toContain('P0001');
+    expect(error!.searches).toMatchObject({ indexId: bad.indexId, count: 2 });
+    expect(error!.message).toContain(`2 searches of index ${bad.indexId} (tenant ${b.id})`);
+    expect(error!.message).toContain('P0001');
   });
 
   it('does not count an unreachable database as bad rows: one report, nothing dropped', async () => {
@@ -174,7 +191,7 @@ describe('search log', () => {
     const reported: unknown[] = [];
     const log = new SearchLog(down, (error) => reported.push(error));
     try {
-      log.record([search('shop-a'), search('shop-b'), search('shop-a')]);
+      log.record([search('shop-a'), search('shop-b'), search('shop-a', { query: 'chair' })]);
       await log.flush();
     } finally {
       await down.$disconnect();
@@ -194,9 +211,11 @@ describe('search log', () => {
     expect(response.status, response.rawBody).toBe(201);
     await t.services.search.log.flush();
     expect(t.services.search.log.dropped).toBe(0);
-    const rows = await sql<{ query: string }>(t.databaseUrl, 'SELECT query FROM search_queries WHERE query LIKE $1', [
-      'i%😀',
-    ]);
+    const rows = await sql<{ query: string }>(
+      t.databaseUrl,
+      'SELECT query FROM search_query_stats WHERE query LIKE $1',
+      ['i%😀'],
+    );
     expect(rows).toEqual([{ query: q.toLowerCase() }]);
   });
 });
@@ -212,11 +231,12 @@ describe('search clicks', () => {
     const [index] = await sql<{ id: string }>(t.databaseUrl, 'SELECT id FROM search_indexes WHERE tenant_id = $1', [
       tenant.id,
     ]);
-    // Signed as the app signs (the secret derives from the master key), so only the values are wrong.
+    // Signed as the app signs (the secrets derive from the master key), so only the values are wrong.
     const codec = createClickCodec(createHmac('sha256', TEST_MASTER_KEY).update('search-click-codes').digest());
+    const queryIds = createQueryIdCodec(createHmac('sha256', TEST_MASTER_KEY).update('search-query-ids').digest());
     const click = {
       indexId: index!.id,
-      searchId: uuidv7(),
+      searchId: queryIds.issue(index!.id, { searchedAt: Math.floor(Date.now() / 1000), queryKey: queryKeyOf('lamp') }),
       documentId: 'p1',
       position: 1,
       url: 'https://shop.example.com/p1',
@@ -226,6 +246,14 @@ describe('search clicks', () => {
       expect(response.status, response.rawBody).toBe(400);
       expect(response.body.error.details).toEqual([{ field: 'path.code', message: 'is not a valid click code' }]);
     }
+    expect(await sql(t.databaseUrl, 'SELECT id FROM search_clicks WHERE tenant_id = $1', [tenant.id])).toEqual([]);
+    // A code made before query ids carried their search (a UUIDv7) still leads to the document, but its click
+    // could never count with its search and is not stored.
+    const older = await t.rest.get(
+      `/api/instant/search/clicks/click/${codec.encode({ ...click, searchId: uuidv7() })}`,
+    );
+    expect(older.status, older.rawBody).toBe(307);
+    expect(older.headers.location).toBe(click.url);
     expect(await sql(t.databaseUrl, 'SELECT id FROM search_clicks WHERE tenant_id = $1', [tenant.id])).toEqual([]);
     // The same code with storable values is recorded.
     const good = await t.rest.get(`/api/instant/search/clicks/click/${codec.encode(click)}`);

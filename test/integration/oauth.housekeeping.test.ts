@@ -103,7 +103,7 @@ describe('signing key rotation', () => {
     (other.services.oauth.keys as unknown as { publicKeys: Map<string, unknown> }).publicKeys.clear();
     expect((await otherRest.get('/api/storage/edge/proxies', { token })).status).toBe(401);
 
-    await deleteExpired({ db: t.db });
+    await deleteExpired({ db: t.db, config: t.config });
     expect(await sql(t.databaseUrl, 'SELECT kid FROM oauth_signing_keys WHERE kid = $1', [oldKid])).toEqual([]);
     // The current key and the ones still retiring are kept.
     expect((await sql(t.databaseUrl, 'SELECT kid FROM oauth_signing_keys WHERE retire_at IS NULL')).length).toBe(1);
@@ -164,7 +164,10 @@ describe('housekeeping', () => {
       [clientRow.id, user.id],
     );
 
-    const passes = await Promise.all([deleteExpired({ db: t.db }), deleteExpired({ db: otherDb })]);
+    const passes = await Promise.all([
+      deleteExpired({ db: t.db, config: t.config }),
+      deleteExpired({ db: otherDb, config: t.config }),
+    ]);
     const total = (key: keyof (typeof passes)[0]) => passes.reduce((sum, pass) => sum + pass[key], 0);
     expect([
       total('sessions'),

@@ -2,12 +2,15 @@
  * Search events (`POST /api/instant/search/{key}/events`): views, clicks, add-to-carts and
  * conversions a front end reports about the hits of its searches; the conversion rates and revenue
  * the analytics compute from them; validation, all or none, with nothing stored on a refusal; the
- * key's access rule; events whose search is not stored yet; and the limit per client address.
+ * key's access rule; events whose search is not counted yet; query ids that name no search of the
+ * key (refused) or a search past the retention (dropped); and the limit per client address.
  */
+import { createHmac } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app';
 import { uuidv7 } from '../../src/kernel/ids';
 import { createDb } from '../../src/kernel/db';
+import { createQueryIdCodec, queryKeyOf } from '../../src/modules/search/analytics/query-ids';
 import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
 import { createRestClient, type RestResponse } from '../helpers/rest';
@@ -91,6 +94,18 @@ function expectFieldError(response: RestResponse, status: number, field: string)
   expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
 }
 
+/** An index of the shop with a proxy key of its own: its analytics count only what a test did with it. */
+async function createShop(alias: string) {
+  await createIndex(shop, alias);
+  await createProxy(shop, `${alias}-shop`, { aliases: [alias] });
+  const [index] = await sql<{ id: string }>(
+    databaseUrl,
+    `SELECT id::text FROM search_indexes WHERE alias = $1 AND tenant_id = $2`,
+    [alias, shop.id],
+  );
+  return { key: `${alias}-shop`, indexId: index!.id };
+}
+
 async function analytics(since: string, client = rest, alias = 'products', tenant = shop) {
   const response = await client.get(`${INDEXES}/${alias}/analytics?from=${encodeURIComponent(since)}`, {
     token: tenant.key,
@@ -119,11 +134,12 @@ describe('reporting events', () => {
   const client = from('10.0.0.1');
 
   it('stores a batch in one go and shows it in the analytics: rates and revenue per query and in total', async () => {
+    const { key, indexId } = await createShop('batch');
     const start = new Date().toISOString();
-    const lamp1 = await search('lamp');
-    const lamp2 = await search('Lamp');
-    await search('lamp');
-    const chair = await search('chair');
+    const lamp1 = await search('lamp', rest, key);
+    const lamp2 = await search('Lamp', rest, key);
+    await search('lamp', rest, key);
+    const chair = await search('chair', rest, key);
     expect(lamp1.query_id).not.toBe(lamp2.query_id);
     const p1 = lamp1.hits.find((hit) => hit.id === 'p1')!;
 
@@ -137,7 +153,7 @@ describe('reporting events', () => {
       { type: 'conversion', query_id: lamp2.query_id, document_id: 'p2', value: 40.015, session_id: null },
       { type: 'view', query_id: chair.query_id, document_id: 'p3', position: 1 },
     ];
-    const response = await client.post(EVENTS, { data: batch });
+    const response = await client.post(`${SEARCH}/${key}/events`, { data: batch });
     expect(response.status, response.rawBody).toBe(204);
     // A click through the hit's click URL counts as a click too.
     const followed = await rest.get(lamp2.hits[0]!.click_url.replace(/^https?:\/\/[^/]+/, ''));
@@ -145,21 +161,20 @@ describe('reporting events', () => {
 
     const rows = await storedEvents();
     expect(rows).toHaveLength(batch.length);
-    // index_id is set or not depending on whether the search's batch was written yet.
-    expect(rows).toContainEqual(
-      expect.objectContaining({
-        search_id: lamp1.query_id,
-        type: 'VIEW',
-        document_id: 'p1',
-        position: p1.__position,
-        session_id: 's-1',
-        value: null,
-      }),
-    );
+    // Every event is stored with the index its signed query id names, whether or not its search is counted yet.
+    expect(rows).toContainEqual({
+      search_id: lamp1.query_id,
+      index_id: indexId,
+      type: 'VIEW',
+      document_id: 'p1',
+      position: p1.__position,
+      session_id: 's-1',
+      value: null,
+    });
     const values = rows.filter((row) => row.type === 'CONVERSION').map((row) => row.value);
     expect(values.sort()).toEqual(['19.9900', '40.0150']);
 
-    const data = await analytics(start);
+    const data = await analytics(start, rest, 'batch');
     expect(data).toMatchObject({ searches: 4, clicks: 2, views: 4, add_to_carts: 1, conversions: 2 });
     expect(data.click_through_rate).toBeCloseTo(2 / 4);
     expect(data.conversion_rate).toBeCloseTo(2 / 4);
@@ -184,73 +199,88 @@ describe('reporting events', () => {
     });
   });
 
-  it('accepts an event whose search is not stored yet, and counts it once the search is', async () => {
+  it('accepts an event whose search is not counted yet, and counts it once the search is', async () => {
+    const { key, indexId } = await createShop('desk');
     const start = new Date().toISOString();
-    // The other process answers the search and writes it in its own batch; this one receives the event.
-    const pending = await search('desk', otherRest);
-    const response = await client.post(EVENTS, {
+    // The other process answers the search and counts it in its own batch; this one receives the event.
+    const pending = await search('desk', otherRest, key);
+    const response = await client.post(`${SEARCH}/${key}/events`, {
       data: [{ type: 'conversion', query_id: pending.query_id, document_id: 'p1', value: 25 }],
     });
     expect(response.status, response.rawBody).toBe(204);
-    // Analytics through the other process write its log first: the search is stored, the event joins it.
-    const data = await analytics(start, otherRest);
+    expect(
+      await sql(databaseUrl, `SELECT index_id::text FROM search_events WHERE search_id = $1`, [pending.query_id]),
+    ).toEqual([{ index_id: indexId }]);
+    // Analytics through the other process write its log first: the search is counted, the event joins it.
+    const data = await analytics(start, otherRest, 'desk');
     expect(data).toMatchObject({ searches: 1, conversions: 1, revenue: 25, conversion_rate: 1 });
     expect(data.top_queries).toEqual([expect.objectContaining({ query: 'desk', conversions: 1, revenue: 25 })]);
   });
 
-  it('an event stored before its search has no index; it joins the search when that is written', async () => {
-    const start = new Date().toISOString();
-    const searchId = uuidv7();
-    const response = await client.post(EVENTS, { data: [{ type: 'view', query_id: searchId, document_id: 'p2' }] });
-    expect(response.status, response.rawBody).toBe(204);
-    const stored = await sql(databaseUrl, `SELECT index_id FROM search_events WHERE search_id = '${searchId}'`);
-    expect(stored).toEqual([{ index_id: null }]);
-    expect(await analytics(start)).toMatchObject({ searches: 0, views: 0 });
-    // The search's batch arrives.
-    await sql(
-      databaseUrl,
-      `INSERT INTO search_queries (id, tenant_id, index_id, query, result_count)
-       SELECT '${searchId}', tenant_id, id, 'floor lamp', 1 FROM search_indexes WHERE alias = 'products' AND tenant_id = '${shop.id}'`,
-    );
-    const data = await analytics(start);
-    expect(data).toMatchObject({ searches: 1, views: 1 });
-    expect(data.top_queries).toEqual([expect.objectContaining({ query: 'floor lamp', views: 1 })]);
-  });
-
-  it("stores an event whose search is stored with the search's index; deleting the index deletes its events", async () => {
-    const start = new Date().toISOString();
-    await createIndex(shop, 'gone');
-    await createProxy(shop, 'gone-shop', { aliases: ['gone'] });
-    const result = await search('lamp', rest, 'gone-shop');
-    await analytics(start, rest, 'gone'); // writes this process's log
-    const response = await client.post(`${SEARCH}/gone-shop/events`, {
+  it('deleting the index deletes its events', async () => {
+    const { key, indexId } = await createShop('gone');
+    const result = await search('lamp', rest, key);
+    const response = await client.post(`${SEARCH}/${key}/events`, {
       data: [{ type: 'view', query_id: result.query_id, document_id: 'p1' }],
     });
     expect(response.status, response.rawBody).toBe(204);
-    const [index] = await sql(databaseUrl, `SELECT id::text FROM search_indexes WHERE alias = 'gone'`);
     const stored = () =>
       sql(databaseUrl, `SELECT index_id::text FROM search_events WHERE search_id = '${result.query_id}'`);
-    expect(await stored()).toEqual([{ index_id: index!.id }]);
+    expect(await stored()).toEqual([{ index_id: indexId }]);
     expect((await rest.delete(`${INDEXES}/gone`, { token: shop.key })).status).toBe(204);
     expect(await stored()).toEqual([]);
   });
 
-  it('an event of a search that was never made, or of another tenant, is stored but counts nowhere', async () => {
+  it('400 for a query id that names no search of the key, naming each; nothing of the batch is stored', async () => {
+    const { key } = await createShop('strict');
     const start = new Date().toISOString();
+    const ours = await search('lamp', rest, key);
     const theirs = await search('lamp', rest, 'other-shop');
-    const response = await client.post(EVENTS, {
+    // One hex digit of the signature changed.
+    const edited = ours.query_id.replace(/.$/, (digit) => (digit === '0' ? '1' : '0'));
+    const before = await storedEvents();
+    const response = await client.post(`${SEARCH}/${key}/events`, {
       data: [
+        { type: 'conversion', query_id: ours.query_id, document_id: 'p1', value: 10 },
         { type: 'conversion', query_id: uuidv7(), document_id: 'p1', value: 1000 },
         { type: 'conversion', query_id: theirs.query_id, document_id: 'p1', value: 1000 },
+        { type: 'conversion', query_id: edited, document_id: 'p1', value: 1000 },
       ],
     });
-    expect(response.status, response.rawBody).toBe(204);
-    expect(await analytics(start)).toMatchObject({ searches: 0, conversions: 0, revenue: 0 });
+    expect(response.status, response.rawBody).toBe(400);
+    expect(response.body.error.details).toEqual(
+      [1, 2, 3].map((i) => ({
+        field: `body.data[${i}].query_id`,
+        message: `is not the query_id of a search through ${key}`,
+      })),
+    );
+    expect(await storedEvents()).toEqual(before);
+    expect(await analytics(start, rest, 'strict')).toMatchObject({ searches: 1, conversions: 0, revenue: 0 });
     expect(await analytics(start, rest, 'products', otherTenant)).toMatchObject({
       searches: 1,
       conversions: 0,
       revenue: 0,
     });
+  });
+
+  it('accepts, without storing them, events of a search past the analytics retention', async () => {
+    const { key, indexId } = await createShop('retained');
+    const fresh = await search('lamp', rest, key);
+    // Signed as the app signs (the secret derives from the master key): a real search, 91 days ago.
+    const codec = createQueryIdCodec(createHmac('sha256', TEST_MASTER_KEY).update('search-query-ids').digest());
+    const searchedAt = Math.floor(Date.now() / 1000) - (config.searchAnalyticsRetentionDays + 1) * 86_400;
+    const old = codec.issue(indexId, { searchedAt, queryKey: queryKeyOf('lamp') });
+    const before = (await storedEvents()).length;
+    const response = await client.post(`${SEARCH}/${key}/events`, {
+      data: [
+        { type: 'view', query_id: old, document_id: 'p1' },
+        { type: 'view', query_id: fresh.query_id, document_id: 'p1' },
+      ],
+    });
+    expect(response.status, response.rawBody).toBe(204);
+    const rows = await storedEvents();
+    expect(rows).toHaveLength(before + 1);
+    expect(rows.map((row) => row.search_id)).not.toContain(old);
   });
 
   it('takes a JSON body sent as text/plain (navigator.sendBeacon) and answers browsers (CORS)', async () => {
@@ -279,7 +309,6 @@ describe('refusals change nothing', () => {
       body: { data: [{ q: 'lamp' }] },
     });
     articleQueryId = articles.body.data[0].results[0].query_id;
-    await analytics(new Date(Date.now() - 60_000).toISOString(), rest, 'articles'); // writes this process's log
   });
 
   const refusals: [string, () => unknown, string][] = [

@@ -404,17 +404,23 @@ describe('clicks and analytics', () => {
   });
 
   it('analytics: top queries, queries without results, click-through per query and per position, over a time range', async () => {
+    // An index of its own: searches are counted per hour, so the range counted starts at this hour's start.
+    await createIndex(tenant, { name: 'Reports', alias: 'reports' }, products);
     const start = new Date().toISOString();
-    for (const q of ['Lamp', 'lamp', 'lamp', 'chair', 'unicorn', 'unicorn']) await searchShop(q);
+    for (const q of ['Lamp', 'lamp', 'lamp', 'chair', 'unicorn', 'unicorn']) await searchShop(q, 'reports');
     await searchShop('lamp', 'other');
-    const lamp = await searchShop('lamp');
+    const lamp = await searchShop('lamp', 'reports');
     await rest.get(path(lamp.hits[0].click_url));
     await rest.get(path(lamp.hits[0].click_url));
-    const response = await rest.get(`${INDEXES}/shop/analytics?from=${encodeURIComponent(start)}`, {
+    const response = await rest.get(`${INDEXES}/reports/analytics?from=${encodeURIComponent(start)}`, {
       token: tenant.key,
     });
     expect(response.status, response.rawBody).toBe(200);
     const data = response.body.data;
+    const hour = 3600_000;
+    expect(data.from).toBe(new Date(Math.floor(Date.parse(start) / hour) * hour).toISOString());
+    expect(Date.parse(data.to) % hour).toBe(0);
+    expect(Date.parse(data.to)).toBeGreaterThan(Date.now());
     expect(data).toMatchObject({ searches: 7, clicks: 2 });
     expect(data.click_through_rate).toBeCloseTo(1 / 7);
     expect(data.no_result_rate).toBeCloseTo(2 / 7);
@@ -430,7 +436,7 @@ describe('clicks and analytics', () => {
 
     const future = new Date(Date.now() + 3600_000).toISOString();
     const empty = await rest.get(
-      `${INDEXES}/shop/analytics?from=${encodeURIComponent(future)}&to=${encodeURIComponent(new Date(Date.now() + 7200_000).toISOString())}`,
+      `${INDEXES}/reports/analytics?from=${encodeURIComponent(future)}&to=${encodeURIComponent(new Date(Date.now() + 7200_000).toISOString())}`,
       { token: tenant.key },
     );
     expect(empty.body.data).toMatchObject({

@@ -76,6 +76,12 @@ describe('loadConfig', () => {
     });
   });
 
+  it('keeps search analytics 90 days unless SEARCH_ANALYTICS_RETENTION_DAYS says otherwise', () => {
+    expect(loadConfig({}).searchAnalyticsRetentionDays).toBe(90);
+    expect(loadConfig({ SEARCH_ANALYTICS_RETENTION_DAYS: '7' }).searchAnalyticsRetentionDays).toBe(7);
+    expect(loadConfig({ SEARCH_ANALYTICS_RETENTION_DAYS: '' }).searchAnalyticsRetentionDays).toBe(90);
+  });
+
   it.each([
     [{ OAUTH_REFRESH_GRACE_SECONDS: '-1' }, 'OAUTH_REFRESH_GRACE_SECONDS'],
     [{ OAUTH_JWKS_MAX_AGE_SECONDS: 'five minutes' }, 'OAUTH_JWKS_MAX_AGE_SECONDS'],
@@ -92,6 +98,10 @@ describe('loadConfig', () => {
     [{ EDGE_STALE_IF_ERROR_SECONDS: 'soon' }, 'EDGE_STALE_IF_ERROR_SECONDS'],
     [{ EDGE_MAX_RESPONSE_BYTES: '1.5' }, 'EDGE_MAX_RESPONSE_BYTES'],
     [{ EDGE_ALLOW_PRIVATE_ORIGINS: 'yes' }, 'EDGE_ALLOW_PRIVATE_ORIGINS'],
+    [{ SEARCH_ANALYTICS_RETENTION_DAYS: '0' }, 'SEARCH_ANALYTICS_RETENTION_DAYS'],
+    [{ SEARCH_ANALYTICS_RETENTION_DAYS: '1.5' }, 'SEARCH_ANALYTICS_RETENTION_DAYS'],
+    [{ SEARCH_ANALYTICS_RETENTION_DAYS: 'forever' }, 'SEARCH_ANALYTICS_RETENTION_DAYS'],
+    [{ SEARCH_ANALYTICS_RETENTION_DAYS: '3651' }, 'SEARCH_ANALYTICS_RETENTION_DAYS'],
   ])('refuses %o naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${name}`));

@@ -3,28 +3,35 @@ import { startPoller } from '../../kernel/poller';
 import { deleteEndedWindows } from '../../kernel/rate-limit';
 import type { Module, Services } from '../context';
 import * as oauth from '../oauth/oauth.repository';
+import { deleteExpiredSearchAnalytics } from '../search';
 
 /** How often each process deletes what has expired. */
 export const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 
 /**
- * Deletes what has expired, in one pass: authorization sessions, codes and refresh tokens, signing
- * keys past their retirement, idempotency keys past their 24 hours, rate limit windows that ended.
- * Every statement deletes by expiry alone, so passes of several processes at once delete each row
- * once and wait on nothing.
+ * Deletes what has expired, in one pass: authorization sessions, codes and refresh tokens,
+ * client_credentials grants whose tokens have expired, signing keys past their retirement,
+ * idempotency keys past their 24 hours, rate limit windows that ended, and search analytics past
+ * SEARCH_ANALYTICS_RETENTION_DAYS. Every statement deletes by expiry alone, so passes of several
+ * processes at once delete each row once; tables that may hold many expired rows are deleted from
+ * in batches, and a pass stops between batches when the process is `stopping`.
  */
-export async function deleteExpired({ db }: Pick<Services, 'db'>) {
-  const authorization = await oauth.deleteExpiredAuthorizationState(db);
+export async function deleteExpired(
+  { db, config }: Pick<Services, 'db' | 'config'>,
+  stopping: () => boolean = () => false,
+) {
+  const authorization = await oauth.deleteExpiredAuthorizationState(db, { stopping });
   const signingKeys = (await oauth.deleteRetiredSigningKeys(db)).count;
   const idempotencyKeys = await deleteExpiredIdempotencyKeys(db);
   const rateLimitWindows = await deleteEndedWindows(db);
-  return { ...authorization, signingKeys, idempotencyKeys, rateLimitWindows };
+  const searchAnalytics = await deleteExpiredSearchAnalytics(db, config.searchAnalyticsRetentionDays, { stopping });
+  return { ...authorization, signingKeys, idempotencyKeys, rateLimitWindows, ...searchAnalytics };
 }
 
 /** Housekeeping: a background pass in every process that deletes expired rows. */
 export const housekeepingModule: Module = {
   name: 'housekeeping',
   workers: (services, logError) => [
-    startPoller(async () => void (await deleteExpired(services)), HOUSEKEEPING_INTERVAL_MS, logError),
+    startPoller(async (stopping) => void (await deleteExpired(services, stopping)), HOUSEKEEPING_INTERVAL_MS, logError),
   ],
 };

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import type { DbOrTx, Tx } from '../../kernel/db';
+import { deleteInBatches } from '../../kernel/batched-delete';
+import type { Db, DbOrTx, Tx } from '../../kernel/db';
 import { parseFirstRow, timestamp } from '../../kernel/rows';
 import type { Prisma } from '../../__generated__/prisma/client';
+import { ACCESS_TOKEN_TTL } from './tokens';
 
 const bytes = (buffer: Buffer) => new Uint8Array(buffer);
 
@@ -91,16 +93,36 @@ export const deleteRetiredSigningKeys = (db: DbOrTx) =>
   db.oAuthSigningKey.deleteMany({ where: { retireAt: { lte: new Date() } } });
 
 /**
+ * How long after its creation a client_credentials grant is deleted: its only access token was
+ * issued with it and expires ACCESS_TOKEN_TTL later; the hour after that covers clocks of the
+ * issuing process and the database that disagree. Until then the grant must stay, since a token
+ * whose grant is missing is refused as revoked. (A function: tokens.ts and this file import each
+ * other through signing-keys.ts, so the constant is read when called, not when loaded.)
+ */
+export const clientCredentialsGrantLifetimeSeconds = () => ACCESS_TOKEN_TTL + 3600;
+
+/**
  * Deletes what has expired: authorization sessions and codes an hour after their expiry (a code
  * presented again within that hour still revokes its grant), refresh tokens once expired (an
- * expired one is refused either way). Each statement is safe to run in several processes at once.
+ * expired one is refused either way), and client_credentials grants once no token of theirs can be
+ * presented (one is made per token request, so they are deleted in batches). Each statement is safe
+ * to run in several processes at once.
  */
-export async function deleteExpiredAuthorizationState(db: DbOrTx) {
+export async function deleteExpiredAuthorizationState(db: Db, options: { stopping?: () => boolean } = {}) {
   const margin = new Date(Date.now() - 3600_000);
   const sessions = await db.oAuthAuthorizationSession.deleteMany({ where: { expiresAt: { lte: margin } } });
   const codes = await db.oAuthAuthorizationCode.deleteMany({ where: { expiresAt: { lte: margin } } });
   const refreshTokens = await db.oAuthRefreshToken.deleteMany({ where: { expiresAt: { lte: new Date() } } });
-  return { sessions: sessions.count, codes: codes.count, refreshTokens: refreshTokens.count };
+  const clientCredentialsGrants = await deleteInBatches(
+    (limit) => db.$executeRaw`
+      DELETE FROM oauth_grants WHERE ctid = ANY(ARRAY(
+        SELECT ctid FROM oauth_grants
+         WHERE grant_type = 'client_credentials'
+           AND created_at < now() - make_interval(secs => ${clientCredentialsGrantLifetimeSeconds()})
+         LIMIT ${limit} FOR UPDATE SKIP LOCKED))`,
+    options,
+  );
+  return { sessions: sessions.count, codes: codes.count, refreshTokens: refreshTokens.count, clientCredentialsGrants };
 }
 
 export const insertSigningKey = (

@@ -5,6 +5,8 @@ import * as repository from './search.repository';
 import { createSearchServices, type SearchServices } from './search.module';
 import { searchOperations } from './search.routes';
 
+export { deleteExpiredSearchAnalytics } from './analytics/retention';
+
 declare module '../context' {
   interface Services {
     search: SearchServices;
@@ -56,7 +58,7 @@ export const searchModule: Module = {
     );
     new Counter({
       name: `${METRICS_PREFIX}search_log_dropped_total`,
-      help: 'Searches not stored for analytics because the database refused them (each is also logged).',
+      help: 'Searches not counted for analytics because the database refused their counts (each is also logged).',
       registers: [registry],
       collect() {
         this.reset();

@@ -362,8 +362,10 @@ export const getIndexAnalytics = defineOperation({
   description:
     'Over `[from, to)`: searches, clicks, top queries, queries without results, click-through rates per query and ' +
     'per position, and the reported events (views, add-to-carts, conversions) with conversion rates and revenue. ' +
-    'Clicks are followed click URLs and `click` events; events count with their search (those of the searches ' +
-    'made in the range), and events whose search is not stored count nowhere.',
+    'Clicks are followed click URLs and `click` events; clicks and events count with their search (those of the ' +
+    'searches made in the range). Searches are counted per hour, so the range counted is the whole hours that ' +
+    'cover `[from, to)`, given back as `from` and `to`; analytics are kept `SEARCH_ANALYTICS_RETENTION_DAYS` ' +
+    '(default 90) days.',
   tag: indexTag,
   security: 'bearer',
   scopes: ['indexes:read'],
@@ -513,8 +515,10 @@ export const recordSearchEvents = defineOperation({
   description:
     `Stores 1 to ${MAX_EVENTS_PER_REQUEST} events about the hits of searches made through the key (\`view\`, ` +
     '`click`, `add_to_cart`, `conversion`), all or none, for the conversion rates and revenue of the analytics. ' +
-    "`query_id` is the `query_id` of the search's result; an id not stored (yet) is accepted, since searches are " +
-    'stored in batches, and counts once its search is stored; one of an index the key does not search is a 400. ' +
+    "`query_id` is the `query_id` of the search's result, which is signed: one that is not the id of a search of " +
+    'an index the key searches (made up, edited, or of another index) is a 400 naming it. An event may arrive ' +
+    'before its search is counted (searches are counted in batches) and counts once it is; one of a search older ' +
+    'than the analytics retention is accepted and not stored. ' +
     'Same access rule as searching through the key; callable from browsers (CORS), a JSON body sent as ' +
     '`text/plain` (what `navigator.sendBeacon` sends for a string) is read as JSON. Each client address may send ' +
     '`SEARCH_EVENTS_PER_MINUTE` requests per minute (default 300), then gets a 429 with `Retry-After`.',

@@ -517,7 +517,8 @@ const IndexResult = z
     id: z.string().openapi({ description: 'Alias of the index.' }),
     query_id: z.uuid().openapi({
       description:
-        'Id of this search of the index, stored for analytics: the `query_id` of the events reported about its hits.',
+        'Id of this search of the index, signed, saying when it was made and what was searched: the `query_id` of ' +
+        'the events reported about its hits.',
     }),
     hits: z.array(Hit),
     count: z.int().openapi({ description: 'Matching documents across all indexes of the request.' }),
@@ -653,14 +654,14 @@ export type SearchSettingsData = z.output<typeof SearchSettingsOutput>;
 
 export const AnalyticsQuery = z
   .object({
-    from: z.iso
-      .datetime({ offset: true })
-      .optional()
-      .openapi({ description: 'Start of the range (inclusive), ISO 8601; default 30 days before `to`.' }),
+    from: z.iso.datetime({ offset: true }).optional().openapi({
+      description:
+        'Start of the range (inclusive), ISO 8601, counted from the start of its hour; default 30 days before `to`.',
+    }),
     to: z.iso
       .datetime({ offset: true })
       .optional()
-      .openapi({ description: 'End of the range (exclusive), ISO 8601; default now.' }),
+      .openapi({ description: 'End of the range (exclusive), ISO 8601, counted to the end of its hour; default now.' }),
     limit: z.coerce.number().int().min(1).max(100).default(10).openapi({
       type: 'integer',
       minimum: 1,
@@ -718,8 +719,8 @@ const revenue = z.number().openapi({ description: 'Sum of the values of the conv
 
 export const AnalyticsOutput = z
   .object({
-    from: z.iso.datetime(),
-    to: z.iso.datetime(),
+    from: z.iso.datetime().openapi({ description: 'Start of the range counted: `from` at the start of its hour.' }),
+    to: z.iso.datetime().openapi({ description: 'End of the range counted (exclusive): `to` at the end of its hour.' }),
     searches: z.int(),
     clicks: z.int().openapi({ description: 'Followed click URLs and `click` events.' }),
     click_through_rate: rate.openapi({ description: 'Share of searches with at least one click.' }),

@@ -7,7 +7,10 @@ import { clickTarget, type ClickCodec } from './click-codes';
 import { effectiveDisplayFields, fieldType, filterableFields, resolveDefinition } from './definition';
 import type { EngineResult, SearchEngine } from './engine/engine';
 import * as repository from './search.repository';
-import type { SearchLog } from './search-log';
+import * as analytics from './analytics/analytics.repository';
+import { hourOf, queryKeyOf, type QueryIdCodec } from './analytics/query-ids';
+import { retentionCutoff } from './analytics/retention';
+import type { SearchLog, SearchRecord } from './analytics/search-log';
 import type { IndexRows } from './index-rows';
 import { ruleFor } from './rules';
 import { searchEngineOf, settingsOf } from './search-engine-access';
@@ -31,9 +34,12 @@ export class SearchService {
     private readonly db: Db,
     private readonly engine: SearchEngine,
     private readonly clicks: ClickCodec,
+    private readonly queryIds: QueryIdCodec,
     private readonly log: SearchLog,
     private readonly baseUrl: string,
     private readonly rows: IndexRows,
+    /** SEARCH_ANALYTICS_RETENTION_DAYS. */
+    private readonly retentionDays: number,
   ) {}
 
   /** Searches one index of the caller's tenant. */
@@ -170,14 +176,22 @@ export class SearchService {
     if (!index || index.alias !== alias) {
       throw invalidField('code', 'belongs to another index');
     }
-    await repository.insertClick(this.db, {
-      id: uuidv7(),
-      tenantId: index.tenantId,
-      indexId: index.id,
-      searchId: click.searchId,
-      documentId: click.documentId,
-      position: click.position,
-    });
+    // The code is signed, so its query id is one this service issued; an id of an older kind (from a code
+    // made before searches were counted per hour), or of a search past the retention, could never count.
+    const search = this.queryIds.read(click.searchId);
+    const searchHour = search ? hourOf(search.searchedAt) : undefined;
+    if (search && searchHour && searchHour >= retentionCutoff(this.retentionDays)) {
+      await analytics.insertClick(this.db, {
+        id: uuidv7(),
+        tenantId: index.tenantId,
+        indexId: index.id,
+        searchId: click.searchId.toLowerCase(),
+        searchHour,
+        queryKey: search.queryKey,
+        documentId: click.documentId,
+        position: click.position,
+      });
+    }
     return click.url;
   }
 
@@ -195,29 +209,30 @@ export class SearchService {
     );
     if (problems.length > 0) throw invalidInput(problems);
 
-    const records: repository.SearchRecord[] = [];
+    const records: SearchRecord[] = [];
+    const searchedAt = Math.floor(Date.now() / 1000);
     const entries = await Promise.all(
       plans.map(async (plan, i) => {
         const context = contexts[i]!;
         const results = await Promise.all(plan.map(({ target, query }) => this.searchOne(target.index, query)));
         const count = results.reduce((sum, result) => sum + result.count, 0);
+        // By code point: cutting at 512 UTF-16 units could split a pair into text PostgreSQL refuses.
+        const text = Array.from((context.q ?? '').trim().toLowerCase())
+          .slice(0, 512)
+          .join('');
+        const queryKey = queryKeyOf(text);
         return {
           __queryID: context.__queryID ?? null,
           results: results.map((result, j) => {
             const { index } = plan[j]!.target;
-            const searchId = uuidv7();
+            const searchId = this.queryIds.issue(index.id, { searchedAt, queryKey });
             records.push({
-              id: searchId,
               tenantId: index.tenantId,
               indexId: index.id,
-              // By code point: cutting at 512 UTF-16 units could split a pair into text PostgreSQL refuses.
-              query: Array.from((context.q ?? '').trim().toLowerCase())
-                .slice(0, 512)
-                .join(''),
+              searchedAt,
+              queryKey,
+              query: text,
               resultCount: result.count,
-              sessionId: context.session_id ?? null,
-              userId: context.user_id ?? null,
-              createdAt: new Date(),
             });
             return this.presentResult(index, result, plan[j]!.query.offset, searchId, count, plan[j]!.rule);
           }),

@@ -1,12 +1,14 @@
-import type { Db } from '../../kernel/db';
-import { notFound } from '../../kernel/errors';
-import { invalidField } from '../../kernel/validation';
-import { requireScope, type Principal } from '../auth/scopes';
-import * as repository from './search.repository';
+import type { Db } from '../../../kernel/db';
+import { notFound } from '../../../kernel/errors';
+import { invalidField } from '../../../kernel/validation';
+import { requireScope, type Principal } from '../../auth/scopes';
+import * as searchRepository from '../search.repository';
+import type { AnalyticsData } from '../search.schemas';
+import * as repository from './analytics.repository';
+import { HOUR_MS } from './query-ids';
 import type { SearchLog } from './search-log';
-import type { AnalyticsData } from './search.schemas';
 
-const DEFAULT_RANGE_MS = 30 * 24 * 3600_000;
+const DEFAULT_RANGE_MS = 30 * 24 * HOUR_MS;
 
 const ratio = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
@@ -17,21 +19,29 @@ export class AnalyticsService {
     private readonly log: SearchLog,
   ) {}
 
-  /** Top queries, queries without results, click-through and conversion rates of an index over a time range. */
+  /**
+   * Top queries, queries without results, click-through and conversion rates of an index over a time
+   * range. Searches are counted per hour, so the range counted is the whole hours that cover the one
+   * asked for; the answer's `from` and `to` say which.
+   */
   async forIndex(
     principal: Principal,
     alias: string,
     range: { from?: string; to?: string; limit: number },
   ): Promise<AnalyticsData> {
     requireScope(principal, 'indexes:read');
-    const index = await repository.findIndex(this.db, principal.tenantId, alias);
+    const index = await searchRepository.findIndex(this.db, principal.tenantId, alias);
     if (!index) throw notFound(`no index with alias "${alias}"`);
-    const to = range.to ? new Date(range.to) : new Date();
-    const from = range.from ? new Date(range.from) : new Date(to.getTime() - DEFAULT_RANGE_MS);
-    if (from >= to) throw invalidField('from', 'must be before to');
+    const asked = range.to ? new Date(range.to) : new Date();
+    const from = range.from ? new Date(range.from) : new Date(asked.getTime() - DEFAULT_RANGE_MS);
+    if (from >= asked) throw invalidField('from', 'must be before to');
+    const hours = {
+      from: new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS),
+      to: new Date(Math.ceil(asked.getTime() / HOUR_MS) * HOUR_MS),
+    };
     // Searches of this process still waiting for their batch count too.
     await this.log.flush();
-    const query = { indexId: index.id, from, to, limit: range.limit };
+    const query = { indexId: index.id, ...hours, limit: range.limit };
     const [totals, top, noResults, positions] = await Promise.all([
       repository.countSearchesAndEvents(this.db, query),
       repository.topQueries(this.db, query),
@@ -39,8 +49,8 @@ export class AnalyticsService {
       repository.clicksByPosition(this.db, query),
     ]);
     return {
-      from: from.toISOString(),
-      to: to.toISOString(),
+      from: hours.from.toISOString(),
+      to: hours.to.toISOString(),
       searches: totals.searches,
       clicks: totals.clicks,
       click_through_rate: ratio(totals.clickedSearches, totals.searches),
