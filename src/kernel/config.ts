@@ -22,6 +22,11 @@ const configSchema = z.object({
   SEARCH_ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   OAUTH_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   OAUTH_JWKS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  SIGN_IN_ACCOUNT_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  SIGN_IN_ADDRESS_FAILURES: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(43_200).default(900),
+  SIGN_IN_LOCK_SECONDS: z.coerce.number().int().min(1).max(604_800).default(900),
+  SIGN_IN_MAX_LOCK_SECONDS: z.coerce.number().int().min(1).max(604_800).default(14_400),
   EDGE_DOMAIN: z
     .string()
     .regex(
@@ -74,6 +79,7 @@ export interface Config {
   oauth: OAuthConfig;
   edge: EdgeConfig;
   broadcasts: BroadcastConfig;
+  signInThrottle: SignInThrottleConfig;
 }
 
 /** The authorization server's timing. */
@@ -82,6 +88,24 @@ export interface OAuthConfig {
   refreshGraceSeconds: number;
   /** How long verifiers may cache the JWKS; a new signing key is published this long before it signs. */
   jwksMaxAgeSeconds: number;
+}
+
+/**
+ * Sign-in throttling of the login page, after Keycloak's brute-force detection: failed sign-ins are
+ * counted in PostgreSQL per account and per client address, and too many within the window lock
+ * sign-in for a while, each further lock twice as long as the one before, up to a maximum.
+ */
+export interface SignInThrottleConfig {
+  /** Failed sign-ins of one account (a tenant's e-mail address, existing or not) within the window that lock it. */
+  accountFailures: number;
+  /** Failed sign-ins from one client address (IPv6: its /64) to one tenant within the window that lock it. */
+  addressFailures: number;
+  /** How long failures are counted together, in seconds. */
+  windowSeconds: number;
+  /** How long the first lock lasts, in seconds. */
+  lockSeconds: number;
+  /** The longest a lock may grow to, in seconds. */
+  maxLockSeconds: number;
 }
 
 /** Delivery of stock quantities to sales channel webhooks. */
@@ -156,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxRequestBytes: values.EDGE_MAX_REQUEST_BYTES,
       allowPrivateOrigins: values.EDGE_ALLOW_PRIVATE_ORIGINS === 'true' || values.EDGE_ALLOW_PRIVATE_ORIGINS === '1',
     },
+    signInThrottle: signInThrottleConfig(values),
     broadcasts: {
       timeoutMs: values.BROADCAST_TIMEOUT_MS,
       maxAttempts: values.BROADCAST_MAX_ATTEMPTS,
@@ -163,5 +188,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivateWebhooks:
         values.BROADCAST_ALLOW_PRIVATE_WEBHOOKS === 'true' || values.BROADCAST_ALLOW_PRIVATE_WEBHOOKS === '1',
     },
+  };
+}
+
+function signInThrottleConfig(values: z.output<typeof configSchema>): SignInThrottleConfig {
+  if (values.SIGN_IN_MAX_LOCK_SECONDS < values.SIGN_IN_LOCK_SECONDS) {
+    throw new ConfigError(
+      'Invalid configuration: SIGN_IN_MAX_LOCK_SECONDS must be at least SIGN_IN_LOCK_SECONDS ' +
+        `(${values.SIGN_IN_LOCK_SECONDS})`,
+    );
+  }
+  return {
+    accountFailures: values.SIGN_IN_ACCOUNT_FAILURES,
+    addressFailures: values.SIGN_IN_ADDRESS_FAILURES,
+    windowSeconds: values.SIGN_IN_WINDOW_SECONDS,
+    lockSeconds: values.SIGN_IN_LOCK_SECONDS,
+    maxLockSeconds: values.SIGN_IN_MAX_LOCK_SECONDS,
   };
 }

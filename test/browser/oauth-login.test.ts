@@ -1,7 +1,8 @@
 /**
  * The login and consent page end to end in Debian's Chromium (playwright-core): a user signs in,
  * approves, the browser lands on the client's redirect URI with a code, the code is exchanged with
- * PKCE and the access token calls the API. Skipped, saying so, when /usr/bin/chromium is absent
+ * PKCE and the access token calls the API; a user whose sign-in is locked after failures is told
+ * when to come back. Skipped, saying so, when /usr/bin/chromium is absent
  * (`apt-get install chromium`; .ci/run installs it).
  */
 import { existsSync } from 'node:fs';
@@ -50,6 +51,7 @@ describe.skipIf(!chromiumPresent)('login and consent page in Chromium', () => {
       redirect_uris: [callbackUri],
     });
     await createUser(rest, tenant.id, 'mia@example.com');
+    await createUser(rest, tenant.id, 'noah@example.com');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -171,6 +173,28 @@ describe.skipIf(!chromiumPresent)('login and consent page in Chromium', () => {
     expect(landed.searchParams.get('error')).toBe('access_denied');
     expect(landed.searchParams.get('state')).toBe('state-3');
     expect(landed.searchParams.get('code')).toBeNull();
+    await context.close();
+  });
+
+  it('tells a user whose sign-in is locked after 5 failures when to try again, even with the right password', async () => {
+    const { challenge } = pkce();
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${service!.origin}/oauth/authorize?${authorizeQuery(challenge, { state: 'state-4' })}`);
+    const signIn = async (password: string) => {
+      await page.fill('#email', 'noah@example.com');
+      await page.fill('#password', password);
+      // The answer is a new page: wait for its load, not the current page's.
+      await Promise.all([page.waitForEvent('load'), page.click('button[type=submit]')]);
+      return page.locator('[role=alert]').textContent();
+    };
+    for (let failure = 1; failure <= 4; failure += 1)
+      expect(await signIn('wrong password')).toBe('Wrong e-mail address or password.');
+    const locked = 'Too many failed sign-in attempts. Try again in 15 minutes.';
+    expect(await signIn('wrong password')).toBe(locked);
+    expect(await signIn(PASSWORD)).toBe(locked);
+    expect(await page.title()).toBe('Sign in');
+    expect(await page.inputValue('#email')).toBe('noah@example.com');
     await context.close();
   });
 });

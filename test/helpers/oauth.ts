@@ -82,20 +82,27 @@ export function tokenRequest(
   return rest.post(path, { body: { data: defined }, headers });
 }
 
-/** A cookie jar over `app.inject`, as a browser would keep it for this service. */
+/**
+ * A cookie jar over `app.inject`, as a browser would keep it for this service; it sends from
+ * `remoteAddress` (inject's default is 127.0.0.1), to any process of the deployment (`app`).
+ */
 export class Browser {
   private readonly cookies = new Map<string, string>();
 
-  constructor(private readonly app: FastifyInstance) {}
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly remoteAddress?: string,
+  ) {}
 
   get cookieHeader() {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
   }
 
-  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>) {
-    const response = await this.app.inject({
+  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>, app = this.app) {
+    const response = await app.inject({
       method,
       url,
+      remoteAddress: this.remoteAddress,
       headers: {
         ...(this.cookies.size > 0 ? { cookie: this.cookieHeader } : {}),
         ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),

@@ -107,3 +107,45 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${name}`));
   });
 });
+
+describe('sign-in throttling configuration', () => {
+  it('locks an account after 5 failures and an address after 20 within 15 minutes, for 15 minutes up to 4 hours', () => {
+    expect(loadConfig({}).signInThrottle).toEqual({
+      accountFailures: 5,
+      addressFailures: 20,
+      windowSeconds: 900,
+      lockSeconds: 900,
+      maxLockSeconds: 14_400,
+    });
+  });
+
+  it('reads the SIGN_IN_* variables', () => {
+    const config = loadConfig({
+      SIGN_IN_ACCOUNT_FAILURES: '3',
+      SIGN_IN_ADDRESS_FAILURES: '50',
+      SIGN_IN_WINDOW_SECONDS: '600',
+      SIGN_IN_LOCK_SECONDS: '60',
+      SIGN_IN_MAX_LOCK_SECONDS: '60',
+    });
+    expect(config.signInThrottle).toEqual({
+      accountFailures: 3,
+      addressFailures: 50,
+      windowSeconds: 600,
+      lockSeconds: 60,
+      maxLockSeconds: 60,
+    });
+  });
+
+  it.each([
+    [{ SIGN_IN_ACCOUNT_FAILURES: '0' }, 'SIGN_IN_ACCOUNT_FAILURES'],
+    [{ SIGN_IN_ACCOUNT_FAILURES: 'five' }, 'SIGN_IN_ACCOUNT_FAILURES'],
+    [{ SIGN_IN_ADDRESS_FAILURES: '2.5' }, 'SIGN_IN_ADDRESS_FAILURES'],
+    [{ SIGN_IN_WINDOW_SECONDS: '43201' }, 'SIGN_IN_WINDOW_SECONDS'],
+    [{ SIGN_IN_LOCK_SECONDS: '0' }, 'SIGN_IN_LOCK_SECONDS'],
+    [{ SIGN_IN_MAX_LOCK_SECONDS: '604801' }, 'SIGN_IN_MAX_LOCK_SECONDS'],
+    [{ SIGN_IN_LOCK_SECONDS: '3600', SIGN_IN_MAX_LOCK_SECONDS: '1800' }, 'SIGN_IN_MAX_LOCK_SECONDS'],
+  ])('refuses %o naming %s', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${name}`));
+  });
+});

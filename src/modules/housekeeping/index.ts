@@ -3,6 +3,7 @@ import { startPoller } from '../../kernel/poller';
 import { deleteEndedWindows } from '../../kernel/rate-limit';
 import type { Module, Services } from '../context';
 import * as oauth from '../oauth/oauth.repository';
+import { deleteExpiredSignInThrottles } from '../oauth/sign-in/sign-in-throttles.repository';
 import { deleteExpiredSearchAnalytics } from '../search';
 
 /** How often each process deletes what has expired. */
@@ -11,7 +12,8 @@ export const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 /**
  * Deletes what has expired, in one pass: authorization sessions, codes and refresh tokens,
  * client_credentials grants whose tokens have expired, signing keys past their retirement,
- * idempotency keys past their 24 hours, rate limit windows that ended, and search analytics past
+ * idempotency keys past their 24 hours, rate limit windows that ended, sign-in throttling counts
+ * 12 hours after their last failure or lock, and search analytics past
  * SEARCH_ANALYTICS_RETENTION_DAYS. Every statement deletes by expiry alone, so passes of several
  * processes at once delete each row once; tables that may hold many expired rows are deleted from
  * in batches, and a pass stops between batches when the process is `stopping`.
@@ -24,8 +26,9 @@ export async function deleteExpired(
   const signingKeys = (await oauth.deleteRetiredSigningKeys(db)).count;
   const idempotencyKeys = await deleteExpiredIdempotencyKeys(db);
   const rateLimitWindows = await deleteEndedWindows(db);
+  const signInThrottles = await deleteExpiredSignInThrottles(db);
   const searchAnalytics = await deleteExpiredSearchAnalytics(db, config.searchAnalyticsRetentionDays, { stopping });
-  return { ...authorization, signingKeys, idempotencyKeys, rateLimitWindows, ...searchAnalytics };
+  return { ...authorization, signingKeys, idempotencyKeys, rateLimitWindows, signInThrottles, ...searchAnalytics };
 }
 
 /** Housekeeping: a background pass in every process that deletes expired rows. */

@@ -7,6 +7,7 @@ import { oauthError } from './oauth.errors';
 import * as repository from './oauth.repository';
 import { describeScope, OPENID, resolveScopes, scopesCovered } from './oauth.scopes';
 import { verifyPassword, UNKNOWN_USER_HASH } from './passwords';
+import type { SignInThrottle } from './sign-in/sign-in-throttle';
 import { AUTHORIZATION_CODE_TTL, opaqueToken, tokenHash } from './tokens';
 
 /** How long an authorization session (and so its `forward_uri`) stays usable, in seconds. */
@@ -44,6 +45,17 @@ export type OpenSession = OAuthAuthorizationSession & { client: OAuthClient };
 /** Why the login page cannot continue a session. */
 export class SessionUnusable extends Error {}
 
+/** What a sign-in on the login page comes to. */
+export type SignInResult =
+  | { kind: 'signed-in'; user: User }
+  /** Wrong e-mail address or password: one answer for both. */
+  | { kind: 'refused' }
+  /** Too many failures of the account or from the address: refused whatever the password, until the lock ends. */
+  | { kind: 'locked'; retryAfterSeconds: number };
+
+/** How users' e-mail addresses are stored (lowercased) and so looked up and counted. */
+const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
 /** base64url of a SHA-256: what S256 challenges look like. */
 const challengePattern = /^[A-Za-z0-9_-]{43}$/;
 
@@ -64,6 +76,7 @@ export class AuthorizationService {
   constructor(
     private readonly db: Db,
     private readonly issuer: string,
+    private readonly throttle: SignInThrottle,
   ) {}
 
   /**
@@ -159,11 +172,23 @@ export class AuthorizationService {
     return user && user.tenantId === client.tenantId ? user : null;
   }
 
-  /** Checks an e-mail and password within the session's tenant; null when either is wrong. */
-  async signIn(session: OpenSession, email: string, password: string): Promise<User | null> {
-    const user = await repository.findUserByEmail(this.db, session.client.tenantId, email.trim().toLowerCase());
+  /**
+   * Checks an e-mail and password within the session's tenant, throttled per account and per client
+   * address (sign-in/sign-in-throttle.ts): the same steps and answers whether or not the account exists.
+   */
+  async signIn(session: OpenSession, email: string, password: string, clientAddress: string): Promise<SignInResult> {
+    const tenantId = session.client.tenantId;
+    const normalised = normaliseEmail(email);
+    const admission = await this.throttle.admit(tenantId, normalised, clientAddress);
+    if (admission.kind === 'locked') return admission;
+    const user = await repository.findUserByEmail(this.db, tenantId, normalised);
     const valid = await verifyPassword(password, user?.passwordHash ?? UNKNOWN_USER_HASH);
-    return user && valid ? user : null;
+    if (user && valid) {
+      await this.throttle.succeeded(admission.attempt);
+      return { kind: 'signed-in', user };
+    }
+    const retryAfterSeconds = await this.throttle.failed(admission.attempt);
+    return retryAfterSeconds === null ? { kind: 'refused' } : { kind: 'locked', retryAfterSeconds };
   }
 
   async hasConsent(userId: string, clientId: string, scopes: string[]): Promise<boolean> {

@@ -18,6 +18,7 @@ export const oauthModule: Module = {
       db: services.db,
       masterKey: services.masterKey,
       baseUrl: services.baseUrl,
+      signInThrottle: services.config.signInThrottle,
       config: services.config.oauth,
       // The authenticator forgets a revoked grant's tokens at once in this process.
       forgetGrant: (grantId) => services.authenticator.forget(grantId),

@@ -1,10 +1,11 @@
-import type { OAuthConfig } from '../../kernel/config';
+import type { OAuthConfig, SignInThrottleConfig } from '../../kernel/config';
 import type { Db } from '../../kernel/db';
 import type { AccessTokenVerifier } from '../auth/authenticator';
 import { AuthorizationService } from './authorization.service';
 import { BrowserSessions } from './browser-session';
 import { OAuthAdminService } from './oauth-admin.service';
 import { OAuthService } from './oauth.service';
+import { SignInThrottle } from './sign-in/sign-in-throttle';
 import { SigningKeys } from './signing-keys';
 import { TokenIssuer } from './tokens';
 
@@ -25,6 +26,7 @@ export function createOAuthServices(deps: {
   db: Db;
   masterKey: string;
   baseUrl: string;
+  signInThrottle: SignInThrottleConfig;
   config: OAuthConfig;
   forgetGrant: (grantId: string) => void;
 }): OAuthServices {
@@ -36,7 +38,7 @@ export function createOAuthServices(deps: {
     issuer: deps.baseUrl,
     keys,
     tokens,
-    authorization: new AuthorizationService(deps.db, deps.baseUrl),
+    authorization: new AuthorizationService(deps.db, deps.baseUrl, new SignInThrottle(deps.db, deps.signInThrottle)),
     admin: new OAuthAdminService(deps.db),
     browser: new BrowserSessions(deps.masterKey, deps.baseUrl.startsWith('https:')),
     accessTokens: { verify: (token) => tokens.verifyBearer(token) },

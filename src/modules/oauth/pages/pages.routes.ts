@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyFormbody from '@fastify/formbody';
 import { AppError } from '../../../kernel/errors';
+import { sendError, toAppError } from '../../../kernel/http-errors';
 import { parseFormFields } from '../../../kernel/rest/form-body';
 import { unstorableTextProblems } from '../../../kernel/validation';
 import type { Services } from '../../context';
 import { SessionUnusable, type OpenSession } from '../authorization.service';
+import { UserInput } from '../oauth.schemas';
 import { consentPage, errorPage, loginPage } from './templates';
 
 type SessionRequest = FastifyRequest<{ Params: { id: string }; Body: Record<string, unknown> | undefined }>;
@@ -13,6 +15,22 @@ const field = (body: Record<string, unknown> | undefined, name: string) => {
   const value = body?.[name];
   return typeof value === 'string' ? value : undefined;
 };
+
+/** No user has a longer e-mail address or password: longer ones are refused before anything is counted or stored. */
+const signInFieldLimits = {
+  email: UserInput.shape.email.maxLength!,
+  password: UserInput.shape.password.maxLength!,
+};
+
+/** The reason of an error, without the fixed prefix of its status (`Bad request: ...; `). */
+const reasonOf = (error: AppError) => error.message.replace(/^[^;]*; /, '');
+
+/** When to come back, in the words of the login page: minutes, or hours for long locks. */
+function retryMessage(seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  const wait = minutes < 120 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${Math.ceil(minutes / 60)} hours`;
+  return `Too many failed sign-in attempts. Try again in ${wait}.`;
+}
 
 /**
  * Headers of every page: never cached, never framed (clickjacking on the consent button), no
@@ -74,6 +92,14 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
 
   app.register(async (scope) => {
     await scope.register(fastifyFormbody, { parser: parseFormFields });
+    // A form the parser refuses (too large, too many or repeated fields) is answered as a page too;
+    // the envelope is left to what is not the sender's fault.
+    scope.setErrorHandler((error, request, reply) => {
+      const refused = toAppError(error);
+      if (!refused || refused.status >= 500) return sendError(error, request, reply);
+      reply.headers(refused.headers);
+      return sendPage(reply, refused.status, errorPage('Invalid sign-in request', reasonOf(refused)));
+    });
     // The text rule of every API input, answered as a page: what a page is sent reaches the database.
     scope.addHook('preHandler', async (request, reply) => {
       const { params, query, body } = request;
@@ -135,23 +161,32 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
       if (!session) return reply;
       if (!browser.checkCsrf(session.id, request.headers.cookie, field(request.body, 'csrf_token')))
         return csrfRefused(reply);
-      const email = field(request.body, 'email') ?? '';
-      const user = await authorization.signIn(session, email, field(request.body, 'password') ?? '');
-      if (!user) {
-        const csrf = browser.csrfToken(session.id, browser.browserId(request.headers.cookie).id);
+      const typed = { email: field(request.body, 'email') ?? '', password: field(request.body, 'password') ?? '' };
+      const tooLong = (['email', 'password'] as const).find((name) => typed[name].length > signInFieldLimits[name]);
+      if (tooLong)
         return sendPage(
           reply,
-          401,
+          400,
+          errorPage('Invalid sign-in request', `${tooLong} is longer than ${signInFieldLimits[tooLong]} characters`),
+        );
+      const result = await authorization.signIn(session, typed.email, typed.password, request.ip);
+      if (result.kind !== 'signed-in') {
+        const csrf = browser.csrfToken(session.id, browser.browserId(request.headers.cookie).id);
+        const locked = result.kind === 'locked';
+        if (locked) reply.header('Retry-After', String(result.retryAfterSeconds));
+        return sendPage(
+          reply,
+          locked ? 429 : 401,
           loginPage({
             sessionId: session.id,
             csrf,
             clientName: session.client.name,
-            email,
-            error: 'Wrong e-mail address or password.',
+            email: typed.email,
+            error: locked ? retryMessage(result.retryAfterSeconds) : 'Wrong e-mail address or password.',
           }),
         );
       }
-      reply.header('Set-Cookie', browser.loginCookie({ userId: user.id, tenantId: user.tenantId }));
+      reply.header('Set-Cookie', browser.loginCookie({ userId: result.user.id, tenantId: result.user.tenantId }));
       return reply.redirect(`/oauth/sessions/${encodeURIComponent(session.id)}`, 303);
     });
 
