@@ -61,7 +61,8 @@ function reason(error: unknown, path: string): string {
  */
 export class BackupFileWriter {
   private readonly hash = createHash('sha256');
-  private readonly gzip = createGzip();
+  // Level 3: for COPY's text output about the size of the default level 6, at half its CPU time.
+  private readonly gzip = createGzip({ level: 3 });
   private readonly written: Promise<void>;
   private pendingRows: Buffer[] = [];
   private pendingBytes = 0;
