@@ -16,25 +16,37 @@ export const backupUsage = `  backup --to <file>                                
                                                                service must be stopped; --force replaces a
                                                                database that DATA_DIR already holds`;
 
+/** A command line that does not say what to do: exit code 2, as the other admin commands. */
+class UsageError extends Error {}
+
+function parseCommandLine(
+  command: 'backup' | 'restore',
+  args: string[],
+): { to?: string; from?: string; force?: boolean } {
+  try {
+    return command === 'backup'
+      ? parseArgs({ args, options: { to: { type: 'string' } }, strict: true }).values
+      : parseArgs({ args, options: { from: { type: 'string' }, force: { type: 'boolean' } }, strict: true }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 /** Runs `backup` or `restore` with their arguments; returns the exit code. */
 export async function runBackupCommand(command: 'backup' | 'restore', args: string[]): Promise<number> {
   try {
-    const { values } = parseArgs({
-      args,
-      options: { to: { type: 'string' }, from: { type: 'string' }, force: { type: 'boolean' } },
-      strict: true,
-    });
+    const values = parseCommandLine(command, args);
     const config = loadConfig();
     const keyFile = masterKeyFile(config.dataDir);
     const masterKey =
       config.masterKey ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() || undefined : undefined);
     if (command === 'backup') {
-      if (!values.to) throw new BackupError('backup needs --to <file>');
+      if (!values.to) throw new UsageError('backup needs --to <file>');
       const databaseUrl = config.databaseUrl ?? embeddedDatabaseUrl(config.dataDir);
       console.log(JSON.stringify(await takeBackup(databaseUrl, values.to, { masterKey }), null, 2));
       return 0;
     }
-    if (!values.from) throw new BackupError('restore needs --from <file>');
+    if (!values.from) throw new UsageError('restore needs --from <file>');
     if (config.databaseUrl) {
       throw new BackupError(
         'restore brings back the embedded database of DATA_DIR; for the database of DATABASE_URL use its own ' +
@@ -47,11 +59,11 @@ export async function runBackupCommand(command: 'backup' | 'restore', args: stri
     console.log(JSON.stringify({ ...summary, snapshot: header.snapshot, takenAt: header.createdAt }, null, 2));
     return 0;
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const expected =
-      error instanceof BackupError ||
-      error instanceof ConfigError ||
-      (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'));
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\nUsage: npm run admin -- <command> [options]\n\n${backupUsage}`);
+      return 2;
+    }
+    const expected = error instanceof BackupError || error instanceof ConfigError;
     console.error(expected ? (error as Error).message : `${command} failed: ${(error as Error).message ?? error}`);
     return 1;
   }
