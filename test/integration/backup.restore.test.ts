@@ -99,7 +99,7 @@ describe('restore', () => {
     const [before, after] = [await contents(source), await contents(target)];
     expect(after.rows.products).toHaveLength(1);
     expect(after).toEqual(before);
-  });
+  }, 60_000);
 
   it('replaces the database of a DATA_DIR only with --force, and only once the whole backup has loaded', async () => {
     const source = await createTestDatabase();
@@ -155,5 +155,5 @@ describe('restore', () => {
       expect.stringMatching(/^The backup was taken with another master key/),
     ]);
     expect(await tenantNames()).toEqual(['First', 'Second']);
-  });
+  }, 90_000);
 });
