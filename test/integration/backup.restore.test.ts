@@ -1,8 +1,8 @@
 /**
  * What a restore brings back, beyond the end-to-end run of backup.test.ts: a database named by
  * DATABASE_URL is backed up too, and every value (text with tabs, newlines and backslashes, bytes,
- * JSON, arrays, nulls, timestamps) and sequence position comes back exactly. A restore replaces a
- * DATA_DIR's database only with --force, and only once the backup has loaded completely.
+ * JSON, arrays, nulls, timestamps), sequence position and index comes back exactly. A restore
+ * replaces a DATA_DIR's database only with --force, and only once the backup has loaded completely.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -29,7 +29,7 @@ async function emptyDatabase(): Promise<string> {
   return template.replace(/\/[^/]+$/, `/${name}`);
 }
 
-/** Every table's rows (as text, sorted) and every sequence's position. */
+/** Every table's rows (as text, sorted), every sequence's position and every index. */
 async function contents(databaseUrl: string) {
   const tables = await sql<{ schema: string; name: string }>(
     databaseUrl,
@@ -45,7 +45,8 @@ async function contents(databaseUrl: string) {
     databaseUrl,
     "SELECT sequencename, last_value::text FROM pg_sequences WHERE schemaname = 'public' ORDER BY 1",
   );
-  return { rows, sequences };
+  const indexes = await sql(databaseUrl, "SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1");
+  return { rows, sequences, indexes };
 }
 
 /** Rows of every kind of value COPY has to carry. */
@@ -76,7 +77,7 @@ async function insertAwkwardValues(databaseUrl: string, tenantName: string) {
 }
 
 describe('restore', () => {
-  it('backs up a database given by DATABASE_URL, and every value and sequence comes back exactly', async () => {
+  it('backs up a database given by DATABASE_URL, and every value, sequence and index comes back exactly', async () => {
     const source = await createTestDatabase();
     await insertAwkwardValues(source, 'Tab\there, newline\nthere, backslash \\ and \\N, not a null');
     await sql(source, "SELECT setval(pg_get_serial_sequence('stock_mutations', 'sequence'), 4242)");
