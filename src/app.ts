@@ -22,6 +22,8 @@ import { installMetrics, METRICS_PREFIX } from './kernel/metrics';
 import { installRateLimitHeaders, limitByAddress, limitedAuthentication, RateLimits } from './kernel/rate-limit';
 import type { RawAnswerer, RawServerKit, Worker } from './kernel/module';
 import { mountRestApi } from './kernel/rest/router';
+import { nameSpansByRoute, traceRequests } from './kernel/tracing/http-server';
+import { traceLogMixin } from './kernel/tracing/spans';
 import type { GraphQLContext, Services } from './modules/context';
 import { modules } from './modules';
 
@@ -37,6 +39,8 @@ export interface AppDependencies {
   backgroundWorkers?: boolean;
   /** Readable log lines (pino-pretty) instead of JSON lines: for a terminal. */
   prettyLogs?: boolean;
+  /** Where JSON log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
 }
 
 /** Every REST operation of the service, in the order `openapi.yaml` lists them. */
@@ -105,6 +109,9 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   const app = Fastify({
     logger: {
       level: deps.config.logLevel,
+      // With tracing on, each line names the trace and span it was written in.
+      mixin: traceLogMixin(),
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
       ...(deps.prettyLogs
         ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } }
         : {}),
@@ -116,10 +123,12 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),
     // Modules may answer requests before Fastify routes them (the edge's cached hits).
     serverFactory: (handler, options) => {
-      const server = http.createServer((request, response) => {
-        if (!closing) for (const answer of rawAnswerers) if (answer(request, response)) return;
-        handler(request, response);
-      });
+      const server = http.createServer(
+        traceRequests((request, response) => {
+          if (!closing) for (const answer of rawAnswerers) if (answer(request, response)) return;
+          handler(request, response);
+        }),
+      );
       // Node keeps only the first 1 000 headers of a request, dropping the rest (a `Host` sent after
       // them included, which then fails as missing); the 16 KiB limit of a request head already
       // bounds how many can come, so every header is kept.
@@ -139,6 +148,7 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   });
   const services = createServices({ ...deps, log: app.log });
   rewriteUrl = rewriteUrlOf(services);
+  nameSpansByRoute(app);
 
   // `app.close()` stops accepting connections but does not wait for requests whose body is still
   // arriving, so shutdown waits on this count before closing the database under them.

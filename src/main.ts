@@ -5,12 +5,15 @@ import { createDb } from './kernel/db';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './kernel/embedded-postgres';
 import { resolveMasterKey } from './kernel/master-key';
 import { applyMigrations } from './kernel/migrations';
+import { startTracing } from './kernel/tracing/setup';
 
 /** How long shutdown waits for requests in flight before closing the database anyway. */
 const SHUTDOWN_GRACE_MS = 30_000;
 
 async function main() {
   const config = loadConfig();
+  // Before the database client and the application: they are traced only if tracing is on when made.
+  const tracing = startTracing(config.tracing);
   const masterKey = resolveMasterKey(config);
   let embedded: EmbeddedDatabase | undefined;
   const databaseUrl = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir)).url;
@@ -21,6 +24,7 @@ async function main() {
   const { app, services, whenIdle } = await buildApp({ config, db, masterKey: masterKey.key, prettyLogs: terminal });
 
   for (const warning of migrations.warnings) app.log.warn(warning);
+  if (tracing) app.log.info(`tracing: spans go to ${tracing.destination}`);
   if (migrations.applied.length > 0) app.log.info({ migrations: migrations.applied }, 'applied migrations');
   if (embedded) {
     for (const notice of embedded.notices) app.log.warn(notice);
@@ -41,6 +45,7 @@ async function main() {
     await closed;
     await db.$disconnect();
     await embedded?.stop();
+    await tracing?.shutdown();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -6,6 +6,19 @@ const postgresUrl = z
   .string()
   .refine((value) => /^postgres(ql)?:\/\//.test(value), 'must be a postgres:// or postgresql:// URL');
 
+const otlpProtocol = z.enum(['http/protobuf', 'http/json'], {
+  error: 'must be http/protobuf or http/json (traces are exported over HTTP)',
+});
+
+const tracesSamplers = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -56,6 +69,23 @@ const configSchema = z.object({
   BROADCAST_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
   BROADCAST_BACKOFF_MS: z.coerce.number().int().min(1).max(3_600_000).default(1_000),
   BROADCAST_ALLOW_PRIVATE_WEBHOOKS: z.enum(['true', 'false', '1', '0']).default('false'),
+  // OpenTelemetry's own variables, with their meaning in its specification (only OTLP over HTTP).
+  OTEL_SDK_DISABLED: z
+    .string()
+    .optional()
+    .transform((value) => value?.trim().toLowerCase() === 'true'),
+  OTEL_TRACES_EXPORTER: z
+    .string()
+    .transform((value) => value.split(',').map((name) => name.trim()))
+    .pipe(z.array(z.enum(['otlp', 'console', 'none'], { error: 'must list otlp, console or none' })))
+    .optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('commerce-platform-api'),
+  OTEL_TRACES_SAMPLER: z.enum(tracesSamplers).default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
 });
 
 export interface Config {
@@ -80,6 +110,7 @@ export interface Config {
   edge: EdgeConfig;
   broadcasts: BroadcastConfig;
   signInThrottle: SignInThrottleConfig;
+  tracing: TracingConfig;
 }
 
 /** The authorization server's timing. */
@@ -138,6 +169,20 @@ export interface EdgeConfig {
   allowPrivateOrigins: boolean;
 }
 
+/** OpenTelemetry traces, from the standard `OTEL_*` variables. */
+export interface TracingConfig {
+  /** Where finished spans go; none (no exporter configured, or OTEL_SDK_DISABLED): tracing is off. */
+  exporters: ('otlp' | 'console')[];
+  /** The OTLP/HTTP URL spans are posted to (`…/v1/traces`). */
+  otlpUrl: string;
+  otlpProtocol: 'http/protobuf' | 'http/json';
+  /** `service.name` of every span. */
+  serviceName: string;
+  sampler: (typeof tracesSamplers)[number];
+  /** The share of traces the `traceidratio` samplers keep (0 to 1). */
+  samplerRatio: number;
+}
+
 export class ConfigError extends Error {}
 
 /** Parses the service configuration from environment variables; the only reader of `process.env`. */
@@ -188,6 +233,27 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivateWebhooks:
         values.BROADCAST_ALLOW_PRIVATE_WEBHOOKS === 'true' || values.BROADCAST_ALLOW_PRIVATE_WEBHOOKS === '1',
     },
+    tracing: tracingConfig(values),
+  };
+}
+
+/**
+ * Tracing is on once an exporter is configured: OTEL_TRACES_EXPORTER names one, or (unset) an OTLP
+ * endpoint is given. The traces endpoint is used as given, the general one with `/v1/traces` added.
+ */
+function tracingConfig(values: z.output<typeof configSchema>): TracingConfig {
+  const endpoint = values.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? values.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const named = values.OTEL_TRACES_EXPORTER?.filter((name) => name !== 'none');
+  const exporters = values.OTEL_SDK_DISABLED ? [] : (named ?? (endpoint === undefined ? [] : ['otlp' as const]));
+  return {
+    exporters: [...new Set(exporters)],
+    otlpUrl:
+      values.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+      `${(values.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318').replace(/\/+$/, '')}/v1/traces`,
+    otlpProtocol: values.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? values.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+    serviceName: values.OTEL_SERVICE_NAME,
+    sampler: values.OTEL_TRACES_SAMPLER,
+    samplerRatio: values.OTEL_TRACES_SAMPLER_ARG,
   };
 }
 

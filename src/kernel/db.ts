@@ -7,6 +7,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../__generated__/prisma/client';
 import { AppError } from './errors';
+import { createPool } from './tracing/postgres';
 
 export type Db = PrismaClient;
 
@@ -21,7 +22,7 @@ const pools = new WeakMap<Db, pg.Pool>();
 /** Creates the Prisma client over the pg driver adapter (no native query engine involved). */
 export function createDb(databaseUrl: string, options: { poolSize?: number } = {}): Db {
   // The pool is made here (and closed by the client's $disconnect) so that its use can be reported.
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+  const pool = createPool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(db, pool);
   return db;

@@ -3,6 +3,8 @@ import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { LRUCache } from 'lru-cache';
 import { NoSchemaIntrospectionCustomRule, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaInitialContext } from 'graphql-yoga';
+import { activeTracer } from '../tracing/spans';
+import { useTracing } from '../tracing/graphql';
 import { createErrorMask } from './errors';
 
 /** Limits every operation must stay within; documented in the README. */
@@ -60,6 +62,7 @@ export function createGraphQLServer<ServerContext extends Record<string, unknown
       noIntrospection,
       maskValidationErrors(maskError),
       useGraphQlJit({}, { cache: new LRUCache({ max: 1_000 }) }),
+      ...(activeTracer() ? [useTracing()] : []),
     ],
     context: options.context,
   });

@@ -10,6 +10,7 @@ import { fieldProblems, invalidInput, safeParseInput } from '../validation';
 import { isFormRequest, parseFormFields } from './form-body';
 import { buildOpenApiDocument } from './openapi';
 import type { RestOperation, Security } from './operation';
+import { traced } from '../tracing/spans';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -48,6 +49,9 @@ const CORS_DEFAULTS: FastifyCorsOptions = {
 };
 
 const NO_QUERY = z.object({}).strict();
+
+/** The span attribute naming the REST operation (its `operationId`). */
+const ATTR_OPERATION_ID = 'rest.operation_id';
 
 const mediaTypeOf = (request: FastifyRequest) =>
   String(request.headers['content-type'] ?? '')
@@ -206,7 +210,8 @@ function serve<TServices>(
     operation.query instanceof z.ZodObject && operation.query.def.catchall === undefined
       ? operation.query.strict()
       : (operation.query ?? NO_QUERY);
-  return async (request, reply) => {
+  // The operation is a span of its own (a child of the request's), parent of its database statements.
+  return traced(operation.operationId, { [ATTR_OPERATION_ID]: operation.operationId }, async (request, reply) => {
     const principal = await authenticate(request);
     if (operation.limitPerAddress) {
       const { name, perMinute } = operation.limitPerAddress;
@@ -241,7 +246,7 @@ function serve<TServices>(
     reply.status(result.status);
     if (result.headers) reply.headers(result.headers);
     return result.body === undefined ? reply.send() : reply.send(result.body);
-  };
+  });
 }
 
 /** The body of a request in a declared `text` media type, handed to the handler as a string. */

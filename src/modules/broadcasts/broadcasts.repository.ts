@@ -20,6 +20,8 @@ const Claimed = {
   productId: uuid,
   warehouseId: uuid,
   createdAt: timestamp,
+  /** The trace context of the write that queued it (null: written while tracing was off). */
+  traceparent: z.string().nullable(),
 };
 
 /** A claimed delivery of a ledger row, with what its payload says (quantities as decimal text). */
@@ -78,7 +80,7 @@ export async function claimDue(
       UPDATE stock_broadcasts b
          SET claimed_until = now() + make_interval(secs => ${claimMs / 1000}), attempts = attempts + 1
         FROM due WHERE b.id = due.id
-      RETURNING b.id, b.tenant_id, b.mutation_id, b.event_id, b.channel_id, b.attempts)
+      RETURNING b.id, b.tenant_id, b.mutation_id, b.event_id, b.channel_id, b.attempts, b.traceparent)
     SELECT c.id, c.tenant_id AS "tenantId", c.mutation_id AS "mutationId", c.event_id AS "eventId",
            CASE WHEN c.event_id IS NULL THEN 'mutation' ELSE 'event' END AS kind,
            c.channel_id AS "channelId", c.attempts, w.url, w.secret, p.sku,
@@ -87,7 +89,7 @@ export async function claimDue(
            m.position_id AS "positionId", m.source::text AS source, m.delta::text AS delta,
            m.new_quantity::text AS "newQuantity", e.type::text AS type, e.available::text AS available,
            e.reorder_point::text AS "reorderPoint", e.mutation_id AS "causeMutationId",
-           coalesce(m.created_at, e.created_at) AS "createdAt"
+           coalesce(m.created_at, e.created_at) AS "createdAt", c.traceparent
       FROM claimed c
       LEFT JOIN stock_mutations m ON m.id = c.mutation_id
       LEFT JOIN stock_events e ON e.id = c.event_id

@@ -1,8 +1,10 @@
 import { createHmac } from 'node:crypto';
+import { SpanKind } from '@opentelemetry/api';
 import type { BroadcastConfig } from '../../kernel/config';
 import { writeTransaction, type Db } from '../../kernel/db';
 import { invalidState, notFound } from '../../kernel/errors';
 import { isUuid } from '../../kernel/ids';
+import { inSpan } from '../../kernel/tracing/spans';
 import { isStorableText } from '../../kernel/validation';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as catalog from '../catalog/catalog.repository';
@@ -163,8 +165,17 @@ export class BroadcastService {
     return claimed.length;
   }
 
-  /** One attempt of one delivery; what went wrong with it is returned, so that it never stops the others. */
-  private async deliver(delivery: ClaimedDelivery | UnreadableDelivery): Promise<DeliveryFailed | undefined> {
+  /**
+   * One attempt of one delivery, traced in the trace of the write that queued it; what went wrong
+   * with it is returned, so that it never stops the others.
+   */
+  private deliver(delivery: ClaimedDelivery | UnreadableDelivery): Promise<DeliveryFailed | undefined> {
+    const attributes = { 'broadcast.delivery_id': delivery.id, 'broadcast.attempt': delivery.attempts };
+    const parent = 'traceparent' in delivery ? delivery.traceparent : null;
+    return inSpan('deliver broadcast', { kind: SpanKind.CONSUMER, attributes, parent }, () => this.attempt(delivery));
+  }
+
+  private async attempt(delivery: ClaimedDelivery | UnreadableDelivery): Promise<DeliveryFailed | undefined> {
     try {
       if ('problem' in delivery) {
         await this.record(delivery, false, 'not sent: its stored data is damaged');

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { startClientSpan } from '../../kernel/tracing/http-client';
 import { resolveOrigin } from '../edge/origin-address';
 
 export class WebhookTimeoutError extends Error {}
@@ -10,6 +11,7 @@ export class WebhookTimeoutError extends Error {}
  * public addresses only (unless `allowPrivate`), and the connection goes to the address checked,
  * so a second DNS answer cannot swap in an internal one. Resolves with the status and the first
  * bytes of the answer; rejects when no answer came within `timeoutMs` or there was no connection.
+ * With tracing on, the request is a span whose trace context the webhook receives.
  */
 export async function postWebhook(
   url: string,
@@ -18,6 +20,25 @@ export async function postWebhook(
   options: { timeoutMs: number; allowPrivate: boolean },
 ): Promise<{ status: number; text: string }> {
   const target = new URL(url);
+  const sent = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+  const span = startClientSpan('POST', target, sent);
+  if (!span) return post(target, sent, body, options);
+  try {
+    const answer = await post(target, sent, body, options);
+    span.answered(answer.status);
+    return answer;
+  } catch (error) {
+    span.failed(error);
+    throw error;
+  }
+}
+
+async function post(
+  target: URL,
+  headers: Record<string, string>,
+  body: string,
+  options: { timeoutMs: number; allowPrivate: boolean },
+): Promise<{ status: number; text: string }> {
   const origin = await resolveOrigin(target.hostname, options.allowPrivate);
   const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
     if ((lookupOptions as { all?: boolean }).all)
@@ -30,7 +51,7 @@ export async function postWebhook(
       target,
       {
         method: 'POST',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        headers,
         lookup,
         servername: target.hostname,
       },

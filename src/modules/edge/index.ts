@@ -1,5 +1,6 @@
 import { Counter } from 'prom-client';
 import { METRICS_PREFIX } from '../../kernel/metrics';
+import { tracedRawAnswerer } from '../../kernel/tracing/http-server';
 import type { Module } from '../context';
 import { answerOnRawServer, mountEdgeDataPlane, rewriteEdgeHost } from './edge.http';
 import { edgeOperations } from './edge.routes';
@@ -27,7 +28,8 @@ export const edgeModule: Module = {
   rest: edgeOperations,
   http: mountEdgeDataPlane,
   rewriteUrl: ({ config }) => rewriteEdgeHost(config.edge.domain),
-  rawAnswerer: answerOnRawServer,
+  // Traced under the route of the data plane's Fastify routes, which answer the other requests.
+  rawAnswerer: (services, kit) => tracedRawAnswerer(answerOnRawServer(services, kit), '/edge/:key/*'),
   metrics(registry, { edge }) {
     new Counter({
       name: `${METRICS_PREFIX}edge_cache_responses_total`,

@@ -7,6 +7,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { AppError } from '../../kernel/errors';
+import { startClientSpan } from '../../kernel/tracing/http-client';
 import { literalOrigin, OriginAddressError, resolveOrigin } from './origin-address';
 
 export interface OriginRequest {
@@ -60,9 +61,23 @@ function bounded(maxBytes: number): Transform {
  * Sends the request (streaming its body) and resolves with the origin's response once its
  * headers have arrived. Failures are AppErrors: 502 (address refused, connection refused or
  * reset, invalid answer), 504 (timeout) or 413 (a body growing past its bound). A response body
- * that stalls for `timeoutMs` afterwards is destroyed with an error.
+ * that stalls for `timeoutMs` afterwards is destroyed with an error. With tracing on, the request
+ * is a span (until its response body ends) whose trace context the origin receives.
  */
 export async function requestOrigin(request: OriginRequest): Promise<IncomingMessage> {
+  const span = startClientSpan(request.method, request.url, request.headers);
+  if (!span) return send(request);
+  try {
+    const response = await send(request);
+    response.once('close', () => span.answered(response.statusCode ?? 0));
+    return response;
+  } catch (error) {
+    span.failed(error);
+    throw error;
+  }
+}
+
+async function send(request: OriginRequest): Promise<IncomingMessage> {
   const { url, timeoutMs } = request;
   request.headers.host = url.host;
   const deadline = Date.now() + timeoutMs;
