@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { Gauge } from 'prom-client';
 import type { Config } from './kernel/config';
 import { createCursorCodec } from './kernel/cursor';
-import { DatabaseNotifications } from './kernel/database-notifications';
+import { DatabaseNotifications, notify, NotificationsNotHeard } from './kernel/database-notifications';
 import { connectionOf, poolUse, type Db } from './kernel/db';
 import { mountGraphQL } from './kernel/graphql/endpoint';
 import { buildSchema } from './kernel/graphql/schema';
@@ -39,6 +39,8 @@ export interface AppDependencies {
   backgroundWorkers?: boolean;
   /** Readable log lines (pino-pretty) instead of JSON lines: for a terminal. */
   prettyLogs?: boolean;
+  /** How often the notification listener proves it still hears (default 30 s). */
+  notificationCheckMs?: number;
   /** Where JSON log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
 }
@@ -66,8 +68,17 @@ export function createServices(
     // Derived from the master key so every process of a deployment signs cursors alike.
     cursors: createCursorCodec(createHmac('sha256', deps.masterKey).update('pagination-cursors').digest()),
     // One listening connection per process, opened like the pool's.
-    notifications: new DatabaseNotifications(connectionOf(deps.db, config.databaseUrl), (error) =>
-      deps.log.warn({ err: error }, 'database notifications'),
+    // One listening connection per process: on the direct URL when the pool goes through a pooler.
+    notifications: new DatabaseNotifications(
+      config.databaseDirectUrl
+        ? { connectionString: config.databaseDirectUrl }
+        : connectionOf(deps.db, config.databaseUrl),
+      (error) => deps.log.warn({ err: error }, 'database notifications'),
+      undefined,
+      {
+        send: (channel, payload) => notify(deps.db, channel, payload),
+        watchIntervalMs: deps.notificationCheckMs,
+      },
     ),
     rateLimits: new RateLimits(deps.db, config.rateLimitPerMinute, async (tenantId) => {
       const tenant = await deps.db.tenant.findUnique({ where: { id: tenantId }, select: { rateLimitPerMinute: true } });
@@ -229,7 +240,19 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   });
   // Changes made by other processes reach this one's caches from the moment it is ready.
   app.addHook('onReady', async () => {
-    await services.notifications.start();
+    try {
+      await services.notifications.start();
+    } catch (error) {
+      if (!(error instanceof NotificationsNotHeard)) throw error;
+      const through = deps.config.databaseDirectUrl ? 'DATABASE_DIRECT_URL' : 'DATABASE_URL';
+      throw new Error(
+        `Database notifications sent through the pool never reached the listener on ${through}: it goes through ` +
+          'a transaction pooler (such as PgBouncer in transaction mode), which drops them. Set DATABASE_DIRECT_URL ' +
+          'to a direct connection to the same PostgreSQL database (the listener and migrations use it), and keep ' +
+          'DATABASE_URL on the pooler.',
+        { cause: error },
+      );
+    }
   });
   app.addHook('onClose', async () => {
     await services.notifications.stop();

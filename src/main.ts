@@ -17,8 +17,9 @@ async function main() {
   const masterKey = resolveMasterKey(config);
   let embedded: EmbeddedDatabase | undefined;
   const databaseUrl = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir)).url;
-  const migrations = await applyMigrations(databaseUrl);
-  const db = createDb(databaseUrl);
+  // Migrations take a session of their own: the direct URL, when the pool goes through a pooler.
+  const migrations = await applyMigrations(config.databaseDirectUrl ?? databaseUrl);
+  const db = createDb(databaseUrl, { poolSize: config.databasePoolSize });
   // JSON lines for a log collector; readable lines for a person at a terminal.
   const terminal = process.stdout.isTTY === true;
   const { app, services, whenIdle } = await buildApp({ config, db, masterKey: masterKey.key, prettyLogs: terminal });

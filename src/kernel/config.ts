@@ -23,6 +23,8 @@ const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: postgresUrl.optional(),
+  DATABASE_DIRECT_URL: postgresUrl.optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   DATA_DIR: z.string().min(1).default('./.data'),
   MASTER_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   TYPESENSE_URL: z.url().optional(),
@@ -92,6 +94,13 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /**
+   * A direct (session) connection to the same database, for what needs a session of its own: the
+   * notification listener and migrations. Unset: `databaseUrl`, which must then be direct too.
+   */
+  databaseDirectUrl: string | undefined;
+  /** Connections of this process's pool. */
+  databasePoolSize: number;
   dataDir: string;
   masterKey: string | undefined;
   typesenseUrl: string | undefined;
@@ -198,10 +207,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const values = parsed.data;
+  if (values.DATABASE_DIRECT_URL && !values.DATABASE_URL)
+    throw new ConfigError(
+      'Invalid configuration: DATABASE_DIRECT_URL goes with DATABASE_URL (the embedded database is direct)',
+    );
   return {
     port: values.PORT,
     host: values.HOST,
     databaseUrl: values.DATABASE_URL,
+    databaseDirectUrl: values.DATABASE_DIRECT_URL,
+    databasePoolSize: values.DATABASE_POOL_SIZE,
     dataDir: values.DATA_DIR,
     masterKey: values.MASTER_KEY,
     typesenseUrl: values.TYPESENSE_URL,

@@ -4,7 +4,14 @@
  * may announce a change with `notify`. When the connection drops it is opened again with growing
  * pauses, and since notifications sent in between are lost, every `onReconnect` handler is then
  * told to drop what could be stale.
+ *
+ * A transaction pooler (PgBouncer in transaction mode) accepts LISTEN but hands the server session
+ * that ran it to other clients, and drops the notifications that session receives: the listener
+ * would hear nothing, silently. So the listener proves it hears: at start, a notification sent
+ * through the pool must come back on it (or the start fails), and again every `watchIntervalMs`
+ * while running (when it does not, caches are dropped and the listener reconnects).
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { DbOrTx } from './db';
 
@@ -23,6 +30,21 @@ export const MAX_PAYLOAD_BYTES = 7_900;
 
 const CHANNEL_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/** The channel of the notifications a listener sends itself through the pool, to prove it hears. */
+export const PROBE_CHANNEL = 'commerce_listener_probe';
+
+/** Raised at start when a notification sent through the pool never reached the listener. */
+export class NotificationsNotHeard extends Error {}
+
+export interface HearingCheck {
+  /** Sends a notification the way the application does (through its pool). */
+  send(channel: string, payload: string): Promise<void>;
+  /** How long a probe may take to come back. */
+  timeoutMs?: number;
+  /** How often a running listener is checked again; 0: only at start. */
+  watchIntervalMs?: number;
+}
+
 export class DatabaseNotifications {
   private readonly handlers = new Map<string, ((payload: string) => void)[]>();
   private readonly reconnectHandlers: (() => void)[] = [];
@@ -31,12 +53,17 @@ export class DatabaseNotifications {
   private everConnected = false;
   private stopped = false;
   private retry: NodeJS.Timeout | undefined;
+  private watch: NodeJS.Timeout | undefined;
+  private readonly probes = new Map<string, () => void>();
 
   constructor(
     private readonly connection: pg.ClientConfig,
     private readonly logError: (error: unknown) => void,
     private readonly backoff: Backoff = { initialMs: 50, maxMs: 5_000 },
-  ) {}
+    private readonly hearing?: HearingCheck,
+  ) {
+    this.on(PROBE_CHANNEL, (payload) => this.probes.get(payload)?.());
+  }
 
   /** Calls `handler` with the payload of every notification on `channel`, from any process; before `start`. */
   on(channel: string, handler: (payload: string) => void): void {
@@ -54,14 +81,62 @@ export class DatabaseNotifications {
     return (this.client as (pg.Client & { processID?: number }) | null)?.processID;
   }
 
-  /** Opens the listening connection; a failure is logged and retried in the background. */
+  /**
+   * Opens the listening connection; a failure to connect is logged and retried in the background.
+   * Once connected, a notification sent through the pool must come back on it, or this throws
+   * `NotificationsNotHeard` (the listener is behind a transaction pooler).
+   */
   async start(): Promise<void> {
     this.stopped = false;
     await this.connect();
+    if (!this.hearing || !this.client) return;
+    if (!(await this.hears())) {
+      await this.stop();
+      throw new NotificationsNotHeard('a notification sent through the pool did not reach the listener');
+    }
+    const interval = this.hearing.watchIntervalMs ?? 30_000;
+    if (interval > 0) {
+      this.watch = setInterval(() => void this.checkHearing(), interval);
+      this.watch.unref();
+    }
+  }
+
+  /** Whether a notification sent through the pool now reaches the listener in time. */
+  async hears(): Promise<boolean> {
+    if (!this.hearing || !this.client) return false;
+    const token = randomUUID();
+    let heard!: () => void;
+    const arrived = new Promise<boolean>((resolve) => (heard = () => resolve(true)));
+    this.probes.set(token, heard);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await this.hearing.send(PROBE_CHANNEL, token);
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), this.hearing!.timeoutMs ?? 2_000);
+      });
+      return await Promise.race([arrived, timeout]);
+    } finally {
+      clearTimeout(timer);
+      this.probes.delete(token);
+    }
+  }
+
+  /** A running listener that no longer hears drops what could be stale and connects again. */
+  private async checkHearing() {
+    if (this.stopped || !this.client) return;
+    const heard = await this.hears().catch((error) => {
+      this.logError(error);
+      return true;
+    });
+    if (heard || this.stopped || !this.client) return;
+    this.logError(new Error('database notifications went quiet: dropping cached state and reconnecting the listener'));
+    // Ending the connection drops what could be stale and reconnects (see `lost`).
+    await this.client.end().catch(() => {});
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.watch);
     clearTimeout(this.retry);
     const client = this.client;
     this.client = null;

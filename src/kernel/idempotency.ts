@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { deleteInBatches } from './batched-delete';
 import type { Db, Tx } from './db';
 import { z } from 'zod';
 import { AppError } from './errors';
@@ -109,7 +110,12 @@ export async function runIdempotent<T>(
 }
 
 /** Deletes keys older than `IDEMPOTENCY_KEY_TTL_HOURS` (treated as new already); safe in several processes at once. */
-export const deleteExpiredIdempotencyKeys = (db: Db) =>
-  db.$executeRaw`
-    DELETE FROM idempotency_keys
-     WHERE created_at < now() - make_interval(hours => ${IDEMPOTENCY_KEY_TTL_HOURS})`;
+export const deleteExpiredIdempotencyKeys = (db: Db, options: { stopping?: () => boolean } = {}) =>
+  deleteInBatches(
+    (limit) => db.$executeRaw`
+      DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(
+        SELECT ctid FROM idempotency_keys
+         WHERE created_at < now() - make_interval(hours => ${IDEMPOTENCY_KEY_TTL_HOURS})
+         LIMIT ${limit} FOR UPDATE SKIP LOCKED))`,
+    options,
+  );

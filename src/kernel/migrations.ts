@@ -47,9 +47,12 @@ export interface MigrationReport {
 }
 
 /**
- * Applies pending migrations, each in its own transaction, under a PostgreSQL advisory lock so
- * that several processes starting together apply each migration exactly once. `only` limits them
- * to the named ones: a restore recreates the schema a backup was taken on, whatever came since.
+ * Applies pending migrations, each in its own transaction, so that several processes starting
+ * together apply each migration exactly once. Every transaction takes the migration lock as a
+ * transaction-level advisory lock and looks again at what is applied: the lock holds through a
+ * transaction pooler too (PgBouncer in transaction mode hands a session-level lock's session to
+ * other clients). `only` limits them to the named ones: a restore recreates the schema a backup
+ * was taken on, whatever came since.
  */
 export async function applyMigrations(
   databaseUrl: string,
@@ -60,12 +63,27 @@ export async function applyMigrations(
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const report: MigrationReport = { applied: [], warnings: [] };
+  const locked = async <T>(work: () => Promise<T>): Promise<T> => {
+    await client.query('BEGIN');
+    try {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
+      const result = await work();
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  };
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
-    await client.query(CREATE_BOOKKEEPING);
-    const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
-      'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL',
-    );
+    const rows = await locked(async () => {
+      await client.query(CREATE_BOOKKEEPING);
+      return (
+        await client.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
+          'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL',
+        )
+      ).rows;
+    });
     const failed = rows.find((row) => row.finished_at === null);
     if (failed) {
       throw new Error(
@@ -81,25 +99,30 @@ export async function applyMigrations(
         }
         continue;
       }
-      await client.query('BEGIN');
-      try {
+      const applied = await locked(async () => {
+        // Another process may have applied it while this one waited for the lock.
+        const { rowCount } = await client.query(
+          'SELECT 1 FROM "_prisma_migrations" WHERE migration_name = $1 AND rolled_back_at IS NULL',
+          [migration.name],
+        );
+        if (rowCount) return false;
         const startedAt = new Date();
-        await client.query(migration.sql);
+        try {
+          await client.query(migration.sql);
+        } catch (error) {
+          throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
+        }
         await client.query(
           `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, started_at, applied_steps_count)
            VALUES ($1, $2, now(), $3, $4, 1)`,
           [randomUUID(), migration.checksum, migration.name, startedAt],
         );
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
-      }
-      report.applied.push(migration.name);
+        return true;
+      });
+      if (applied) report.applied.push(migration.name);
     }
     return report;
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
     await client.end();
   }
 }

@@ -2,14 +2,17 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 
-/** Creates a fresh database cloned from the migrated template; returns its URL. */
-export async function createTestDatabase(): Promise<string> {
+/**
+ * Creates a fresh database cloned from the migrated template (or, with `migrated: false`, an empty
+ * one that a service must migrate); returns its URL.
+ */
+export async function createTestDatabase({ migrated = true } = {}): Promise<string> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `test_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE ${name} TEMPLATE template_commerce`);
+    await client.query(`CREATE DATABASE ${name}${migrated ? ' TEMPLATE template_commerce' : ''}`);
   } finally {
     await client.end();
   }

@@ -68,6 +68,22 @@ describe('loadConfig', () => {
     expect(loadConfig({ EDGE_ALLOW_PRIVATE_ORIGINS: '1' }).edge.allowPrivateOrigins).toBe(true);
   });
 
+  it('takes a direct database URL beside a pooled one, and the pool size', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgresql://app@pgbouncer:6432/shop',
+      DATABASE_DIRECT_URL: 'postgresql://app@db:5432/shop',
+      DATABASE_POOL_SIZE: '20',
+    });
+    expect(config).toMatchObject({
+      databaseUrl: 'postgresql://app@pgbouncer:6432/shop',
+      databaseDirectUrl: 'postgresql://app@db:5432/shop',
+      databasePoolSize: 20,
+    });
+    expect(loadConfig({}).databasePoolSize).toBe(10);
+    // The embedded database is direct: a direct URL alone says nothing.
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: 'postgresql://app@db:5432/shop' })).toThrow(/DATABASE_DIRECT_URL/);
+  });
+
   it('gives refresh tokens a 30 s grace window and publishes signing keys 300 s before they sign', () => {
     expect(loadConfig({}).oauth).toEqual({ refreshGraceSeconds: 30, jwksMaxAgeSeconds: 300 });
     expect(loadConfig({ OAUTH_REFRESH_GRACE_SECONDS: '0', OAUTH_JWKS_MAX_AGE_SECONDS: '60' }).oauth).toEqual({
@@ -84,6 +100,8 @@ describe('loadConfig', () => {
 
   it.each([
     [{ OAUTH_REFRESH_GRACE_SECONDS: '-1' }, 'OAUTH_REFRESH_GRACE_SECONDS'],
+    [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
+    [{ DATABASE_URL: 'postgresql://a@b/c', DATABASE_DIRECT_URL: 'http://db' }, 'DATABASE_DIRECT_URL'],
     [{ OAUTH_JWKS_MAX_AGE_SECONDS: 'five minutes' }, 'OAUTH_JWKS_MAX_AGE_SECONDS'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],

@@ -2,8 +2,7 @@ import { deleteExpiredIdempotencyKeys } from '../../kernel/idempotency';
 import { startPoller } from '../../kernel/poller';
 import { deleteEndedWindows } from '../../kernel/rate-limit';
 import type { Module, Services } from '../context';
-import * as oauth from '../oauth/oauth.repository';
-import { deleteExpiredSignInThrottles } from '../oauth/sign-in/sign-in-throttles.repository';
+import { deleteExpiredOAuthState } from '../oauth';
 import { deleteExpiredSearchAnalytics } from '../search';
 
 /** How often each process deletes what has expired. */
@@ -22,13 +21,11 @@ export async function deleteExpired(
   { db, config }: Pick<Services, 'db' | 'config'>,
   stopping: () => boolean = () => false,
 ) {
-  const authorization = await oauth.deleteExpiredAuthorizationState(db, { stopping });
-  const signingKeys = (await oauth.deleteRetiredSigningKeys(db)).count;
-  const idempotencyKeys = await deleteExpiredIdempotencyKeys(db);
+  const oauth = await deleteExpiredOAuthState(db, { stopping });
+  const idempotencyKeys = await deleteExpiredIdempotencyKeys(db, { stopping });
   const rateLimitWindows = await deleteEndedWindows(db);
-  const signInThrottles = await deleteExpiredSignInThrottles(db);
   const searchAnalytics = await deleteExpiredSearchAnalytics(db, config.searchAnalyticsRetentionDays, { stopping });
-  return { ...authorization, signingKeys, idempotencyKeys, rateLimitWindows, signInThrottles, ...searchAnalytics };
+  return { ...oauth, idempotencyKeys, rateLimitWindows, ...searchAnalytics };
 }
 
 /** Housekeeping: a background pass in every process that deletes expired rows. */

@@ -1,8 +1,11 @@
+import type { Db } from '../../kernel/db';
 import type { Module } from '../context';
 import { oauthAdminOperations } from './oauth-admin.routes';
 import { mountOAuthHttp } from './oauth.http';
 import { oauthOperations } from './oauth.routes';
 import { createOAuthServices, type OAuthServices } from './oauth-services';
+import * as repository from './oauth.repository';
+import { deleteExpiredSignInThrottles } from './sign-in/sign-in-throttles.repository';
 
 declare module '../context' {
   interface Services {
@@ -27,3 +30,15 @@ export const oauthModule: Module = {
   rest: [...oauthAdminOperations, ...oauthOperations],
   http: mountOAuthHttp,
 };
+
+/**
+ * Deletes the authorization server's expired rows, for housekeeping: authorization sessions, codes
+ * and refresh tokens, client_credentials grants whose tokens have expired, signing keys past their
+ * retirement, and sign-in throttling counts past their expiry.
+ */
+export async function deleteExpiredOAuthState(db: Db, options: { stopping?: () => boolean } = {}) {
+  const authorization = await repository.deleteExpiredAuthorizationState(db, options);
+  const signingKeys = (await repository.deleteRetiredSigningKeys(db)).count;
+  const signInThrottles = await deleteExpiredSignInThrottles(db);
+  return { ...authorization, signingKeys, signInThrottles };
+}

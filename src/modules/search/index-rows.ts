@@ -20,11 +20,15 @@ const MAX_ENTRIES = 10_000;
 /** Checks answered by one statement at most. */
 const MAX_CHECKS = 500;
 
-/** A named statement: PostgreSQL parses and plans it once per connection. */
-const VERSIONS_STATEMENT = {
-  name: 'search-index-versions',
-  text: 'SELECT id::text AS id, version::text AS version FROM search_indexes WHERE id = ANY($1::uuid[])',
-};
+const VERSIONS_SQL = 'SELECT id::text AS id, version::text AS version FROM search_indexes WHERE id = ANY($1::uuid[])';
+
+/**
+ * The version check as a named statement, which PostgreSQL parses and plans once per connection;
+ * unnamed when the pool goes through a transaction pooler, which hands each statement to any server
+ * session (PgBouncer 1.18 keeps no prepared statements: "already exists" / "does not exist").
+ */
+const versionsStatement = (named: boolean) =>
+  named ? { name: 'search-index-versions', text: VERSIONS_SQL } : { text: VERSIONS_SQL };
 
 export class IndexRows {
   private readonly entries = new LRUCache<string, repository.IndexRow>({ max: MAX_ENTRIES });
@@ -34,7 +38,7 @@ export class IndexRows {
     maxBatch: MAX_CHECKS,
     run: async (ids) => {
       const { rows } = await poolOf(this.db).query<{ id: string; version: string }>({
-        ...VERSIONS_STATEMENT,
+        ...this.statement,
         values: [[...new Set(ids)]],
       });
       const stored = new Map(rows.map((row) => [row.id, Number(row.version)]));
@@ -42,7 +46,15 @@ export class IndexRows {
     },
   });
 
-  constructor(private readonly db: Db) {}
+  private readonly statement: { name?: string; text: string };
+
+  /** `pooled`: the pool goes through a transaction pooler (DATABASE_DIRECT_URL is set). */
+  constructor(
+    private readonly db: Db,
+    { pooled = false } = {},
+  ) {
+    this.statement = versionsStatement(!pooled);
+  }
 
   /** The tenant's index with this alias as stored now, or null when there is none. */
   async find(tenantId: string, alias: string): Promise<repository.IndexRow | null> {
