@@ -21,6 +21,7 @@ import { installJsonBodyDoor, parameterProblem, queryParameterNames } from './ke
 import { installMetrics, METRICS_PREFIX } from './kernel/metrics';
 import { installRateLimitHeaders, limitByAddress, limitedAuthentication, RateLimits } from './kernel/rate-limit';
 import type { RawAnswerer, RawServerKit, Worker } from './kernel/module';
+import { installReadiness } from './kernel/readiness';
 import { mountRestApi } from './kernel/rest/router';
 import { nameSpansByRoute, traceRequests } from './kernel/tracing/http-server';
 import { traceLogMixin } from './kernel/tracing/spans';
@@ -108,7 +109,7 @@ export interface BuiltApp {
   whenIdle(timeoutMs: number): Promise<void>;
 }
 
-/** Builds the HTTP application: /api (REST), /graphql and /healthz. Never listens. */
+/** Builds the HTTP application: /api (REST), /graphql, /healthz and /readyz. Never listens. */
 export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   // The URL rewriting needs the services and the services need the logger: the rewriters are
   // looked up through this holder once both exist, and so are the raw answerers.
@@ -231,6 +232,12 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
     } catch {
       return reply.status(503).send({ status: 'unavailable', database: 'down' });
     }
+  });
+  installReadiness(app, {
+    database: async () => {
+      await deps.db.$queryRaw`SELECT 1`;
+    },
+    ...Object.assign({}, ...modules.map((module) => module.readiness?.(services) ?? {})),
   });
   // Modules close (writing what they hold back, such as searches waiting for their batch) once the
   // requests still in flight are done, before the database closes.

@@ -63,6 +63,11 @@ export interface AppModule<TServices> {
   rawAnswerer?(services: TServices, kit: RawServerKit): RawAnswerer | undefined;
   /** Adds the module's metrics to the application's registry (gauges are best read on scrape: `collect`). */
   metrics?(registry: Registry, services: TServices): void;
+  /**
+   * What the module needs from outside the process to serve, for `GET /readyz` (the database is
+   * always asked): by name, a probe that resolves while it is ready and rejects otherwise.
+   */
+  readiness?(services: TServices): Record<string, () => Promise<void>>;
   /** Checks run once before the application listens; a rejection stops the start with its message. */
   start?(services: TServices): Promise<void>;
   /** Background jobs started once the application is ready. */
