@@ -19,6 +19,16 @@ const tracesSamplers = [
   'parentbased_traceidratio',
 ] as const;
 
+/** An http(s) URL of a server (no query or fragment). */
+function isServerUrl(value: string) {
+  try {
+    const url = new URL(value.trim());
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '';
+  } catch {
+    return false;
+  }
+}
+
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -27,8 +37,21 @@ const configSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   DATA_DIR: z.string().min(1).default('./.data'),
   MASTER_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
-  TYPESENSE_URL: z.url().optional(),
+  TYPESENSE_URL: z
+    .string()
+    .refine(
+      (value) => value.split(',').every(isServerUrl),
+      'must be the URL of a Typesense node (http or https), or several separated by commas',
+    )
+    .optional(),
   TYPESENSE_API_KEY: z.string().min(1).optional(),
+  TYPESENSE_NEAREST_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TYPESENSE_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(10),
+  TYPESENSE_RETRIES: z.coerce.number().int().min(0).max(100).optional(),
+  TYPESENSE_RETRY_INTERVAL_SECONDS: z.coerce.number().positive().max(60).default(0.1),
+  TYPESENSE_HEALTHCHECK_INTERVAL_SECONDS: z.coerce.number().positive().max(3600).default(60),
+  SEARCH_DELIVERY_BACKOFF_MS: z.coerce.number().int().min(1).max(3_600_000).default(1_000),
+  SEARCH_DELIVERY_MAX_BACKOFF_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
   LOG_LEVEL: z.enum(logLevels).default('info'),
   PUBLIC_BASE_URL: z.url().optional(),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -103,8 +126,11 @@ export interface Config {
   databasePoolSize: number;
   dataDir: string;
   masterKey: string | undefined;
+  /** One Typesense node URL, or several separated by commas; unset: the embedded search engine. */
   typesenseUrl: string | undefined;
   typesenseApiKey: string | undefined;
+  typesense: TypesenseClientConfig;
+  searchDelivery: SearchDeliveryConfig;
   logLevel: (typeof logLevels)[number];
   publicBaseUrl: string | undefined;
   /** Bearer token `GET /metrics` needs; public when unset. */
@@ -120,6 +146,28 @@ export interface Config {
   broadcasts: BroadcastConfig;
   signInThrottle: SignInThrottleConfig;
   tracing: TracingConfig;
+}
+
+/** How each process talks to the nodes of TYPESENSE_URL (settings of the `typesense` client). */
+export interface TypesenseClientConfig {
+  /** A node asked first while it answers (one in the same zone as the process). */
+  nearestUrl: string | undefined;
+  /** How long one request to one node may take. */
+  timeoutSeconds: number;
+  /**
+   * Further tries of a request that failed with a 5xx, a timeout or a network error, each on the
+   * next node; unset: one per node, at least 2.
+   */
+  retries: number | undefined;
+  retryIntervalSeconds: number;
+  /** How long a node that failed is left out of the rotation. */
+  healthcheckIntervalSeconds: number;
+}
+
+/** Retries of deliveries to the search engine that failed: exponential from `backoffMs`, capped at `maxBackoffMs`. */
+export interface SearchDeliveryConfig {
+  backoffMs: number;
+  maxBackoffMs: number;
 }
 
 /** The authorization server's timing. */
@@ -194,6 +242,16 @@ export interface TracingConfig {
 
 export class ConfigError extends Error {}
 
+function searchDeliveryConfig(values: z.output<typeof configSchema>): SearchDeliveryConfig {
+  if (values.SEARCH_DELIVERY_MAX_BACKOFF_MS < values.SEARCH_DELIVERY_BACKOFF_MS) {
+    throw new ConfigError(
+      'Invalid configuration: SEARCH_DELIVERY_MAX_BACKOFF_MS must be at least SEARCH_DELIVERY_BACKOFF_MS ' +
+        `(${values.SEARCH_DELIVERY_BACKOFF_MS})`,
+    );
+  }
+  return { backoffMs: values.SEARCH_DELIVERY_BACKOFF_MS, maxBackoffMs: values.SEARCH_DELIVERY_MAX_BACKOFF_MS };
+}
+
 /** Parses the service configuration from environment variables; the only reader of `process.env`. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(
@@ -221,6 +279,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     masterKey: values.MASTER_KEY,
     typesenseUrl: values.TYPESENSE_URL,
     typesenseApiKey: values.TYPESENSE_API_KEY,
+    typesense: {
+      nearestUrl: values.TYPESENSE_NEAREST_URL,
+      timeoutSeconds: values.TYPESENSE_TIMEOUT_SECONDS,
+      retries: values.TYPESENSE_RETRIES,
+      retryIntervalSeconds: values.TYPESENSE_RETRY_INTERVAL_SECONDS,
+      healthcheckIntervalSeconds: values.TYPESENSE_HEALTHCHECK_INTERVAL_SECONDS,
+    },
+    searchDelivery: searchDeliveryConfig(values),
     logLevel: values.LOG_LEVEL,
     publicBaseUrl: values.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     metricsToken: values.METRICS_TOKEN,

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app';
 import type { Principal } from '../../src/modules/auth/scopes';
+import { SearchDeliveryFailed } from '../../src/modules/search/delivery/delivery-queue';
 import { TypesenseEngine } from '../../src/modules/search/engine/typesense-engine';
 import { createSearchServices, type SearchServices } from '../../src/modules/search/search.module';
 import type { IndexInputData } from '../../src/modules/search/search.schemas';
@@ -18,7 +19,12 @@ const principal: Principal = { tenantId: tenant.id, scopes: new Set(['*']), acto
 
 function servicesFor(standIn: TypesenseStandIn, backgroundErrors: unknown[] = []): SearchServices {
   return createSearchServices({
-    config: { ...config, typesenseUrl: standIn.url, typesenseApiKey: STAND_IN_API_KEY },
+    config: {
+      ...config,
+      typesenseUrl: standIn.url,
+      typesenseApiKey: STAND_IN_API_KEY,
+      searchDelivery: { backoffMs: 20, maxBackoffMs: 100 },
+    },
     db,
     cursors: appServices.cursors,
     masterKey: TEST_MASTER_KEY,
@@ -807,7 +813,19 @@ for (const version of ['30.0', '29.0']) {
     });
 
     describe('failures', () => {
-      it('an import with failed lines rejects the write, naming the first failure', async () => {
+      /** Delivers the index's pending changes once they are due again. */
+      const deliverWhenDue = async (alias: string) => {
+        const { id } = await services.indexes.get(principal, alias);
+        await vi.waitFor(async () => expect(await services.deliveries!.deliver(id)).toBe('delivered'));
+      };
+      /** The failures reported since the last call: what each delivery failed with. */
+      const reportedFailures = () =>
+        backgroundErrors.splice(0).map((error) => {
+          expect(error).toBeInstanceOf(SearchDeliveryFailed);
+          return ((error as SearchDeliveryFailed).cause as Error).message;
+        });
+
+      it('an import with failed lines fails the delivery, not the write: it is kept and tried again', async () => {
         const { alias } = await create({ fields: typedFields });
         standIn.fail(
           'POST',
@@ -820,13 +838,20 @@ for (const version of ['30.0', '29.0']) {
             .map((line) => JSON.stringify(line))
             .join('\n'),
         );
-        await expect(services.indexes.upsertDocuments(principal, alias, products)).rejects.toThrow(
-          'Typesense refused 1 of 2 documents; the first: Field `price` must be a float.',
-        );
-        expect((await services.indexes.get(principal, alias)).has_pending_updates).toBe(true);
+        await services.indexes.upsertDocuments(principal, alias, products);
+        const refused = 'Typesense refused 1 of 2 documents; the first: Field `price` must be a float.';
+        expect(reportedFailures()).toEqual([refused]);
+        const { id, has_pending_updates } = await services.indexes.get(principal, alias);
+        expect(has_pending_updates).toBe(true);
+        expect(
+          await db.$queryRaw`SELECT attempts, last_error FROM search_deliveries WHERE index_id = ${id}::uuid`,
+        ).toEqual([{ attempts: 1, last_error: refused }]);
+        await deliverWhenDue(alias);
+        expect((await services.indexes.get(principal, alias)).has_pending_updates).toBe(false);
+        expect(await db.$queryRaw`SELECT 1 FROM search_deliveries WHERE index_id = ${id}::uuid`).toEqual([]);
       });
 
-      it('a 503 while rebuilding is retried; one that lasts fails the rebuild and leaves the alias', async () => {
+      it('a 503 while rebuilding is retried; one that lasts fails the delivery and leaves the alias', async () => {
         // Without declared fields, the first documents bring field types: the collection is rebuilt with them.
         const { alias, typesenseAlias } = await create({});
         const notReady = { message: 'Not Ready or Lagging' };
@@ -843,15 +868,16 @@ for (const version of ['30.0', '29.0']) {
         standIn.fail('POST', /\/documents\/import$/, 503, notReady, 3);
         from = standIn.requests.length;
         const withColor = { id: 'p3', name: 'Red sofa', color: 'red' };
-        await expect(services.indexes.upsertDocuments(principal, alias, [withColor])).rejects.toThrow(/503/);
+        await services.indexes.upsertDocuments(principal, alias, [withColor]);
+        expect(reportedFailures()).toEqual(['Request failed with HTTP code 503 | Server said: Not Ready or Lagging']);
         const imports = standIn.requests.slice(from).filter((request) => request.path.endsWith('/import'));
         expect(imports).toHaveLength(3);
         const halfBuilt = imports[0]!.path.split('/')[2]!;
         expect(halfBuilt).not.toBe(rebuilt);
         expect(collectionOf(typesenseAlias)).toBe(rebuilt);
         expect([...standIn.collections.keys()]).not.toContain(halfBuilt);
-        // The next change rebuilds with every stored document, the one whose delivery failed included.
-        await services.indexes.upsertDocuments(principal, alias, [withColor]);
+        // The failed delivery is tried again, with no further change: a rebuild with every stored document.
+        await deliverWhenDue(alias);
         expect(standIn.collections.get(collectionOf(typesenseAlias))!.documents.size).toBe(3);
       });
 

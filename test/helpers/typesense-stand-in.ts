@@ -5,6 +5,9 @@
  * collections, aliases, synonym and stopwords sets, checks imported documents against the
  * collection's field types, and records every request so tests can assert the exact protocol.
  * Searches are answered by the test (`answerSearch`): the stand-in does not rank.
+ *
+ * It can also be a cluster: several nodes (ports) sharing one state, as the nodes of a Typesense
+ * cluster share theirs. Tests make a node fail or never answer (`fail`, `failNext`, `stall`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,14 +36,31 @@ interface Collection {
   createdAt: number;
 }
 
-/** An injected answer: the next `times` requests matching `method` and `path` get this status and body. */
+/**
+ * An injected answer: the next `times` requests matching `method` (`*`: any) and `path` (on `node`,
+ * or on any node) get this status and body, after the first `after` of them were answered as usual.
+ * `stall`: they get no answer at all.
+ */
 interface Failure {
   method: string;
   path: RegExp;
   status: number;
   body: unknown;
   times: number;
+  after: number;
+  node?: number;
+  stall?: boolean;
 }
+
+export interface FailureOptions {
+  /** Only requests to this node (0-based, in the order of `urls`). */
+  node?: number;
+  /** Let this many matching requests through first. */
+  after?: number;
+}
+
+/** What a Typesense node answers while it lags behind the cluster (typesense/typesense#316). */
+export const NOT_READY = { message: 'Not Ready or Lagging' };
 
 export type SearchAnswer = Record<string, unknown> | { code: number; error: string };
 
@@ -106,6 +126,8 @@ function refusal(search: Record<string, unknown>, fields: Field[]): SearchAnswer
 
 export class TypesenseStandIn {
   readonly requests: RecordedRequest[] = [];
+  /** The node that received each of `requests`, by the same index. */
+  readonly requestNodes: number[] = [];
   readonly collections = new Map<string, Collection>();
   readonly aliases = new Map<string, string>();
   readonly synonymSets = new Map<string, { items: unknown[] }>();
@@ -121,30 +143,73 @@ export class TypesenseStandIn {
     request_params: {},
   });
   private readonly failures: Failure[] = [];
-  private server!: Server;
+  private readonly servers: Server[] = [];
   private clock = 1_700_000_000;
 
   private constructor(readonly version: string) {}
 
-  /** Starts a stand-in that reports this version (`"30.0"`, `"29.0"`) on a random port. */
-  static async start(version: string): Promise<TypesenseStandIn> {
+  /** Starts a stand-in that reports this version (`"30.0"`, `"29.0"`) on random ports, one per node. */
+  static async start(version: string, options: { nodes?: number } = {}): Promise<TypesenseStandIn> {
     const standIn = new TypesenseStandIn(version);
-    standIn.server = createServer((request, response) => void standIn.handle(request, response));
-    await new Promise<void>((resolve) => standIn.server.listen(0, '127.0.0.1', resolve));
+    for (let node = 0; node < (options.nodes ?? 1); node++) {
+      const server = createServer((request, response) => void standIn.handle(node, request, response));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      standIn.servers.push(server);
+    }
     return standIn;
   }
 
+  /** The first node's URL. */
   get url() {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.urls[0]!;
+  }
+
+  /** Every node's URL. */
+  get urls() {
+    return this.servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  }
+
+  /** The nodes as TYPESENSE_URL lists them: separated by commas. */
+  get clusterUrl() {
+    return this.urls.join(',');
   }
 
   get major() {
     return Number(this.version.split('.')[0]);
   }
 
-  /** The next `times` requests of this method to a path matching `path` fail with `status` and `body`. */
-  fail(method: string, path: RegExp, status: number, body: unknown, times = 1) {
-    this.failures.push({ method, path, status, body, times });
+  /** The next `times` requests of this method (`*`: any) to a path matching `path` fail with `status` and `body`. */
+  fail(method: string, path: RegExp, status: number, body: unknown, times = 1, options: FailureOptions = {}) {
+    this.failures.push({ method, path, status, body, times, after: options.after ?? 0, node: options.node });
+  }
+
+  /** The next `times` requests, whatever they ask, answer 503 "Not Ready or Lagging". */
+  failNext(times: number, options: FailureOptions = {}) {
+    this.fail('*', /.*/, 503, NOT_READY, times, options);
+  }
+
+  /** The next `times` matching requests get no answer, as from a node that hangs. */
+  stall(method: string, path: RegExp, times = Infinity, options: FailureOptions = {}) {
+    this.failures.push({
+      method,
+      path,
+      status: 0,
+      body: undefined,
+      times,
+      after: options.after ?? 0,
+      node: options.node,
+      stall: true,
+    });
+  }
+
+  /** Every injected failure is dropped: the cluster answers again. */
+  recover() {
+    this.failures.length = 0;
+  }
+
+  /** Recorded requests from index `from` on, as `<node> METHOD /path` lines. */
+  nodeLines(from = 0) {
+    return this.lines(from).map((line, i) => `${this.requestNodes[from + i]} ${line}`);
   }
 
   /** Recorded requests from index `from` on, as `METHOD /path` lines (query strings left out). */
@@ -153,11 +218,13 @@ export class TypesenseStandIn {
   }
 
   async close() {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+    for (const server of this.servers) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   }
 
-  private async handle(request: IncomingMessage, response: ServerResponse) {
+  private async handle(node: number, request: IncomingMessage, response: ServerResponse) {
     const url = new URL(request.url!, 'http://stand-in');
     const text = await new Promise<string>((resolve) => {
       let data = '';
@@ -171,13 +238,23 @@ export class TypesenseStandIn {
       text === '' ? undefined : isImport ? text.split('\n').map((line) => JSON.parse(line)) : JSON.parse(text);
     const method = request.method!;
     this.requests.push({ method, path, query: Object.fromEntries(url.searchParams), body });
+    this.requestNodes.push(node);
 
     if (request.headers['x-typesense-api-key'] !== STAND_IN_API_KEY) {
       return json(response, 401, { message: 'Forbidden - a valid `x-typesense-api-key` header must be sent.' });
     }
-    const failure = this.failures.find((f) => f.method === method && f.path.test(path) && f.times > 0);
-    if (failure) {
+    const failure = this.failures.find(
+      (f) =>
+        (f.method === '*' || f.method === method) &&
+        f.path.test(path) &&
+        (f.node === undefined || f.node === node) &&
+        f.times > 0,
+    );
+    if (failure && failure.after > 0) failure.after -= 1;
+    else if (failure) {
       failure.times -= 1;
+      // A node that hangs: the socket stays open, unanswered, until the client gives up or the stand-in closes.
+      if (failure.stall) return;
       return json(response, failure.status, failure.body);
     }
     this.route(method, path.split('/').slice(1), body, response, Object.fromEntries(url.searchParams));
@@ -194,6 +271,8 @@ export class TypesenseStandIn {
     switch (route) {
       case 'GET /debug':
         return json(response, 200, { state: 1, version: this.version });
+      case 'GET /health':
+        return json(response, 200, { ok: true });
       case 'GET /aliases/:name': {
         const collection = this.aliases.get(name!);
         return collection ? json(response, 200, { name, collection_name: collection }) : notFound(response);

@@ -1,6 +1,7 @@
 import { Counter, Gauge } from 'prom-client';
 import { METRICS_PREFIX, scrapeQuery } from '../../kernel/metrics';
 import type { Module } from '../context';
+import { registerDeliveryMetrics } from './delivery/delivery-metrics';
 import * as repository from './search.repository';
 import { createSearchServices, type SearchServices } from './search.module';
 import { searchOperations } from './search.routes';
@@ -29,9 +30,13 @@ export const searchModule: Module = {
   }),
   rest: searchOperations,
   start: ({ search }) => search.start(),
+  // Every process delivers what is due to Typesense; the embedded engine needs no deliveries.
+  workers: ({ search }, logError) => (search.deliveries ? [search.deliveries.startWorker(logError)] : []),
+  readiness: ({ search: { engine } }) => (engine.probe ? { [engine.name]: () => engine.probe!() } : {}),
   // Searches waiting for their batch are written before the database closes.
   close: ({ search }) => search.close(),
   metrics(registry, { db, search }) {
+    if (search.deliveries) registerDeliveryMetrics(registry, db);
     // The largest indexes by id: each is a series of its own, so their number is bounded.
     const perIndex = (name: string, help: string, measure: (row: repository.IndexSize) => number) =>
       new Gauge({

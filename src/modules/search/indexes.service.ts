@@ -26,6 +26,7 @@ import {
   resolveDefinition,
   type IndexSettings,
 } from './definition';
+import type { ChangeDelivery } from './delivery/change-delivery';
 import type { DocumentSelection } from './document-selection';
 import type { FieldFilter, FieldType, IndexedDocument, SearchEngine } from './engine/engine';
 import { passesFilters } from './engine/filter-match';
@@ -170,6 +171,7 @@ export class IndexService {
     private readonly db: Db,
     private readonly cursors: CursorCodec,
     private readonly engine: SearchEngine,
+    private readonly delivery: ChangeDelivery,
     private readonly onBackgroundError: (error: unknown) => void,
   ) {}
 
@@ -205,15 +207,21 @@ export class IndexService {
     for (let attempt = 0; !row; attempt++) {
       const alias = input.alias ?? (await this.freeAlias(tenantId, aliasFromName(input.name)));
       try {
-        row = await repository.insertIndex(this.db, uuidv7(), tenantId, alias, data);
+        row = await writeTransaction(this.db, async (tx) => {
+          const inserted = await repository.insertIndex(tx, uuidv7(), tenantId, alias, data);
+          await this.delivery.recordChange(tx, inserted.id);
+          return inserted;
+        });
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // A generated alias can be taken by a concurrent create: pick again.
         if (input.alias !== undefined || attempt >= 3) throw idTaken(`an index with alias "${alias}" already exists`);
       }
     }
-    await this.engine.definitionChanged(resolveDefinition(row));
-    await repository.markProcessed(this.db, row.id, row.version);
+    const created = row;
+    await this.delivery.afterCommit(created.id, created.version, () =>
+      this.engine.definitionChanged(resolveDefinition(created)),
+    );
     return toIndexRecord((await repository.findIndexById(this.db, row.id)) ?? row);
   }
 
@@ -242,22 +250,29 @@ export class IndexService {
         }
         // Every copy is rebuilt from this version on, so no process needs the deletions recorded before it.
         await repository.forgetDeletions(tx, index.id);
-        return repository.replaceIndexDefinition(tx, index, data, seen);
+        const replaced = await repository.replaceIndexDefinition(tx, index, data, seen);
+        await this.delivery.recordChange(tx, index.id);
+        return replaced;
       },
       { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS },
     );
-    void this.process(row.id, row.version, () => this.engine.definitionChanged(resolveDefinition(row))).catch(
-      this.onBackgroundError,
-    );
+    void this.delivery
+      .afterCommit(row.id, row.version, () => this.engine.definitionChanged(resolveDefinition(row)))
+      .catch(this.onBackgroundError);
   }
 
   /** Deletes an index with its documents, searches and clicks. */
   async remove(principal: Principal, alias: string): Promise<void> {
     requireScope(principal, 'indexes:write');
     const row = await repository.findIndex(this.db, principal.tenantId, alias);
-    if (!row || !(await repository.deleteIndex(this.db, principal.tenantId, alias)))
+    if (!row) throw notFound(`no index with alias "${alias}"`);
+    // Recorded before the deletion, so that a process stopping right after it still leaves its copy
+    // to drop, and again after it, in case a delivery under way meanwhile took the first record.
+    await this.delivery.recordChange(this.db, row.id);
+    if (!(await repository.deleteIndex(this.db, principal.tenantId, alias)))
       throw notFound(`no index with alias "${alias}"`);
-    await this.engine.indexDeleted(resolveDefinition(row));
+    await this.delivery.recordChange(this.db, row.id);
+    await this.delivery.afterCommit(row.id, row.version, () => this.engine.indexDeleted(row));
   }
 
   /** Upserts documents by id, all or none: one that does not fit the index's fields rejects the batch. */
@@ -305,11 +320,12 @@ export class IndexService {
         const index = await repository.lockIndex(tx, principal.tenantId, alias);
         if (!index) throw notFound(`no index with alias "${alias}"`);
         const version = await repository.clearDocuments(tx, index);
+        await this.delivery.recordChange(tx, index.id);
         return { ...index, version, rebuildVersion: version, seenFieldTypes: {} };
       },
       { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS },
     );
-    await this.process(row.id, row.version, () => this.engine.documentsCleared(resolveDefinition(row)));
+    await this.delivery.afterCommit(row.id, row.version, () => this.engine.documentsCleared(resolveDefinition(row)));
   }
 
   /** The merchandising rules of an index, in the order they are tried. */
@@ -336,7 +352,7 @@ export class IndexService {
         }),
       );
       if (problems.length > 0) throw invalidInput(problems);
-      return repository.replaceRules(
+      const replaced = await repository.replaceRules(
         tx,
         index,
         input.map((rule) => ({
@@ -347,9 +363,13 @@ export class IndexService {
           hide: rule.hide ?? [],
         })),
       );
+      await this.delivery.recordChange(tx, index.id);
+      return replaced;
     });
     // Rules apply at query time, so the engine's copy only needs to move to the new version, as after an empty write.
-    await this.process(row.id, row.version, () => this.engine.documentsWritten(resolveDefinition(row), []));
+    await this.delivery.afterCommit(row.id, row.version, () =>
+      this.engine.documentsWritten(resolveDefinition(row), []),
+    );
     return row.rules;
   }
 
@@ -434,12 +454,15 @@ export class IndexService {
         if (problems.length > 0) throw invalidInput(problems);
         const ids = filters.length === 0 ? selection.ids! : await this.idsPassing(tx, index, selection.ids, filters);
         const result = ids.length > 0 ? await repository.deleteDocuments(tx, index, ids) : { deleted: [], version: 0 };
+        if (result.deleted.length > 0) await this.delivery.recordChange(tx, index.id);
         return { row: { ...index, version: result.version }, deleted: result.deleted };
       },
       { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS },
     );
     if (deleted.length > 0) {
-      await this.process(row.id, row.version, () => this.engine.documentsDeleted(resolveDefinition(row), deleted));
+      await this.delivery.afterCommit(row.id, row.version, () =>
+        this.engine.documentsDeleted(resolveDefinition(row), deleted),
+      );
     }
     return deleted.length;
   }
@@ -504,17 +527,14 @@ export class IndexService {
           mapped.map((document, i) => ({ id: document.id, data: documents[i] })),
           seen,
         );
+        await this.delivery.recordChange(tx, index.id);
         return { row: { ...index, version, seenFieldTypes: seen }, mapped };
       },
       { timeout: WRITE_TIMEOUT_MS, maxWait: WRITE_TIMEOUT_MS },
     );
-    await this.process(row.id, row.version, () => this.engine.documentsWritten(resolveDefinition(row), mapped));
-  }
-
-  /** Applies a committed change in the engine, then records that it is processed. */
-  private async process(indexId: string, version: number, apply: () => Promise<void>) {
-    await apply();
-    await repository.markProcessed(this.db, indexId, version);
+    await this.delivery.afterCommit(row.id, row.version, () =>
+      this.engine.documentsWritten(resolveDefinition(row), mapped),
+    );
   }
 
   private async find(tenantId: string, alias: string) {

@@ -7,21 +7,29 @@ import { createQueryIdCodec } from './analytics/query-ids';
 import { SearchEventsService } from './analytics/search-events.service';
 import { SearchLog } from './analytics/search-log';
 import { createClickCodec } from './click-codes';
+import { InProcessDelivery, type ChangeDelivery } from './delivery/change-delivery';
+import { DeliveryQueue } from './delivery/delivery-queue';
 import { EmbeddedEngine } from './engine/embedded-engine';
 import type { SearchEngine } from './engine/engine';
 import { TypesenseEngine } from './engine/typesense-engine';
+import { UnsupportedTypesenseVersion } from './engine/typesense-version';
 import { IndexRows } from './index-rows';
 import { IndexService } from './indexes.service';
 import { SearchService } from './search.service';
 
 export interface SearchServices {
   engine: SearchEngine;
+  /** The queue of deliveries to Typesense; null with the embedded engine, whose copies catch up by themselves. */
+  deliveries: DeliveryQueue | null;
   indexes: IndexService;
   search: SearchService;
   events: SearchEventsService;
   analytics: AnalyticsService;
   log: SearchLog;
-  /** Checks the engine before the service listens (a Typesense server of an unsupported version is refused). */
+  /**
+   * Checks the engine before the service listens: a Typesense server of an unsupported version is
+   * refused; one that cannot be reached is reported and asked again when first needed.
+   */
   start(): Promise<void>;
   /** Writes pending searches and releases the engine. */
   close(): Promise<void>;
@@ -47,8 +55,12 @@ export function createSearchServices({
   onBackgroundError,
 }: SearchDependencies): SearchServices {
   const engine: SearchEngine = config.typesenseUrl
-    ? new TypesenseEngine(db, { url: config.typesenseUrl, apiKey: config.typesenseApiKey ?? '' })
+    ? new TypesenseEngine(db, { url: config.typesenseUrl, apiKey: config.typesenseApiKey ?? '', ...config.typesense })
     : new EmbeddedEngine(db);
+  const deliveries = engine.catchesUpOnSearch
+    ? null
+    : new DeliveryQueue(db, engine, config.searchDelivery, onBackgroundError);
+  const delivery: ChangeDelivery = deliveries ?? new InProcessDelivery(db);
   // Derived from the master key, so every process of a deployment signs and accepts the same click codes and
   // query ids.
   const clicks = createClickCodec(createHmac('sha256', masterKey).update('search-click-codes').digest());
@@ -57,13 +69,20 @@ export function createSearchServices({
   const retentionDays = config.searchAnalyticsRetentionDays;
   return {
     engine,
-    indexes: new IndexService(db, cursors, engine, onBackgroundError),
+    deliveries,
+    indexes: new IndexService(db, cursors, engine, delivery, onBackgroundError),
     search: new SearchService(db, engine, clicks, queryIds, log, baseUrl, new IndexRows(db), retentionDays),
     events: new SearchEventsService(db, queryIds, retentionDays),
     analytics: new AnalyticsService(db, log),
     log,
     async start() {
-      await engine.start?.();
+      try {
+        await engine.start?.();
+      } catch (error) {
+        // A server that is down or lagging now may be back in a moment: `/readyz` says so meanwhile.
+        if (error instanceof UnsupportedTypesenseVersion) throw error;
+        onBackgroundError(new Error('the search engine cannot be reached at start', { cause: error }));
+      }
     },
     async close() {
       await log.flush();

@@ -52,7 +52,7 @@ export class EmbeddedEngine implements SearchEngine {
     await this.current(definition);
   }
 
-  async indexDeleted(definition: IndexDefinition) {
+  async indexDeleted(definition: Pick<IndexDefinition, 'id'>) {
     this.copies.delete(definition.id);
   }
 

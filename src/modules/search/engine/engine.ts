@@ -2,6 +2,7 @@
  * The port every search engine implements (the embedded engine and the Typesense adapter), and the
  * shapes that cross it. Documents reach an engine already mapped onto the index's fields.
  */
+import type { DbOrTx } from '../../../kernel/db';
 
 export const FIELD_TYPES = ['STRING', 'NUMBER', 'BOOLEAN'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -134,16 +135,21 @@ export interface SearchEngine {
   readonly catchesUpOnSearch: boolean;
   /** Checks, before the service listens, that the engine can serve; rejects with the reason otherwise. */
   start?(): Promise<void>;
-  /** The definition changed (or the index is new): the copy is rebuilt from every stored document. */
-  definitionChanged(definition: IndexDefinition): Promise<void>;
-  /** These documents were inserted or replaced. */
-  documentsWritten(definition: IndexDefinition, documents: IndexedDocument[]): Promise<void>;
+  /** Resolves when a server the engine depends on answers as ready now, rejects otherwise (for `/readyz`). */
+  probe?(): Promise<void>;
+  /**
+   * The definition changed (or the index is new): the copy is rebuilt from every stored document.
+   * `reader`: where an engine that reads the stored documents reads them (a caller's transaction).
+   */
+  definitionChanged(definition: IndexDefinition, reader?: DbOrTx): Promise<void>;
+  /** These documents were inserted or replaced (a new schema rebuilds the copy, reading through `reader`). */
+  documentsWritten(definition: IndexDefinition, documents: IndexedDocument[], reader?: DbOrTx): Promise<void>;
   /** These documents were deleted (ids the engine does not hold are ignored). */
   documentsDeleted(definition: IndexDefinition, ids: string[]): Promise<void>;
   /** Every document was deleted. */
   documentsCleared(definition: IndexDefinition): Promise<void>;
-  /** The index is gone. */
-  indexDeleted(definition: IndexDefinition): Promise<void>;
+  /** The index is gone (its definition with it: only the id is left). */
+  indexDeleted(definition: Pick<IndexDefinition, 'id'>): Promise<void>;
   /** Searches the index as of at least `definition.version`. */
   search(definition: IndexDefinition, query: EngineQuery): Promise<EngineResult>;
   close(): Promise<void>;

@@ -6,7 +6,7 @@
 import { Client, Errors } from 'typesense';
 import type { CollectionCreateSchema } from 'typesense/lib/Typesense/Collections';
 import type { ImportResponse } from 'typesense/lib/Typesense/Documents';
-import type { Db } from '../../../kernel/db';
+import type { Db, DbOrTx } from '../../../kernel/db';
 import { mapStoredDocument } from '../definition';
 import * as repository from '../search.repository';
 import type { EngineQuery, EngineResult, IndexDefinition, IndexedDocument, SearchEngine } from './engine';
@@ -34,30 +34,65 @@ import { protocolFor, type TypesenseProtocol } from './typesense-version';
 const IMPORT_CHUNK = 1_000;
 
 export interface TypesenseOptions {
+  /** The cluster's nodes: one URL, or several separated by commas (`https://ts-1:8108,https://ts-2:8108`). */
   url: string;
   apiKey: string;
-  /** Pause between retries of a request that failed with a 5xx or a network error. */
+  /** A node asked first while it answers (one in the same zone as this process); the others when it does not. */
+  nearestUrl?: string;
+  /** How long one request to one node may take before it counts as failed. */
+  timeoutSeconds?: number;
+  /**
+   * Further tries of a request that failed with a 5xx (503 "Not Ready or Lagging" included), a
+   * timeout or a network error, each on the next node not marked failed. Default: one per node,
+   * at least 2.
+   */
+  retries?: number;
+  /** Pause between those tries. */
   retryIntervalSeconds?: number;
+  /** How long a node that failed is left out before requests try it again. */
+  healthcheckIntervalSeconds?: number;
 }
+
+/** How long a readiness probe waits for each node at most. */
+const PROBE_TIMEOUT_SECONDS = 2;
 
 const isNotFound = (error: unknown) => (error as { httpStatus?: number })?.httpStatus === 404;
 
-/** The `typesense` client for a server URL such as `https://search.example.com:8108/prefix`. */
+/** A node of the `typesense` client for a server URL such as `https://search.example.com:8108/prefix`. */
+function nodeOf(serverUrl: string) {
+  const url = new URL(serverUrl);
+  return {
+    host: url.hostname,
+    port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+    protocol: url.protocol.replace(':', ''),
+    path: url.pathname.replace(/\/$/, ''),
+  };
+}
+
+/** The server URLs of a `TYPESENSE_URL`: one, or several separated by commas. */
+export const typesenseUrls = (url: string) =>
+  url
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+
+/**
+ * The `typesense` client for the cluster's nodes. It sends each request to the next node in turn
+ * (from a random first one, so processes spread over the nodes), and tries a request that failed
+ * with a 5xx, a timeout or a network error again on the next node, leaving the failed node out
+ * for `healthcheckIntervalSeconds`.
+ */
 export function typesenseClient(options: TypesenseOptions) {
-  const url = new URL(options.url);
+  const nodes = typesenseUrls(options.url).map(nodeOf);
+  const nearestNode = options.nearestUrl === undefined ? undefined : nodeOf(options.nearestUrl);
   return new Client({
-    nodes: [
-      {
-        host: url.hostname,
-        port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-        protocol: url.protocol.replace(':', ''),
-        path: url.pathname.replace(/\/$/, ''),
-      },
-    ],
+    nodes,
+    nearestNode,
     apiKey: options.apiKey,
-    connectionTimeoutSeconds: 10,
-    numRetries: 2,
+    connectionTimeoutSeconds: options.timeoutSeconds ?? 10,
+    numRetries: options.retries ?? Math.max(2, nodes.length + (nearestNode ? 1 : 0)),
     retryIntervalSeconds: options.retryIntervalSeconds ?? 0.1,
+    healthcheckIntervalSeconds: options.healthcheckIntervalSeconds ?? 60,
     logLevel: 'silent',
   });
 }
@@ -68,10 +103,19 @@ export async function detectProtocol(client: Client): Promise<TypesenseProtocol>
   return protocolFor(String(debug.version ?? 'unknown'));
 }
 
+/** The alias may or may not have moved to a new collection: its request failed and it could not be read back. */
+class AliasMoveUnknown extends Error {
+  constructor(cause: unknown) {
+    super('moving the alias failed, and where it points could not be read', { cause });
+  }
+}
+
 export class TypesenseEngine implements SearchEngine {
   readonly name = 'typesense' as const;
   readonly catchesUpOnSearch = false;
   private readonly client: Client;
+  /** One client per node, without retries: a readiness probe asks every node once. */
+  private readonly probes: Client[];
   private protocol: Promise<TypesenseProtocol> | undefined;
   /** Per index id, the collection this process last saw behind the alias: searches need no alias lookup. */
   private readonly searched = new Map<string, string>();
@@ -81,6 +125,10 @@ export class TypesenseEngine implements SearchEngine {
     options: TypesenseOptions,
   ) {
     this.client = typesenseClient(options);
+    const timeoutSeconds = Math.min(options.timeoutSeconds ?? PROBE_TIMEOUT_SECONDS, PROBE_TIMEOUT_SECONDS);
+    this.probes = typesenseUrls(options.url).map((url) =>
+      typesenseClient({ url, apiKey: options.apiKey, timeoutSeconds, retries: 0 }),
+    );
   }
 
   /** Reads the server version once; rejects with UnsupportedTypesenseVersion for a server outside the range. */
@@ -88,15 +136,25 @@ export class TypesenseEngine implements SearchEngine {
     await this.serverProtocol();
   }
 
-  async definitionChanged(definition: IndexDefinition) {
-    await this.rebuild(definition);
+  /** Ready while at least one node answers `GET /health` with `ok` (a lagging node answers 503): requests go there. */
+  async probe() {
+    const answers = await Promise.allSettled(this.probes.map((client) => client.health.retrieve()));
+    if (answers.some((answer) => answer.status === 'fulfilled' && answer.value.ok === true)) return;
+    const reasons = answers.map((answer) =>
+      answer.status === 'rejected' ? String((answer.reason as Error)?.message ?? answer.reason) : 'not ok',
+    );
+    throw new Error(`no Typesense node is ready: ${reasons.join('; ')}`);
   }
 
-  async documentsWritten(definition: IndexDefinition, documents: IndexedDocument[]) {
+  async definitionChanged(definition: IndexDefinition, reader: DbOrTx = this.db) {
+    await this.rebuild(definition, undefined, reader);
+  }
+
+  async documentsWritten(definition: IndexDefinition, documents: IndexedDocument[], reader: DbOrTx = this.db) {
     const current = await this.currentCollection(definition);
     // New fields or field types change the schema: the collection is rebuilt, with these documents.
     if (!current || !collectionFits(current, definition)) {
-      await this.rebuild(definition, current);
+      await this.rebuild(definition, current, reader);
       return;
     }
     await this.importDocuments(definition, current, documents);
@@ -119,7 +177,7 @@ export class TypesenseEngine implements SearchEngine {
     await this.rebuild(definition);
   }
 
-  async indexDeleted(definition: IndexDefinition) {
+  async indexDeleted(definition: Pick<IndexDefinition, 'id'>) {
     const current = await this.currentCollection(definition);
     this.searched.delete(definition.id);
     await this.ignoreMissing(() => this.client.aliases(aliasName(definition)).delete());
@@ -178,7 +236,7 @@ export class TypesenseEngine implements SearchEngine {
   }
 
   /** The collection the alias points at, remembered for searches. */
-  private async currentCollection(definition: IndexDefinition): Promise<string | null> {
+  private async currentCollection(definition: Pick<IndexDefinition, 'id'>): Promise<string | null> {
     try {
       const collection = (await this.client.aliases(aliasName(definition)).retrieve()).collection_name;
       this.searched.set(definition.id, collection);
@@ -192,47 +250,69 @@ export class TypesenseEngine implements SearchEngine {
 
   /**
    * Fills a new collection (its synonym and stopwords sets first) from PostgreSQL, then points the
-   * alias at it and drops the old one with its sets. `current`: the alias's collection, when just read.
+   * alias at it and drops the old one with its sets. A failure at any step before the alias moved
+   * leaves the alias and the old collection as they were and drops what was made of the new one.
+   * `current`: the alias's collection, when just read; `reader`: where the documents are read.
    */
-  private async rebuild(definition: IndexDefinition, current?: string | null): Promise<string> {
+  private async rebuild(definition: IndexDefinition, current?: string | null, reader: DbOrTx = this.db) {
     const protocol = await this.serverProtocol();
     const previous = current === undefined ? await this.currentCollection(definition) : current;
     const name = collectionName(definition);
     if (previous === name) return name;
-    const synonyms = toTypesenseSynonyms(definition);
-    if (protocol.synonyms === 'synonym-sets' && synonyms.length > 0) {
-      await this.client.synonymSets(synonymSetName(name)).upsert({ items: synonyms });
-    }
-    if (singleStopWords(definition).length > 0) {
-      await this.client.stopwords().upsert(stopwordSetName(name), { stopwords: singleStopWords(definition) });
-    }
-    await this.createCollection(collectionSchema(definition, name, protocol));
     try {
-      await this.fill(definition, name, protocol);
+      const synonyms = toTypesenseSynonyms(definition);
+      if (protocol.synonyms === 'synonym-sets' && synonyms.length > 0) {
+        await this.client.synonymSets(synonymSetName(name)).upsert({ items: synonyms });
+      }
+      if (singleStopWords(definition).length > 0) {
+        await this.client.stopwords().upsert(stopwordSetName(name), { stopwords: singleStopWords(definition) });
+      }
+      await this.createCollection(collectionSchema(definition, name, protocol));
+      await this.fill(definition, name, protocol, reader);
+      await this.moveAlias(definition, name);
     } catch (error) {
       // Searches stay on the previous collection; the half-built one goes. Should that fail too, the
       // original failure is the one to report, and a rebuild of the same version replaces it (409).
+      if (error instanceof AliasMoveUnknown) throw error.cause;
       await this.dropCollection(name).catch(() => undefined);
       throw error;
     }
-    await this.client.aliases().upsert(aliasName(definition), { collection_name: name });
     this.searched.set(definition.id, name);
     if (previous) await this.dropCollection(previous);
     return name;
   }
 
+  /**
+   * Points the alias at a collection. When the request fails, the alias is read back: a request
+   * that timed out may have moved it all the same, and then the new collection must stay. When
+   * not even that can be read, AliasMoveUnknown: the collection is kept, complete, for the retry.
+   */
+  private async moveAlias(definition: IndexDefinition, collection: string) {
+    try {
+      await this.client.aliases().upsert(aliasName(definition), { collection_name: collection });
+    } catch (error) {
+      let now: string | null;
+      try {
+        now = await this.currentCollection(definition);
+      } catch {
+        throw new AliasMoveUnknown(error);
+      }
+      if (now !== collection) throw error;
+    }
+  }
+
   /** Synonyms of the collection (before v30), then every stored document. */
-  private async fill(definition: IndexDefinition, name: string, protocol: TypesenseProtocol) {
+  private async fill(definition: IndexDefinition, name: string, protocol: TypesenseProtocol, reader: DbOrTx) {
     if (protocol.synonyms === 'collection-synonyms') {
       // Through the plain API call: the client's Synonyms class warns of its v30 deprecation on use.
       for (const { id, ...synonym } of toTypesenseSynonyms(definition)) {
         await this.client.apiCall.put(`/collections/${name}/synonyms/${encodeURIComponent(id)}`, synonym);
       }
     }
-    const row = await repository.findIndexById(this.db, definition.id);
+    const row = await repository.findIndexById(reader, definition.id);
     if (!row) return;
     for (let afterId: string | undefined; ;) {
-      const chunk = await repository.readDocuments(this.db, definition.id, { afterId, limit: IMPORT_CHUNK });
+      const chunk = await repository.readDocuments(reader, definition.id, { afterId, limit: IMPORT_CHUNK });
       const documents = chunk
         .map((stored) => mapStoredDocument(stored.data, row, row.seenFieldTypes))
         .filter((d): d is IndexedDocument => d !== null);
