@@ -28,10 +28,16 @@ function endServerSpan(span: Span, response: ServerResponse): void {
   span.end();
 }
 
+/** Whether a body follows the request's head (Fastify then goes on from the request's 'end' event). */
+const hasBody = (request: IncomingMessage) =>
+  request.headers['transfer-encoding'] !== undefined ||
+  (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+
 /**
  * `listener` with each request served in a span of its own (`listener` itself when tracing is off).
- * The request's and response's events are bound to the span's context, so that what Fastify does
- * once the body has arrived (hooks, handler, database queries) stays in the request's trace.
+ * The events of a request with a body are bound to the span's context, so that what Fastify does
+ * once the body has arrived (hooks, handler, database queries) stays in the request's trace; the
+ * rest follows from the listener's call by promises, which keep their context by themselves.
  */
 export function traceRequests(listener: RequestListener): RequestListener {
   const tracer = activeTracer();
@@ -58,8 +64,7 @@ export function traceRequests(listener: RequestListener): RequestListener {
     const active = trace.setSpan(parent, span);
     serverSpans.set(request, span);
     response.once('close', () => endServerSpan(span, response));
-    context.bind(active, request);
-    context.bind(active, response);
+    if (hasBody(request)) context.bind(active, request);
     context.with(active, listener, undefined, request, response);
   };
 }
