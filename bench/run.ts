@@ -18,6 +18,7 @@ import { reservationsSuite } from './suites/reservations';
 import { hostileSuite } from './suites/hostile';
 import { startSuite } from './suites/start';
 import { stockSuite } from './suites/stock';
+import { tracingSuite } from './suites/tracing';
 
 /** Every suite, in the order its rows appear; later benchmarks add theirs here. */
 const allSuites: Suite[] = [
@@ -28,6 +29,7 @@ const allSuites: Suite[] = [
   reservationsSuite,
   startSuite,
   hostileSuite,
+  tracingSuite,
 ];
 
 /** BENCH_SUITES (comma-separated, matched against the start of a suite's name, case-insensitive) runs only those. */
