@@ -2,7 +2,8 @@
  * The SERVER span of every HTTP request, made where node:http hands the request over (before the
  * raw answerers and Fastify), continuing the client's W3C trace context (`traceparent`,
  * `tracestate`). Fastify names it by route once it has routed the request; a raw answerer is
- * named by the route it declares.
+ * named by the route it declares. (@fastify/otel is not used: it makes a span of every hook of
+ * every request, and the edge's raw answers never reach Fastify.)
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
