@@ -217,7 +217,7 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   // Fastify parses text/plain by default, and both openapi-backend and yoga would then read JSON out
   // of it. The API takes application/json only: anything else is a 415 from Fastify itself.
   app.removeContentTypeParser('text/plain');
-  installJsonBodyDoor(app);
+  installJsonBodyDoor(app, BODY_LIMIT_BYTES);
   // Query strings are bounded at the door too, except the edge's: those belong to the origin.
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.metricsLabel === 'edge') return;

@@ -6,8 +6,8 @@
  * the text rule, hashing, logging) could cost more than its size. Query strings and form bodies
  * are bounded in their number of parameters and the shape of their names.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { badRequest } from './errors';
+import type { FastifyInstance } from 'fastify';
+import { AppError, badRequest } from './errors';
 
 /**
  * The deepest nesting of arrays and objects a JSON body may have. The deepest input the API
@@ -25,31 +25,46 @@ const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 
 /**
- * Whether the JSON text nests arrays and objects deeper than `limit`: one pass over the text,
- * skipping strings (and the characters escaped in them), stopping at the first level too deep.
- * Text that is not JSON may be answered either way; the parser refuses it next.
+ * Measures the nesting of a JSON text fed piece by piece, as its bytes arrive: its structural
+ * characters are ASCII, which never occur inside a multi-byte UTF-8 sequence, so undecoded bytes
+ * can be scanned. One pass, skipping strings (and the characters escaped in them); text that is
+ * not JSON may be answered either way, and the parser refuses it next.
  */
-export function nestsDeeperThan(text: string, limit = MAX_JSON_DEPTH): boolean {
-  let depth = 0;
-  const length = text.length;
-  for (let index = 0; index < length; index += 1) {
-    const char = text.charCodeAt(index);
-    if (char === QUOTE) {
-      // Jump to the closing quote: one not escaped by an odd number of backslashes.
-      for (index += 1; index < length; index += 1) {
-        const inString = text.charCodeAt(index);
-        if (inString === BACKSLASH) index += 1;
-        else if (inString === QUOTE) break;
+export class JsonDepthGauge {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  constructor(private readonly limit = MAX_JSON_DEPTH) {}
+
+  /** Feeds the next piece of the text; true once it nests deeper than the limit. */
+  exceeded(piece: Uint8Array | string): boolean {
+    const text = typeof piece === 'string';
+    let { depth, inString, escaped } = this;
+    const length = piece.length;
+    for (let index = 0; index < length; index += 1) {
+      const char = text ? (piece as string).charCodeAt(index) : (piece as Uint8Array)[index]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (char === BACKSLASH) escaped = true;
+        else if (char === QUOTE) inString = false;
+      } else if (char === QUOTE) {
+        inString = true;
+      } else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
+        depth += 1;
+        if (depth > this.limit) return true;
+      } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) {
+        depth -= 1;
       }
-    } else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
-      depth += 1;
-      if (depth > limit) return true;
-    } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) {
-      depth -= 1;
     }
+    Object.assign(this, { depth, inString, escaped });
+    return false;
   }
-  return false;
 }
+
+/** Whether the JSON text nests arrays and objects deeper than `limit` (see `JsonDepthGauge`). */
+export const nestsDeeperThan = (text: string, limit = MAX_JSON_DEPTH): boolean =>
+  new JsonDepthGauge(limit).exceeded(text);
 
 /** The 400 of a JSON text nested too deep, naming `field` (`body`, `variables`) and the limit. */
 export const tooDeep = (field: string) =>
@@ -77,21 +92,37 @@ export function parseClientJson(text: string, field = 'body'): unknown {
 
 /**
  * Replaces Fastify's `application/json` parser (on `app` and so on every scope below it) by one
- * that measures the nesting first, then parses as Fastify does, refusing `__proto__` and
- * `constructor.prototype` members (secure-json-parse).
+ * that measures the nesting of the body as its bytes arrive, refusing it at the first level too
+ * deep without reading the rest (Node discards it), then parses as Fastify does, refusing
+ * `__proto__` and `constructor.prototype` members (secure-json-parse), within `bodyLimit` bytes.
  */
-export function installJsonBodyDoor(app: FastifyInstance) {
+export function installJsonBodyDoor(app: FastifyInstance, bodyLimit: number) {
   const parseSecurely = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string' },
-    (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
-      const text = String(body);
-      if (nestsDeeperThan(text)) return done(tooDeep('body'), undefined);
-      parseSecurely(request, text, done);
-    },
-  );
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    if (Number(request.headers['content-length']) > bodyLimit) return done(new AppError('PAYLOAD_TOO_LARGE'));
+    const gauge = new JsonDepthGauge();
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const finish = (error: Error | null) => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onEnd);
+      if (error) return done(error, undefined);
+      parseSecurely(request, Buffer.concat(chunks, received).toString('utf8'), done);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > bodyLimit) return finish(new AppError('PAYLOAD_TOO_LARGE'));
+      if (gauge.exceeded(chunk)) return finish(tooDeep('body'));
+      chunks.push(chunk);
+    };
+    const onEnd = (error?: Error) => finish(error ? badRequest('the request body was not received whole') : null);
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onEnd);
+    payload.resume();
+  });
 }
 
 /** The most query parameters (or form fields) a request may carry; the API documents under 20 per operation. */
