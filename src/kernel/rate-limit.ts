@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { poolOf, type Db } from './db';
+import { poolOf, type Db, type DbOrTx } from './db';
 import { AppError } from './errors';
 import type { Principal } from './principal';
 
@@ -19,6 +19,8 @@ declare module 'fastify' {
 }
 
 export const WINDOW_SECONDS = 60;
+/** What rate-limiter-flexible puts before each key it stores (its default, named so the rows can be found). */
+const KEY_PREFIX = 'rlflx';
 /** How long a tenant's limit is trusted without asking the database again. */
 const TENANT_LIMIT_TTL_MS = 5_000;
 
@@ -56,6 +58,7 @@ export class RateLimits {
       storeClient: poolOf(this.db),
       tableName: 'rate_limits',
       tableCreated: true,
+      keyPrefix: KEY_PREFIX,
       points: Number.MAX_SAFE_INTEGER,
       duration: WINDOW_SECONDS,
       clearExpiredByTimeout: false,
@@ -135,3 +138,7 @@ export function installRateLimitHeaders(app: FastifyInstance) {
 /** Deletes the counters of windows that have ended; safe in several processes at once. */
 export const deleteEndedWindows = (db: Db) =>
   db.$executeRaw`DELETE FROM rate_limits WHERE expire < (extract(epoch FROM now()) * 1000)::bigint`;
+
+/** Deletes the counters of a tenant's credentials (their keys start with the tenant id), with the tenant. */
+export const deleteTenantCounters = (db: DbOrTx, tenantId: string) =>
+  db.$executeRaw`DELETE FROM rate_limits WHERE key LIKE ${`${KEY_PREFIX}:${tenantId}:%`}`;

@@ -59,6 +59,9 @@ let revokedKey: string;
 let narrowKey: string;
 /** A confidential OAuth client of tenant A. */
 let oauthClient: TestClient;
+/** What the admin operations may change or delete: a tenant, and a key of tenant A. */
+let doomed: Tenant;
+let spareKeyId: string;
 
 const CREDENTIALS = [
   'valid',
@@ -102,8 +105,10 @@ function authorization(credential: string): string | undefined {
 }
 
 /** Names of tenant A's existing entities, so that valid requests often reach real data. */
-const existing = (): Record<string, string[]> => ({
-  tenant_id: [a.id],
+const existing = (operation: Operation): Record<string, string[]> => ({
+  // Deleting a tenant is tried on one of its own: tenant A is every other operation's.
+  tenant_id: [operation.id === 'deleteTenant' ? doomed.id : a.id],
+  key_id: [spareKeyId],
   key: ['shop'],
   alias: ['products'],
   // Documents of tenant A's products index (the only `{id}` path parameter).
@@ -113,8 +118,8 @@ const existing = (): Record<string, string[]> => ({
 /** Percent-encodings a URL parser must survive. */
 const BROKEN_ENCODINGS = ['%zz', '%', '%E0%A4%A', '%C0%AF', '%ED%A0%80', '%00'];
 
-function pathValue(name: string, schema: JsonSchema, wellFormed: boolean): fc.Arbitrary<string> {
-  const known = existing()[name];
+function pathValue(operation: Operation, name: string, schema: JsonSchema, wellFormed: boolean): fc.Arbitrary<string> {
+  const known = existing(operation)[name];
   if (wellFormed) return known ? fc.constantFrom(...known) : valid(schema, contract).map(String);
   return fc
     .oneof(
@@ -209,7 +214,9 @@ function requestArbitrary(operation: Operation) {
   const path = (wellFormed: boolean) =>
     fc
       .tuple(
-        ...pathParameters.map((parameter) => pathValue(parameter.name, deref(parameter.schema, contract), wellFormed)),
+        ...pathParameters.map((parameter) =>
+          pathValue(operation, parameter.name, deref(parameter.schema, contract), wellFormed),
+        ),
       )
       .map((values) =>
         pathParameters.reduce(
@@ -353,6 +360,10 @@ beforeAll(async () => {
   narrowKey = (
     await admin(`/api/admin/tenants/${a.id}/api-keys`, 'POST', { data: { name: 'narrow', scopes: ['proxies:read'] } })
   ).json().data.key;
+  doomed = await createTenant(t.rest, 'D');
+  spareKeyId = (
+    await admin(`/api/admin/tenants/${a.id}/api-keys`, 'POST', { data: { name: 'spare', scopes: ['search'] } })
+  ).json().data.id;
 });
 
 describe('REST contract fuzzer', () => {

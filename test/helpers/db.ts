@@ -33,3 +33,23 @@ export async function sql<T extends pg.QueryResultRow = Record<string, unknown>>
     await client.end();
   }
 }
+
+/**
+ * One digest per table of every row in it, for "a refused request changed nothing": compare the
+ * digests taken before and after it.
+ */
+export async function databaseDigest(url: string): Promise<Record<string, string>> {
+  const tables = await sql<{ name: string }>(
+    url,
+    `SELECT table_name AS name FROM information_schema.tables
+      WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+  );
+  const union = tables
+    .map(
+      ({ name }) =>
+        `SELECT '${name}' AS name, md5(coalesce(string_agg(r::text, '|' ORDER BY r::text), '')) AS digest FROM "${name}" r`,
+    )
+    .join(' UNION ALL ');
+  const rows = await sql<{ name: string; digest: string }>(url, union);
+  return Object.fromEntries(rows.map((row) => [row.name, row.digest]));
+}

@@ -159,6 +159,69 @@ export async function signInAndApprove(
   return new URL(consent.headers.location as string);
 }
 
+/** `GET /api/oauth/session/authorize` for a client (REDIRECT_URI, response_type code, and `params`). */
+export function startAuthorization(rest: RestClient, client: TestClient, params: Record<string, string> = {}) {
+  const query = new URLSearchParams({
+    client_id: client.client_id,
+    redirect_uri: REDIRECT_URI,
+    response_type: 'code',
+    ...params,
+  });
+  return rest.get(`/api/oauth/session/authorize?${query}`);
+}
+
+/**
+ * A user's authorization code for a confidential client: the session started, the user signed in
+ * and approved `scope` on the page.
+ */
+export async function authorizationCode(
+  app: FastifyInstance,
+  rest: RestClient,
+  client: TestClient,
+  email: string,
+  scope: string,
+  password = PASSWORD,
+): Promise<string> {
+  const session = await startAuthorization(rest, client, { scope });
+  if (session.status !== 200) throw new Error(`authorization failed: ${session.rawBody}`);
+  const callback = await signInAndApprove(new Browser(app), session.body.data.forward_uri, email, password);
+  const code = callback.searchParams.get('code');
+  if (!code) throw new Error(`no code in ${callback}`);
+  return code;
+}
+
+/** A user's access and refresh token for a confidential client, through the authorization code flow. */
+export async function userTokens(
+  app: FastifyInstance,
+  rest: RestClient,
+  client: TestClient,
+  email: string,
+  scope: string,
+): Promise<{ access_token: string; refresh_token: string }> {
+  const code = await authorizationCode(app, rest, client, email, scope);
+  const response = await tokenRequest(rest, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    client_id: client.client_id,
+    client_secret: client.client_secret!,
+  });
+  if (response.status !== 201) throw new Error(`code exchange failed: ${response.rawBody}`);
+  return response.body.data;
+}
+
+/** An access token a confidential client obtains for itself (client_credentials). */
+export async function clientToken(rest: RestClient, client: TestClient, scope?: string): Promise<string> {
+  const response = await tokenRequest(rest, {
+    grant_type: 'client_credentials',
+    client_id: client.client_id,
+    client_secret: client.client_secret!,
+    scope,
+  });
+  if (response.status !== 201) throw new Error(`client_credentials failed: ${response.rawBody}`);
+  return response.body.data.access_token;
+}
+
 /** A free TCP port on 127.0.0.1 right now. */
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

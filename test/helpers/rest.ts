@@ -3,7 +3,9 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { OpenAPIBackend } from 'openapi-backend';
+import { expect } from 'vitest';
 import { parse } from 'yaml';
+import { errorRegistry } from '../../src/kernel/errors';
 import { OPENAPI_FILE } from '../../src/kernel/rest/openapi-yaml';
 
 export interface RestResponse<T = any> {
@@ -141,4 +143,27 @@ export function createRestClient(app: FastifyInstance): RestClient {
     patch: (url, options) => request('PATCH', url, options),
     delete: (url, options) => request('DELETE', url, options),
   };
+}
+
+/**
+ * An error answer of `status`: the envelope with its code and the message prefix the registry gives
+ * that status; with `field`, a validation error whose `details` name that field (among others).
+ */
+export function expectRestError(response: RestResponse, status: number, field?: string) {
+  expect(response.status, response.rawBody).toBe(status);
+  expect(response.body.meta).toBeNull();
+  expect(response.body.error.code).toBe(status);
+  const prefixes = Object.values(errorRegistry)
+    .filter((entry) => entry.status === status)
+    .map((entry) => entry.message.slice(0, entry.message.indexOf(':') + 1));
+  expect(prefixes.length, `no error of status ${status} in the registry`).toBeGreaterThan(0);
+  expect(
+    prefixes.some((prefix) => response.body.error.message.startsWith(prefix)),
+    response.body.error.message,
+  ).toBe(true);
+  if (field !== undefined) {
+    expect(response.body.error.details, JSON.stringify(response.body.error.details)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field })]),
+    );
+  }
 }

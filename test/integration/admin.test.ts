@@ -49,7 +49,12 @@ describe('POST /api/admin/tenants', () => {
     const response = await postTenant({ data: { name: 'Acme Retail' } });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
-      data: { id: expect.stringMatching(UUID_PATTERN), name: 'Acme Retail', rate_limit_per_minute: null },
+      data: {
+        id: expect.stringMatching(UUID_PATTERN),
+        name: 'Acme Retail',
+        rate_limit_per_minute: null,
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
       page: null,
       meta: null,
     });

@@ -110,12 +110,16 @@ describe('coherence across processes', () => {
     await expect.poll(async () => (await two.rest.get(PROXIES, { token: key })).status, DEADLINE).toBe(401);
   });
 
-  it('refuses the keys of a deleted tenant in the other process', async () => {
+  it('refuses the keys and forgets the cached proxy of a deleted tenant in the other process', async () => {
     const doomed = await createTenant(one.rest, 'Doomed tenant');
+    const created = await one.rest.post(PROXIES, { token: doomed.key, body: proxyWith('doomed', [cachedRoute('d')]) });
+    expect(created.status).toBe(201);
     expect((await two.rest.get(PROXIES, { token: doomed.key })).status).toBe(200);
-    // No API deletes tenants: an operator does, in the database.
-    await sql(one.databaseUrl, 'DELETE FROM tenants WHERE id = $1', [doomed.id]);
+    await expect.poll(async () => (await fromTwo('doomed', '/page')).headers['x-cache'], DEADLINE).toBe('HIT');
+    const deleted = await one.rest.delete(`/api/admin/tenants/${doomed.id}`, { token: TEST_MASTER_KEY });
+    expect(deleted.status).toBe(204);
     await expect.poll(async () => (await two.rest.get(PROXIES, { token: doomed.key })).status, DEADLINE).toBe(401);
+    await expect.poll(async () => (await fromTwo('doomed', '/page')).status, DEADLINE).toBe(404);
   });
 
   it('refuses the access token of a revoked OAuth grant in the other process', async () => {

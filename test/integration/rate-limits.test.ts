@@ -45,7 +45,12 @@ beforeAll(async () => {
     body: { data: { rate_limit_per_minute: 5 } },
   });
   expect(patched.status).toBe(200);
-  expect(patched.body.data).toEqual({ id: limited.id, name: 'Limited', rate_limit_per_minute: 5 });
+  expect(patched.body.data).toEqual({
+    id: limited.id,
+    name: 'Limited',
+    rate_limit_per_minute: 5,
+    created_at: expect.any(String),
+  });
   return async () => {
     await other.app.close();
     await otherDb.$disconnect();

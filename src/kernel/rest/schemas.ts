@@ -77,3 +77,10 @@ export const pageQuery = {
     .optional()
     .openapi({ description: 'Cursor from `page.before`: the page before it.' }),
 };
+
+/** The page a list operation's parsed `pageQuery` asks for. */
+export const pageArguments = (query: { 'page[size]': number; 'page[after]'?: string; 'page[before]'?: string }) => ({
+  size: query['page[size]'],
+  after: query['page[after]'],
+  before: query['page[before]'],
+});

@@ -30,6 +30,8 @@ export interface Authenticator {
   isMasterKey(authorizationHeader: string | undefined): boolean;
   /** Forgets any cached verdict for a key (or an OAuth grant's tokens), after it was revoked. */
   forget(keyId: string): void;
+  /** Forgets every cached verdict for a tenant's credentials, after the tenant was deleted. */
+  forgetTenant(tenantId: string): void;
   /** Forgets every cached verdict, when revocations may have been missed. */
   forgetAll(): void;
 }
@@ -83,6 +85,9 @@ export function createAuthenticator(
     forget(keyId) {
       // Copied first: lru-cache does not promise that iteration survives deletes.
       for (const [token, entry] of [...cache.entries()]) if (entry.keyId === keyId) cache.delete(token);
+    },
+    forgetTenant(tenantId) {
+      for (const [token, entry] of [...cache.entries()]) if (entry.principal.tenantId === tenantId) cache.delete(token);
     },
     forgetAll() {
       cache.clear();

@@ -22,7 +22,9 @@ export const authModule: Module = {
     // Revocations made by any process (or with a deleted tenant) arrive through the database.
     services.notifications.on(CREDENTIALS_REVOKED_CHANNEL, (id) => authenticator.forget(id));
     services.notifications.onReconnect(() => authenticator.forgetAll());
-    const admin = new AdminService(services.db, authenticator, (tenantId) => services.rateLimits.forget(tenantId));
+    const admin = new AdminService(services.db, services.cursors, authenticator, (tenantId) =>
+      services.rateLimits.forget(tenantId),
+    );
     return { authenticator, admin };
   },
   rest: adminOperations,
