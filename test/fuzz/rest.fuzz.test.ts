@@ -15,7 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { OPENAPI_FILE } from '../../src/kernel/rest/openapi-yaml';
 import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
-import { basicAuth, createOAuthClient, type TestClient } from '../helpers/oauth';
+import { basicAuth, createOAuthClient, createUser, type TestClient } from '../helpers/oauth';
 import { deref, hostileText, invalid, valid, type JsonSchema } from './json-schema-arbitrary';
 import { tenantRows } from './tenant-rows';
 
@@ -59,9 +59,11 @@ let revokedKey: string;
 let narrowKey: string;
 /** A confidential OAuth client of tenant A. */
 let oauthClient: TestClient;
-/** What the admin operations may change or delete: a tenant, and a key of tenant A. */
+/** What the admin operations may change or delete: a tenant, and a key, client and user of tenant A. */
 let doomed: Tenant;
 let spareKeyId: string;
+let spareClient: TestClient;
+let spareUser: { id: string };
 
 const CREDENTIALS = [
   'valid',
@@ -109,6 +111,8 @@ const existing = (operation: Operation): Record<string, string[]> => ({
   // Deleting a tenant is tried on one of its own: tenant A is every other operation's.
   tenant_id: [operation.id === 'deleteTenant' ? doomed.id : a.id],
   key_id: [spareKeyId],
+  client_id: [spareClient.client_id],
+  user_id: [spareUser.id],
   key: ['shop'],
   alias: ['products'],
   // Documents of tenant A's products index (the only `{id}` path parameter).
@@ -364,6 +368,8 @@ beforeAll(async () => {
   spareKeyId = (
     await admin(`/api/admin/tenants/${a.id}/api-keys`, 'POST', { data: { name: 'spare', scopes: ['search'] } })
   ).json().data.id;
+  spareClient = await createOAuthClient(t.rest, a.id);
+  spareUser = await createUser(t.rest, a.id, 'spare@example.com');
 });
 
 describe('REST contract fuzzer', () => {

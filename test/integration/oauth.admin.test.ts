@@ -52,6 +52,7 @@ describe('POST /api/admin/tenants/{tenant_id}/oauth-clients', () => {
       scopes: ['proxies:read', 'openid'],
       is_confidential: true,
       tenant_id: tenant.id,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     const [row] = await sql<{ secret_hash: Buffer; tenant_id: string; redirect_uris: string[] }>(
       databaseUrl,
@@ -108,7 +109,12 @@ describe('POST /api/admin/tenants/{tenant_id}/users', () => {
       data: { email: 'Grace@Example.com', password: 'a long enough password' },
     });
     expect(response.status).toBe(201);
-    expect(response.body.data).toEqual({ id: expect.any(String), email: 'grace@example.com', tenant_id: tenant.id });
+    expect(response.body.data).toEqual({
+      id: expect.any(String),
+      email: 'grace@example.com',
+      tenant_id: tenant.id,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
     const [row] = await sql<{ password_hash: string }>(databaseUrl, 'SELECT password_hash FROM users WHERE id = $1', [
       response.body.data.id,
     ]);

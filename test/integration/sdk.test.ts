@@ -77,6 +77,62 @@ describe('auth (admin API)', () => {
   });
 });
 
+describe('admin API: tenants, keys, clients and users', () => {
+  it('lists and reads tenants and keys, renames a key, manages a client and a user, and deletes a tenant', async () => {
+    const tenants = await admin.rest.GET('/api/admin/tenants', { params: { query: { 'page[size]': 100 } } });
+    expect(tenants.data!.data.map((tenant) => tenant.id)).toContain(tenantId);
+    const keys = await admin.rest.GET('/api/admin/tenants/{tenant_id}/api-keys', {
+      params: { path: { tenant_id: tenantId } },
+    });
+    const key = keys.data!.data[0]!;
+    expect(key).not.toHaveProperty('key');
+    const renamed = await admin.rest.PATCH('/api/admin/tenants/{tenant_id}/api-keys/{key_id}', {
+      params: { path: { tenant_id: tenantId, key_id: key.id } },
+      body: { data: { name: 'renamed' } },
+    });
+    expect(renamed.data!.data.name).toBe('renamed');
+
+    const doomed = await admin.rest.POST('/api/admin/tenants', { body: { data: { name: 'SDK doomed' } } });
+    const path = { tenant_id: doomed.data!.data.id };
+    const registered = await admin.rest.POST('/api/admin/tenants/{tenant_id}/oauth-clients', {
+      params: { path },
+      body: {
+        data: { name: 'App', redirect_uris: ['https://app.example.com/cb'], scopes: ['search'], is_confidential: true },
+      },
+    });
+    const clientPath = { ...path, client_id: registered.data!.data.client_id };
+    const rotated = await admin.rest.POST('/api/admin/tenants/{tenant_id}/oauth-clients/{client_id}/secret', {
+      params: { path: clientPath },
+    });
+    expect(rotated.response.status).toBe(201);
+    expect(rotated.data!.data.client_secret).not.toBe(registered.data!.data.client_secret);
+    const updated = await admin.rest.PATCH('/api/admin/tenants/{tenant_id}/oauth-clients/{client_id}', {
+      params: { path: clientPath },
+      body: { data: { scopes: ['search', 'openid'] } },
+    });
+    expect(updated.data!.data.scopes).toEqual(['search', 'openid']);
+    const user = await admin.rest.POST('/api/admin/tenants/{tenant_id}/users', {
+      params: { path },
+      body: { data: { email: 'sdk@example.com', password: 'a long enough password' } },
+    });
+    const found = await admin.rest.GET('/api/admin/tenants/{tenant_id}/users', {
+      params: { path, query: { 'filter[email][eq]': 'sdk@example.com' } },
+    });
+    expect(found.data!.data.map((item) => item.id)).toEqual([user.data!.data.id]);
+    const changed = await admin.rest.PUT('/api/admin/tenants/{tenant_id}/users/{user_id}/password', {
+      params: { path: { ...path, user_id: user.data!.data.id } },
+      body: { data: { password: 'another long password' } },
+    });
+    expect(changed.response.status).toBe(204);
+
+    const deleted = await admin.rest.DELETE('/api/admin/tenants/{tenant_id}', { params: { path } });
+    expect(deleted.response.status).toBe(204);
+    const gone = await admin.rest.GET('/api/admin/tenants/{tenant_id}', { params: { path } });
+    expect(gone.response.status).toBe(404);
+    expect(gone.error?.error.code).toBe(404);
+  });
+});
+
 describe('proxies', () => {
   it('creates, reads, lists, purges and deletes a proxy', async () => {
     const created = await client.rest.POST('/api/storage/edge/proxies', {

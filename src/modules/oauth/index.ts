@@ -23,6 +23,8 @@ export const oauthModule: Module = {
       baseUrl: services.baseUrl,
       signInThrottle: services.config.signInThrottle,
       config: services.config.oauth,
+      cursors: services.cursors,
+      tenantExists: (tenantId) => services.admin.tenantExists(tenantId),
       // The authenticator forgets a revoked grant's tokens at once in this process.
       forgetGrant: (grantId) => services.authenticator.forget(grantId),
     }),

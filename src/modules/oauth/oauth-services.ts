@@ -1,4 +1,5 @@
 import type { OAuthConfig, SignInThrottleConfig } from '../../kernel/config';
+import type { CursorCodec } from '../../kernel/cursor';
 import type { Db } from '../../kernel/db';
 import type { AccessTokenVerifier } from '../auth/authenticator';
 import { AuthorizationService } from './authorization.service';
@@ -28,6 +29,8 @@ export function createOAuthServices(deps: {
   baseUrl: string;
   signInThrottle: SignInThrottleConfig;
   config: OAuthConfig;
+  cursors: CursorCodec;
+  tenantExists: (tenantId: string) => Promise<boolean>;
   forgetGrant: (grantId: string) => void;
 }): OAuthServices {
   const keys = new SigningKeys(deps.db, deps.masterKey, deps.config.jwksMaxAgeSeconds * 1000);
@@ -39,7 +42,12 @@ export function createOAuthServices(deps: {
     keys,
     tokens,
     authorization: new AuthorizationService(deps.db, deps.baseUrl, new SignInThrottle(deps.db, deps.signInThrottle)),
-    admin: new OAuthAdminService(deps.db),
+    admin: new OAuthAdminService({
+      db: deps.db,
+      cursors: deps.cursors,
+      tenantExists: deps.tenantExists,
+      forgetGrant: deps.forgetGrant,
+    }),
     browser: new BrowserSessions(deps.masterKey, deps.baseUrl.startsWith('https:')),
     accessTokens: { verify: (token) => tokens.verifyBearer(token) },
   };

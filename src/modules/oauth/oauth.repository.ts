@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { deleteInBatches } from '../../kernel/batched-delete';
 import type { Db, DbOrTx, Tx } from '../../kernel/db';
-import { parseFirstRow, timestamp } from '../../kernel/rows';
+import { modelKeysetSource } from '../../kernel/keyset';
+import { parseFirstRow, parseRows, timestamp, uuid } from '../../kernel/rows';
 import type { Prisma } from '../../__generated__/prisma/client';
 import { ACCESS_TOKEN_TTL } from './tokens';
 
@@ -245,3 +246,151 @@ export const completeAuthorizationSession = async (db: DbOrTx, id: string) =>
       data: { completedAt: new Date() },
     })
   ).count > 0;
+
+// Administration: clients and users as the operator sees them, never with a secret's or password's hash.
+
+const IdRow = z.object({ id: uuid });
+
+const clientColumns = {
+  id: true,
+  tenantId: true,
+  name: true,
+  isConfidential: true,
+  redirectUris: true,
+  scopes: true,
+  createdAt: true,
+} as const;
+
+export type ClientRow = {
+  id: string;
+  tenantId: string;
+  name: string;
+  isConfidential: boolean;
+  redirectUris: string[];
+  scopes: string[];
+  createdAt: Date;
+};
+
+export const findTenantClient = (db: DbOrTx, tenantId: string, id: string): Promise<ClientRow | null> =>
+  db.oAuthClient.findFirst({ where: { id, tenantId }, select: clientColumns });
+
+/** A tenant's clients in order of creation (ids are UUIDv7). */
+export const clientList = (db: Db, tenantId: string) =>
+  modelKeysetSource<ClientRow, 'id'>(
+    {
+      findMany: (args) => db.oAuthClient.findMany({ ...args, select: clientColumns }),
+      findFirst: (args) => db.oAuthClient.findFirst(args),
+    },
+    { tenantId },
+    'id',
+  );
+
+/** Locks a client of the tenant until the transaction ends; false when the tenant has no such client. */
+export const lockClient = async (tx: Tx, tenantId: string, id: string) =>
+  (
+    await tx.$queryRaw<unknown[]>`
+      SELECT id FROM oauth_clients WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`
+  ).length > 0;
+
+export const updateClient = (
+  tx: Tx,
+  id: string,
+  changes: { name?: string; redirectUris?: string[]; scopes?: string[]; secretHash?: Buffer },
+): Promise<ClientRow> =>
+  tx.oAuthClient.update({
+    where: { id },
+    data: { ...changes, secretHash: changes.secretHash ? bytes(changes.secretHash) : undefined },
+    select: clientColumns,
+  });
+
+/** The client's grants that are not revoked, with what they grant. */
+export const liveGrantsOfClient = (tx: Tx, clientId: string) =>
+  tx.oAuthGrant.findMany({ where: { clientId, revokedAt: null }, select: { id: true, grantType: true, scopes: true } });
+
+/** Revokes the grants (and so every token issued under them); returns the ids of those that were live. */
+export const revokeGrants = async (tx: Tx, ids: string[]) =>
+  ids.length === 0
+    ? []
+    : (
+        await tx.oAuthGrant.updateManyAndReturn({
+          where: { id: { in: ids }, revokedAt: null },
+          data: { revokedAt: new Date() },
+          select: { id: true },
+        })
+      ).map((grant) => grant.id);
+
+/** Authorization requests of the client still waiting for the user, and codes not exchanged yet. */
+export async function pendingAuthorizations(tx: Tx, clientId: string) {
+  const [sessions, codes] = await Promise.all([
+    tx.oAuthAuthorizationSession.findMany({
+      where: { clientId, completedAt: null },
+      select: { id: true, redirectUri: true, scopes: true },
+    }),
+    tx.oAuthAuthorizationCode.findMany({
+      where: { clientId, consumedAt: null },
+      select: { codeHash: true, redirectUri: true, scopes: true },
+    }),
+  ]);
+  return { sessions, codes };
+}
+
+export async function deletePendingAuthorizations(tx: Tx, sessionIds: string[], codeHashes: Uint8Array<ArrayBuffer>[]) {
+  if (sessionIds.length > 0) await tx.oAuthAuthorizationSession.deleteMany({ where: { id: { in: sessionIds } } });
+  if (codeHashes.length > 0) await tx.oAuthAuthorizationCode.deleteMany({ where: { codeHash: { in: codeHashes } } });
+}
+
+/**
+ * Deletes a client with its grants, codes, sessions and consents (the grants first, so that their
+ * ids are known); returns the ids of the grants, or null when the tenant has no such client.
+ */
+export async function deleteClient(tx: Tx, tenantId: string, id: string): Promise<string[] | null> {
+  if (!(await lockClient(tx, tenantId, id))) return null;
+  const grants = await tx.$queryRaw<unknown[]>`
+    DELETE FROM oauth_grants WHERE client_id = ${id}::uuid RETURNING id::text AS id`;
+  await tx.oAuthClient.delete({ where: { id } });
+  return parseRows(IdRow, grants).map((grant) => grant.id);
+}
+
+const userColumns = { id: true, tenantId: true, email: true, createdAt: true } as const;
+
+export type UserRow = { id: string; tenantId: string; email: string; createdAt: Date };
+
+export const findTenantUser = (db: DbOrTx, tenantId: string, id: string): Promise<UserRow | null> =>
+  db.user.findFirst({ where: { id, tenantId }, select: userColumns });
+
+/** A tenant's users in order of creation, or the one with an e-mail address. */
+export const userList = (db: Db, tenantId: string, email?: string) =>
+  modelKeysetSource<UserRow, 'id'>(
+    {
+      findMany: (args) => db.user.findMany({ ...args, select: userColumns }),
+      findFirst: (args) => db.user.findFirst(args),
+    },
+    email === undefined ? { tenantId } : { tenantId, email },
+    'id',
+  );
+
+/**
+ * Sets a user's password hash, revokes their grants and deletes their codes not exchanged yet.
+ * Returns the ids of the revoked grants, or null when the tenant has no such user.
+ */
+export async function replacePassword(tx: Tx, tenantId: string, id: string, passwordHash: string) {
+  if ((await tx.user.updateMany({ where: { id, tenantId }, data: { passwordHash } })).count === 0) return null;
+  await tx.oAuthAuthorizationCode.deleteMany({ where: { userId: id, consumedAt: null } });
+  const revoked = await tx.oAuthGrant.updateManyAndReturn({
+    where: { userId: id, revokedAt: null },
+    data: { revokedAt: new Date() },
+    select: { id: true },
+  });
+  return revoked.map((grant) => grant.id);
+}
+
+/** Deletes a user with their grants, codes and consents; returns the grants' ids, or null without such a user. */
+export async function deleteUser(tx: Tx, tenantId: string, id: string): Promise<string[] | null> {
+  const locked = await tx.$queryRaw<unknown[]>`
+    SELECT id FROM users WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`;
+  if (locked.length === 0) return null;
+  const grants = await tx.$queryRaw<unknown[]>`
+    DELETE FROM oauth_grants WHERE user_id = ${id}::uuid RETURNING id::text AS id`;
+  await tx.user.delete({ where: { id } });
+  return parseRows(IdRow, grants).map((grant) => grant.id);
+}

@@ -152,33 +152,56 @@ export const OAuthClientInput = z
   })
   .strict();
 
+const clientFields = {
+  client_id: z.string(),
+  name: z.string(),
+  redirect_uris: z.array(z.string()),
+  scopes: z.array(ClientScopeName),
+  is_confidential: z.boolean(),
+  tenant_id: z.string(),
+  created_at: z.iso.datetime(),
+};
+
+export const OAuthClientOutput = z
+  .object(clientFields)
+  .openapi('OAuthClient', { description: 'An OAuth client without its secret, which is never shown again.' });
+
 export const OAuthClientCreated = z
   .object({
-    client_id: z.string(),
+    ...clientFields,
     client_secret: z
       .string()
       .nullable()
       .openapi({ description: 'Shown only in this response; null for a public client.' }),
-    name: z.string(),
-    redirect_uris: z.array(z.string()),
-    scopes: z.array(ClientScopeName),
-    is_confidential: z.boolean(),
-    tenant_id: z.string(),
   })
   .openapi('OAuthClientCreated');
+
+export const OAuthClientChanges = z
+  .object({
+    name: OAuthClientInput.shape.name.optional(),
+    redirect_uris: OAuthClientInput.shape.redirect_uris.optional(),
+    scopes: OAuthClientInput.shape.scopes.optional(),
+  })
+  .strict();
+
+const Password = z
+  .string()
+  .min(10)
+  .max(1024)
+  .openapi({ description: '10 to 1024 characters; stored only as a salted scrypt hash.' });
 
 export const UserInput = z
   .object({
     email: z.email().max(320).openapi({ description: 'Unique within the tenant, compared without regard to case.' }),
-    password: z
-      .string()
-      .min(10)
-      .max(1024)
-      .openapi({ description: '10 to 1024 characters; stored only as a salted scrypt hash.' }),
+    password: Password,
   })
   .strict();
 
-export const UserCreated = z.object({ id: z.string(), email: z.string(), tenant_id: z.string() }).openapi('User');
+export const PasswordInput = z.object({ password: Password }).strict();
+
+export const UserOutput = z
+  .object({ id: z.string(), email: z.string(), tenant_id: z.string(), created_at: z.iso.datetime() })
+  .openapi('User', { description: 'A user of the login page; never their password or its hash.' });
 
 export const SigningKeyRotation = z
   .object({
