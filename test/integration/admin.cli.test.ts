@@ -1,0 +1,164 @@
+/**
+ * `npm run admin -- <command>` for the listing, reading, renaming, rotating and deleting commands,
+ * run as a child process against a listening service: each prints the API's JSON answer and exits
+ * 0, or 1 when the API refused, or 2 for a command line it cannot send.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createKey, createTenant, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
+import { sql } from '../helpers/db';
+import { clientToken, createOAuthClient, createUser, startListeningApp, type TestClient } from '../helpers/oauth';
+
+const { rest, origin, databaseUrl } = await startListeningApp();
+const root = join(import.meta.dirname, '../..');
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** The printed answer, parsed. */
+  json: any;
+}
+
+/** The admin command in a child process (asynchronously: this process serves its requests). */
+function admin(args: string[], stdin = ''): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(root, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', MASTER_KEY: TEST_MASTER_KEY, PUBLIC_BASE_URL: origin },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ status, stdout, stderr, json });
+    });
+    child.stdin.end(stdin);
+  });
+}
+
+let tenant: Tenant;
+let client: TestClient;
+
+beforeAll(async () => {
+  tenant = await createTenant(rest, 'Terminal tenant');
+  client = await createOAuthClient(rest, tenant.id, { name: 'Terminal client', scopes: ['proxies:read'] });
+});
+
+describe('tenant commands', () => {
+  it('lists page by page, shows and renames a tenant', async () => {
+    await createTenant(rest, 'Second tenant');
+    const first = await admin(['tenant:list', '--size', '1']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.json.data.map((t: Tenant) => t.id)).toEqual([tenant.id]);
+    const second = await admin(['tenant:list', '--size', '1', '--after', first.json.page.after]);
+    expect(second.json.data.map((t: { name: string }) => t.name)).toEqual(['Second tenant']);
+
+    const renamed = await admin(['tenant:rename', '--tenant', tenant.id, '--name', 'Renamed at the terminal']);
+    expect(renamed.status, renamed.stderr).toBe(0);
+    const shown = await admin(['tenant:get', '--tenant', tenant.id]);
+    expect(shown.json.data).toMatchObject({ id: tenant.id, name: 'Renamed at the terminal' });
+  });
+
+  it('deletes a tenant only with --yes', async () => {
+    const doomed = await createTenant(rest, 'Doomed at the terminal');
+    const unconfirmed = await admin(['tenant:delete', '--tenant', doomed.id]);
+    expect(unconfirmed.status).toBe(2);
+    expect(unconfirmed.stderr).toContain('--yes');
+    expect(await sql(databaseUrl, 'SELECT id FROM tenants WHERE id = $1', [doomed.id])).toHaveLength(1);
+
+    const deleted = await admin(['tenant:delete', '--tenant', doomed.id, '--yes']);
+    expect(deleted.status, deleted.stderr).toBe(0);
+    expect(deleted.json).toEqual({ status: 204 });
+    expect(await sql(databaseUrl, 'SELECT id FROM tenants WHERE id = $1', [doomed.id])).toEqual([]);
+    const again = await admin(['tenant:delete', '--tenant', doomed.id, '--yes']);
+    expect(again.status).toBe(1);
+    expect(again.json.error.code).toBe(404);
+  });
+});
+
+describe('key commands', () => {
+  it('lists, shows and renames API keys without their secrets', async () => {
+    const secret = await createKey(rest, tenant.id, ['search']);
+    const listed = await admin(['key:list', '--tenant', tenant.id]);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).not.toContain(secret.slice(-43));
+    const key = listed.json.data.at(-1);
+    expect(key).toMatchObject({ scopes: ['search'], revoked_at: null });
+    const renamed = await admin(['key:rename', '--tenant', tenant.id, '--key', key.id, '--name', 'search box']);
+    expect(renamed.json.data.name).toBe('search box');
+    expect((await admin(['key:get', '--tenant', tenant.id, '--key', key.id])).json.data.name).toBe('search box');
+  });
+});
+
+describe('client commands', () => {
+  it('lists, shows, changes, rotates the secret of and deletes an OAuth client', async () => {
+    const listed = await admin(['client:list', '--tenant', tenant.id]);
+    expect(listed.json.data.map((c: { client_id: string }) => c.client_id)).toEqual([client.client_id]);
+    expect(listed.stdout).not.toContain(client.client_secret!);
+    const clientArgs = ['--tenant', tenant.id, '--client', client.client_id];
+
+    const nothing = await admin(['client:update', ...clientArgs]);
+    expect(nothing.status).toBe(2);
+    const updated = await admin([
+      'client:update',
+      ...clientArgs,
+      '--name',
+      'Back office',
+      '--scopes',
+      'proxies:read,openid',
+    ]);
+    expect(updated.status, updated.stderr).toBe(0);
+    expect(updated.json.data).toMatchObject({ name: 'Back office', scopes: ['proxies:read', 'openid'] });
+    expect((await admin(['client:get', ...clientArgs])).json.data.name).toBe('Back office');
+
+    const rotated = await admin(['client:rotate-secret', ...clientArgs]);
+    expect(rotated.status, rotated.stderr).toBe(0);
+    const secret = rotated.json.data.client_secret as string;
+    expect(secret).toMatch(/^cps_/);
+    const token = await clientToken(rest, { client_id: client.client_id, client_secret: secret });
+    expect((await rest.get('/api/storage/edge/proxies', { token })).status).toBe(200);
+
+    const deleted = await admin(['client:delete', ...clientArgs]);
+    expect(deleted.json).toEqual({ status: 204 });
+    expect((await rest.get('/api/storage/edge/proxies', { token })).status).toBe(401);
+  });
+});
+
+describe('user commands', () => {
+  it('finds a user by e-mail, shows them, sets their password from stdin and deletes them', async () => {
+    const user = await createUser(rest, tenant.id, 'terminal@example.com');
+    const found = await admin(['user:list', '--tenant', tenant.id, '--email', 'Terminal@Example.com']);
+    expect(found.json.data.map((u: { id: string }) => u.id)).toEqual([user.id]);
+    const userArgs = ['--tenant', tenant.id, '--user', user.id];
+    expect((await admin(['user:get', ...userArgs])).json.data.email).toBe('terminal@example.com');
+
+    const [before] = await sql<{ password_hash: string }>(
+      databaseUrl,
+      'SELECT password_hash FROM users WHERE id = $1',
+      [user.id],
+    );
+    const changed = await admin(['user:password', ...userArgs], 'typed on stdin 456\n');
+    expect(changed.status, changed.stderr).toBe(0);
+    expect(changed.json).toEqual({ status: 204 });
+    const [after] = await sql<{ password_hash: string }>(databaseUrl, 'SELECT password_hash FROM users WHERE id = $1', [
+      user.id,
+    ]);
+    expect(after!.password_hash).not.toBe(before!.password_hash);
+    const tooShort = await admin(['user:password', ...userArgs, '--password', 'short']);
+    expect(tooShort.status).toBe(1);
+    expect(tooShort.json.error.code).toBe(400);
+
+    expect((await admin(['user:delete', ...userArgs])).json).toEqual({ status: 204 });
+    expect((await admin(['user:get', ...userArgs])).json.error.code).toBe(404);
+  });
+});
