@@ -1,7 +1,5 @@
 // Writes prisma/migrations/<timestamp>_routines/migration.sql when the routine files of the
-// modules (src/modules/*/sql/*.sql) differ from the newest routines migration, or when a migration
-// was added after it: the routines are applied again after every migration, so that they may refer
-// to anything a migration creates or changes.
+// modules (src/modules/*/sql/*.sql) differ from the newest routines migration.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS_DIR, readMigrations } from '../src/kernel/migrations';
@@ -9,7 +7,7 @@ import { latestRoutinesMigration, routinesMigrationSql, ROUTINES_SUFFIX } from '
 
 const sql = routinesMigrationSql();
 const latest = latestRoutinesMigration();
-if (latest?.sql === sql && readMigrations().at(-1)?.name === latest.name) {
+if (latest?.sql === sql) {
   console.log(`${latest.name} is up to date`);
 } else {
   // After every migration, whatever its stamp: the routines may refer to any table, and the newest
