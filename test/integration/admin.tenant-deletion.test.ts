@@ -5,9 +5,10 @@
  * orders, preferences, supplies, transfers, a webhook and its deliveries, stock events, an OAuth
  * client and user with their tokens, rate limit counters); one is deleted. SQL then finds no row
  * in any table that mentions its id or the id of anything it owned, and the other tenant's rows
- * are exactly as they were.
+ * are exactly as they were. This process's search engine no longer holds the deleted index either.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { EmbeddedEngine } from '../../src/modules/search/engine/embedded-engine';
 import { createTenant, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
 import { edgeGet, startEdgeApp, startOrigin } from '../helpers/edge';
@@ -280,6 +281,15 @@ beforeAll(async () => {
 
 describe('DELETE /api/admin/tenants/{tenant_id}', () => {
   it('leaves no row of the tenant in any table, and every row of another tenant as it was', async () => {
+    const indexOf = async (tenant: Tenant) =>
+      (
+        await sql<{ id: string }>(t.databaseUrl, 'SELECT id::text FROM search_indexes WHERE tenant_id = $1', [
+          tenant.id,
+        ])
+      )[0]!.id;
+    const [doomedIndex, survivorIndex] = [await indexOf(doomed.tenant), await indexOf(survivor.tenant)];
+    const engine = t.services.search.engine as EmbeddedEngine;
+    expect(engine.documentCount(doomedIndex)).toBe(2);
     const doomedIds = await idsOwnedBy(doomed.tenant.id);
     const survivorIds = await idsOwnedBy(survivor.tenant.id);
     const doomedBefore = await rowsMentioning(doomedIds);
@@ -291,6 +301,9 @@ describe('DELETE /api/admin/tenants/{tenant_id}', () => {
 
     expect(await rowsMentioning(doomedIds)).toEqual({});
     expect(await rowsMentioning(survivorIds)).toEqual(survivorBefore);
+    // The documents this process's search engine held in memory went with the index.
+    expect(engine.documentCount(doomedIndex)).toBe(0);
+    expect(engine.documentCount(survivorIndex)).toBe(2);
   });
 
   it("refuses the tenant's API key and OAuth tokens at once, and its proxy and search as soon as told", async () => {

@@ -1,5 +1,5 @@
 import type { CursorCodec } from '../../kernel/cursor';
-import { writeTransaction, type Db } from '../../kernel/db';
+import { writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { notFound } from '../../kernel/errors';
 import { uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
@@ -14,6 +14,14 @@ const TENANT_DELETION_TIMEOUT_MS = 10 * 60_000;
 
 const noTenant = () => notFound('no tenant with this id');
 
+/** How the search engine's copies of a deleted tenant's indexes go (they live outside PostgreSQL). */
+export interface DeletedIndexes {
+  /** In the deleting transaction: remembers that the copies of the index must be dropped. */
+  record(tx: Tx, indexId: string): Promise<unknown>;
+  /** After the commit: drops the copies, or has them dropped; never rejects. */
+  drop(indexId: string): Promise<void>;
+}
+
 /** Operator actions behind the master key: tenants and their API keys. */
 export class AdminService {
   constructor(
@@ -22,6 +30,7 @@ export class AdminService {
     private readonly authenticator: Authenticator,
     /** Told when a tenant's rate limit changed or the tenant is gone, so that this process applies it at once. */
     private readonly forgetTenantLimit: (tenantId: string) => void = () => {},
+    private readonly deletedIndexes: DeletedIndexes,
   ) {}
 
   /** Whether a tenant with this id exists (for the admin operations of other modules). */
@@ -57,21 +66,25 @@ export class AdminService {
   /**
    * Deletes a tenant with every row it owns, in one transaction. Its credentials answer 401 at once
    * here; other processes forget them, its proxies and its sales channels when the database's
-   * notifications of the deleted rows reach them.
+   * notifications of the deleted rows reach them. The search engine's copies of its indexes are
+   * dropped like those of a deleted index.
    */
   async deleteTenant(tenantId: string) {
-    const deleted = await writeTransaction(
+    const indexIds = await writeTransaction(
       this.db,
       async (tx) => {
-        if (!(await repository.deleteTenant(tx, tenantId))) return false;
+        if (!(await repository.lockTenant(tx, tenantId))) throw noTenant();
+        const ids = await repository.tenantIndexIds(tx, tenantId);
+        for (const id of ids) await this.deletedIndexes.record(tx, id);
+        await repository.deleteTenant(tx, tenantId);
         await deleteTenantCounters(tx, tenantId);
-        return true;
+        return ids;
       },
       { timeout: TENANT_DELETION_TIMEOUT_MS },
     );
-    if (!deleted) throw noTenant();
     this.authenticator.forgetTenant(tenantId);
     this.forgetTenantLimit(tenantId);
+    await Promise.all(indexIds.map((id) => this.deletedIndexes.drop(id)));
   }
 
   /** Issues an API key; the returned `key` is the only time the secret is visible. */

@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import type { Db, Tx } from '../../kernel/db';
 import { modelKeysetSource } from '../../kernel/keyset';
+import { parseRows, uuid } from '../../kernel/rows';
 
 export const findApiKey = (db: Db, id: string) =>
   db.apiKey.findUnique({
@@ -42,12 +44,27 @@ export const tenantExists = async (db: Db, id: string) =>
   (await db.tenant.findUnique({ where: { id }, select: { id: true } })) !== null;
 
 /**
- * Deletes a tenant and, through the foreign keys that all cascade from it, every row it owns in
- * every table (the stock ledger's trigger lets rows go once their tenant is gone). Returns whether
- * the tenant existed.
+ * Locks a tenant until the transaction ends: rows that would refer to it wait, so nothing is added
+ * to it meanwhile. False when there is no such tenant.
  */
-export const deleteTenant = async (tx: Tx, id: string) =>
-  (await tx.$executeRaw`DELETE FROM tenants WHERE id = ${id}::uuid`) > 0;
+export const lockTenant = async (tx: Tx, id: string) =>
+  (await tx.$queryRaw<unknown[]>`SELECT id FROM tenants WHERE id = ${id}::uuid FOR UPDATE`).length > 0;
+
+/**
+ * The ids of a tenant's search indexes: the search engine keeps copies of them outside these
+ * tables, which must be dropped when the tenant goes.
+ */
+export const tenantIndexIds = async (tx: Tx, tenantId: string) =>
+  parseRows(
+    z.object({ id: uuid }),
+    await tx.$queryRaw<unknown[]>`SELECT id::text AS id FROM search_indexes WHERE tenant_id = ${tenantId}::uuid`,
+  ).map((row) => row.id);
+
+/**
+ * Deletes a tenant and, through the foreign keys that all cascade from it, every row it owns in
+ * every table (the stock ledger's trigger lets rows go once their tenant is gone).
+ */
+export const deleteTenant = (tx: Tx, id: string) => tx.$executeRaw`DELETE FROM tenants WHERE id = ${id}::uuid`;
 
 // API keys: never read with their secret's hash, except by the authenticator (findApiKey).
 

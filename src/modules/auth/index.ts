@@ -1,6 +1,6 @@
 import type { Module } from '../context';
 import { adminOperations } from './admin.routes';
-import { AdminService } from './admin.service';
+import { AdminService, type DeletedIndexes } from './admin.service';
 import { createAuthenticator, CREDENTIALS_REVOKED_CHANNEL, type Authenticator } from './authenticator';
 
 declare module '../context' {
@@ -22,8 +22,23 @@ export const authModule: Module = {
     // Revocations made by any process (or with a deleted tenant) arrive through the database.
     services.notifications.on(CREDENTIALS_REVOKED_CHANNEL, (id) => authenticator.forget(id));
     services.notifications.onReconnect(() => authenticator.forgetAll());
-    const admin = new AdminService(services.db, services.cursors, authenticator, (tenantId) =>
-      services.rateLimits.forget(tenantId),
+    // The search module is built after this one; it is asked only when a tenant is deleted. Its
+    // indexes go as a deleted index goes: through the delivery queue to Typesense, which every
+    // process works off, or straight out of this process's embedded engine.
+    const deletedIndexes: DeletedIndexes = {
+      record: (tx, indexId) => services.search.deliveries?.recordChange(tx, indexId) ?? Promise.resolve(),
+      drop: async (indexId) => {
+        const { deliveries, engine } = services.search;
+        if (deliveries) await deliveries.deliver(indexId);
+        else await engine.indexDeleted({ id: indexId });
+      },
+    };
+    const admin = new AdminService(
+      services.db,
+      services.cursors,
+      authenticator,
+      (tenantId) => services.rateLimits.forget(tenantId),
+      deletedIndexes,
     );
     return { authenticator, admin };
   },
