@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DatabaseNotifications, NotificationsNotHeard, PROBE_CHANNEL } from '../../src/kernel/database-notifications';
+import { DatabaseNotifications, NotificationsNotHeard } from '../../src/kernel/database-notifications';
 import { createTestDatabase } from '../helpers/db';
 
 const databaseUrl = await createTestDatabase();
