@@ -169,7 +169,8 @@ describe('coherence across processes', () => {
     expect(rotated.status).toBe(200);
     const token = rotated.body.access_token as string;
     expect((await two.rest.get(PROXIES, { token })).status).toBe(200);
-    // The first refresh token again: its whole grant is revoked.
+    // The first refresh token again, after the grace window of its rotation: its whole grant is revoked.
+    await sql(one.databaseUrl, "UPDATE oauth_refresh_tokens SET rotated_at = rotated_at - interval '31 seconds'");
     const reused = await tokenRequest(
       one.rest,
       { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token },
