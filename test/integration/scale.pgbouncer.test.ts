@@ -4,12 +4,15 @@
  * PgBouncer in transaction pooling mode (`DATABASE_URL`), with `DATABASE_DIRECT_URL` for the
  * listener and migrations. They race their migrations on an empty database at start; what one
  * changes the others serve within a second; 300 one-unit reservations spread over the three
- * against 100 units give exactly 100; and a start through the pooler without the direct URL is
- * refused with a message that names it.
+ * against 100 units give exactly 100; refreshes and failed sign-ins made on different processes
+ * count as one; and a start through the pooler without the direct URL is refused with a message
+ * that names it.
  */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { inject, beforeAll, describe, expect, it, afterAll } from 'vitest';
 import { createTestDatabase, sql } from '../helpers/db';
 import { startOrigin } from '../helpers/edge';
+import { Browser, PASSWORD, REDIRECT_URI } from '../helpers/oauth';
 import { pgBouncerAvailable, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer';
 import { startServiceProcess, temporaryDir, type ServiceProcess } from '../helpers/service-process';
 import { createCatalog, graphqlData } from './stock.fixtures';
@@ -50,24 +53,28 @@ async function call(
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
 }
 
-/** The shape the GraphQL fixtures call (`app.inject`), over real HTTP to a process. */
-const overHttp = (service: ServiceProcess) => ({
-  app: {
-    inject: async (request: { method: string; url: string; headers: Record<string, string>; payload: string }) => {
-      const response = await fetch(`http://127.0.0.1:${service.port}${request.url}`, {
-        method: request.method,
-        headers: request.headers,
-        body: request.payload,
-      });
-      return { statusCode: response.status, body: await response.text() };
-    },
+/** What the test helpers call (`app.inject`), over real HTTP to a process. */
+const injectorOf = (service: ServiceProcess) => ({
+  inject: async (request: { method: string; url: string; headers?: Record<string, string>; payload?: string }) => {
+    const response = await fetch(`http://127.0.0.1:${service.port}${request.url}`, {
+      method: request.method,
+      headers: request.headers,
+      body: request.payload,
+      redirect: 'manual',
+    });
+    const headers: Record<string, string | string[]> = Object.fromEntries(response.headers);
+    headers['set-cookie'] = response.headers.getSetCookie();
+    return { statusCode: response.status, body: await response.text(), headers };
   },
 });
+const overHttp = (service: ServiceProcess) => ({ app: injectorOf(service) });
 
 const env = (name: string, pooledUrl: string, directUrl?: string) => ({
   DATABASE_URL: pooledUrl,
   ...(directUrl ? { DATABASE_DIRECT_URL: directUrl } : {}),
   DATABASE_POOL_SIZE: '5',
+  // One deployment behind a load balancer: one public origin, so tokens of one process serve in all.
+  PUBLIC_BASE_URL: 'http://commerce.test',
   MASTER_KEY,
   DATA_DIR: temporaryDir(`commerce-${name}-`),
   EDGE_ALLOW_PRIVATE_ORIGINS: 'true',
@@ -240,6 +247,101 @@ describe.skipIf(!available)('three processes through PgBouncer in transaction mo
     const byState = Object.fromEntries(lines.map((line) => [line.state, Number(line.quantity)]));
     expect(byState.RESERVED).toBe(100);
     expect(byState.AVAILABLE ?? 0).toBe(0);
+  });
+
+  it('answers five concurrent refreshes of one refresh token spread over the processes, then revokes on reuse', async () => {
+    const [one] = processes as [ServiceProcess];
+    const client = await call(one, 'POST', `/api/admin/tenants/${tenantId}/oauth-clients`, {
+      token: MASTER_KEY,
+      body: {
+        data: { name: 'Tabs', redirect_uris: [REDIRECT_URI], scopes: ['proxies:read'], is_confidential: true },
+      },
+    });
+    expect(client.status, client.text).toBe(201);
+    const { client_id: clientId, client_secret: clientSecret } = client.body.data;
+    const user = await call(one, 'POST', `/api/admin/tenants/${tenantId}/users`, {
+      token: MASTER_KEY,
+      body: { data: { email: 'tabs@example.com', password: PASSWORD } },
+    });
+    expect(user.status, user.text).toBe(201);
+    // A refresh token of the user's authorization, as the token endpoint issues one.
+    const refreshToken = randomBytes(32).toString('base64url');
+    const grantId = randomUUID();
+    await sql(
+      databaseUrl,
+      `INSERT INTO oauth_grants (id, client_id, user_id, grant_type, scopes)
+       VALUES ($1, $2, $3, 'authorization_code', '{proxies:read}')`,
+      [grantId, clientId, user.body.data.id],
+    );
+    await sql(
+      databaseUrl,
+      "INSERT INTO oauth_refresh_tokens (token_hash, grant_id, expires_at) VALUES ($1, $2, now() + interval '1 day')",
+      [createHash('sha256').update(refreshToken).digest(), grantId],
+    );
+    const refresh = (service: ServiceProcess, token: string) =>
+      fetch(`http://127.0.0.1:${service.port}/api/oauth/authorize`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
+      }).then(async (response) => ({ status: response.status, body: await response.json() }));
+    const spread = [0, 1, 2, 0, 1].map((index) => processes[index]!);
+    const answers = await Promise.all(spread.map((service) => refresh(service, refreshToken)));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(answers.map((answer) => answer.body.refresh_token)).size).toBe(5);
+    for (const [index, answer] of answers.entries()) {
+      const other = processes[(index + 1) % 3]!;
+      expect((await call(other, 'GET', '/api/storage/edge/proxies', { token: answer.body.access_token })).status).toBe(
+        200,
+      );
+    }
+    // After the grace window: the family is revoked, in every process.
+    await sql(databaseUrl, "UPDATE oauth_refresh_tokens SET rotated_at = rotated_at - interval '31 seconds'");
+    expect((await refresh(processes[2]!, refreshToken)).status).toBe(400);
+    await reachesOthers(
+      'refresh token reuse',
+      processes,
+      async (service) =>
+        (await call(service, 'GET', '/api/storage/edge/proxies', { token: answers[0]!.body.access_token })).status ===
+        401,
+    );
+  });
+
+  it('adds up failed sign-ins of one account made on different processes to one lock', async () => {
+    const [one, two, three] = processes as [ServiceProcess, ServiceProcess, ServiceProcess];
+    const client = await call(one, 'POST', `/api/admin/tenants/${tenantId}/oauth-clients`, {
+      token: MASTER_KEY,
+      body: { data: { name: 'Shop', redirect_uris: [REDIRECT_URI], scopes: ['proxies:read'], is_confidential: true } },
+    });
+    const user = await call(one, 'POST', `/api/admin/tenants/${tenantId}/users`, {
+      token: MASTER_KEY,
+      body: { data: { email: 'guessed@example.com', password: PASSWORD } },
+    });
+    expect(user.status, user.text).toBe(201);
+    const query = new URLSearchParams({
+      client_id: client.body.data.client_id,
+      redirect_uri: REDIRECT_URI,
+      response_type: 'code',
+    });
+    const session = await call(one, 'GET', `/api/oauth/session/authorize?${query}`);
+    expect(session.status, session.text).toBe(200);
+    const path = new URL(session.body.data.forward_uri).pathname;
+    const browser = new Browser(injectorOf(one) as never);
+    const csrf = Browser.csrf((await browser.request('GET', path)).body);
+    const signIn = (service: ServiceProcess, password: string) =>
+      browser.request(
+        'POST',
+        `${path}/login`,
+        { csrf_token: csrf, email: 'guessed@example.com', password },
+        injectorOf(service) as never,
+      );
+    for (const service of [one, two, three, one])
+      expect((await signIn(service, 'wrong password!')).statusCode).toBe(401);
+    // The 5th failure, on yet another process, locks the account everywhere: the right password too.
+    expect((await signIn(two, 'wrong password!')).statusCode).toBe(429);
+    for (const service of [one, two, three]) expect((await signIn(service, PASSWORD)).statusCode).toBe(429);
   });
 
   it('refuses to start through the pooler without DATABASE_DIRECT_URL, naming it', async () => {
