@@ -81,3 +81,22 @@ export async function startServiceProcess(
   });
   return { child, port, output: () => output, exited };
 }
+
+/** A JSON request to a service process with a bearer `token`; the status, headers and parsed body. */
+export async function callService(
+  service: ServiceProcess,
+  method: string,
+  path: string,
+  { token, body }: { token: string; body?: unknown },
+) {
+  const response = await fetch(`http://127.0.0.1:${service.port}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
+}

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/db';
 import { startOrigin } from '../helpers/edge';
-import { startServiceProcess, temporaryDir, type ServiceProcess } from '../helpers/service-process';
+import { callService, startServiceProcess, temporaryDir, type ServiceProcess } from '../helpers/service-process';
 
 const MASTER_KEY = 'mk_two_processes_master_key_0123456789abcdef';
 /** Shorter than the 5 s for which a process trusts a verified credential and a loaded proxy. */
@@ -23,24 +23,13 @@ let two: ServiceProcess;
 let key: string;
 let tenantId: string;
 
-/** A JSON request to a process; answers the status and the parsed body (when there is one). */
-async function call(
+/** A JSON request to a process, with the tenant's key unless told otherwise. */
+const call = (
   service: ServiceProcess,
   method: string,
   path: string,
   { token = key, body }: { token?: string; body?: unknown } = {},
-) {
-  const response = await fetch(`http://127.0.0.1:${service.port}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
-}
+) => callService(service, method, path, { token, body });
 
 beforeAll(async () => {
   const databaseUrl = await createTestDatabase();

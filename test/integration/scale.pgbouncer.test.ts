@@ -14,7 +14,7 @@ import { createTestDatabase, sql } from '../helpers/db';
 import { startOrigin } from '../helpers/edge';
 import { Browser, PASSWORD, REDIRECT_URI } from '../helpers/oauth';
 import { pgBouncerAvailable, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer';
-import { startServiceProcess, temporaryDir, type ServiceProcess } from '../helpers/service-process';
+import { callService, startServiceProcess, temporaryDir, type ServiceProcess } from '../helpers/service-process';
 import { createCatalog, graphqlData } from './stock.fixtures';
 
 const MASTER_KEY = 'mk_three_processes_pooled_0123456789abcdef';
@@ -35,23 +35,13 @@ const origin = await startOrigin((request, response) => {
   response.end(`${request.url} at ${process.hrtime.bigint()}`);
 });
 
-async function call(
+/** A JSON request to a process, with the tenant's key unless told otherwise. */
+const call = (
   service: ServiceProcess,
   method: string,
   path: string,
   { token = key, body }: { token?: string; body?: unknown } = {},
-) {
-  const response = await fetch(`http://127.0.0.1:${service.port}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
-}
+) => callService(service, method, path, { token, body });
 
 /** What the test helpers call (`app.inject`), over real HTTP to a process. */
 const injectorOf = (service: ServiceProcess) => ({
