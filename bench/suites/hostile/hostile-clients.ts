@@ -43,6 +43,8 @@ export interface HostileSummary {
   seconds: number;
   /** Whether `maxSeconds` ended the sending before `stop` came. */
   stoppedByLimit: boolean;
+  /** CPU time (user + system) this process of hostile clients took, in seconds: the cores it took from the rest. */
+  cpuSeconds: number;
 }
 
 export type ReplyMessage = { type: 'started' } | { type: 'stopped'; summary: HostileSummary };
@@ -86,6 +88,7 @@ function send(agent: Agent, hostile: HostileRequest, body: Buffer, timeoutMs: nu
 
 async function run({ request: hostile, clients, timeoutMs, maxSeconds }: StartMessage): Promise<HostileSummary> {
   const startedAt = performance.now();
+  const cpuAtStart = process.cpuUsage();
   const limit = setTimeout(() => {
     stoppedByLimit = !stopping;
     stopping = true;
@@ -123,6 +126,7 @@ async function run({ request: hostile, clients, timeoutMs, maxSeconds }: StartMe
     answerMs: answerMs.length > 0 ? { p50: answerMs[Math.floor(answerMs.length / 2)]!, max: answerMs.at(-1)! } : null,
     seconds: (performance.now() - startedAt) / 1000,
     stoppedByLimit,
+    cpuSeconds: (({ user, system }) => (user + system) / 1e6)(process.cpuUsage(cpuAtStart)),
   };
 }
 

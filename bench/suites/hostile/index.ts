@@ -85,7 +85,8 @@ function describeHostile(summary: HostileSummary): string {
   return (
     `Hostile input: the ${HOSTILE_CLIENTS} hostile clients sent ${summary.sent} bodies in ${summary.seconds.toFixed(1)} s; ` +
     `${answered} answered${summary.answerMs ? ` (${list(summary.statuses)}; p50 ${ms(summary.answerMs.p50)} ms, slowest ${ms(summary.answerMs.max)} ms)` : ''}, ` +
-    `${summary.timeouts} timed out after ${HOSTILE_TIMEOUT_MS / 1000} s` +
+    `${summary.timeouts} timed out after ${HOSTILE_TIMEOUT_MS / 1000} s; their process took ` +
+    `${Math.round((summary.cpuSeconds / summary.seconds) * 100)}% of a core` +
     `${failed > 0 ? `, ${failed} failed otherwise (${list(summary.errors)})` : ''}.` +
     (summary.stoppedByLimit
       ? ` They stopped sending at their time limit (the phase's length + ${STOP_MARGIN_SECONDS} s), before the phase ended: part of it ran without them.`
