@@ -7,7 +7,6 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 import { freePort } from '../../src/kernel/embedded-postgres';
 
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
@@ -28,11 +27,13 @@ export interface PgBouncer {
   pooled(databaseUrl: string): string;
   /** PgBouncer's log so far. */
   log(): string;
+  /** Stops PgBouncer and removes its directory (call it from the test file's `afterAll`). */
+  stop(): void;
 }
 
 /**
  * Starts PgBouncer on a free loopback port, forwarding every database name to the server of
- * `serverUrl` (logging in as its user) in transaction pooling mode; stopped after the test file.
+ * `serverUrl` (logging in as its user) in transaction pooling mode.
  */
 export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
   const server = new URL(serverUrl);
@@ -72,10 +73,12 @@ export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
     const file = join(dir, 'pgbouncer.log');
     return output + (existsSync(file) ? readFileSync(file, 'utf8') : '');
   };
-  afterAll(() => {
-    child.kill('SIGTERM');
+  const stop = () => {
+    child.kill('SIGINT');
     rmSync(dir, { recursive: true, force: true });
-  });
+  };
+  // A test process that ends without its afterAll leaves no PgBouncer behind either.
+  process.once('exit', () => child.kill('SIGKILL'));
   // Listening once its log says so.
   for (let waited = 0; !/listening on 127\.0\.0\.1:\d+/.test(log()); waited += 50) {
     if (child.exitCode !== null || waited > 10_000) throw new Error(`PgBouncer did not start:\n${log()}`);
@@ -89,5 +92,6 @@ export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
       return url.toString();
     },
     log,
+    stop,
   };
 }

@@ -105,6 +105,7 @@ describe.skipIf(!available)('three processes through PgBouncer in transaction mo
   }, 120_000);
 
   afterAll(() => {
+    bouncer?.stop();
     console.log(`propagation through PgBouncer (ms to reach both other processes): ${JSON.stringify(propagation)}`);
   });
 
