@@ -3,48 +3,15 @@
  * run as a child process against a listening service: each prints the API's JSON answer and exits
  * 0, or 1 when the API refused, or 2 for a command line it cannot send.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createTenant, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
+import { runAdmin } from '../helpers/admin-cli';
+import { createKey, createTenant, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
 import { clientToken, createOAuthClient, createUser, startListeningApp, type TestClient } from '../helpers/oauth';
 
 const { rest, origin, databaseUrl } = await startListeningApp();
-const root = join(import.meta.dirname, '../..');
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  /** The printed answer, parsed. */
-  json: any;
-}
-
-/** The admin command in a child process (asynchronously: this process serves its requests). */
-function admin(args: string[], stdin = ''): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(join(root, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', MASTER_KEY: TEST_MASTER_KEY, PUBLIC_BASE_URL: origin },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (status) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ status, stdout, stderr, json });
-    });
-    child.stdin.end(stdin);
-  });
-}
+/** The admin command against this test's service. */
+const admin = (args: string[], stdin = '') => runAdmin(origin, args, stdin);
 
 let tenant: Tenant;
 let client: TestClient;

@@ -5,11 +5,10 @@
  * is played by a cookie-keeping HTTP client here, and by Chromium in test/browser. Also the
  * admin command's client:create and user:create against the same listening service.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
+import { runAdmin } from '../helpers/admin-cli';
+import { createTenant, type Tenant } from '../helpers/app';
 import {
   Browser,
   createOAuthClient,
@@ -150,24 +149,8 @@ describe('oauth4webapi', () => {
 });
 
 describe('npm run admin -- client:create / user:create', () => {
-  const root = join(import.meta.dirname, '../..');
-
-  /** The admin command in a child process (asynchronously: this process serves its requests). */
-  function admin(args: string[], stdin = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(join(root, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args], {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', MASTER_KEY: TEST_MASTER_KEY, PUBLIC_BASE_URL: origin },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('error', reject);
-      child.on('close', (status) => resolve({ status, stdout, stderr }));
-      child.stdin.end(stdin);
-    });
-  }
+  /** The admin command against this test's service. */
+  const admin = (args: string[], stdin = '') => runAdmin(origin, args, stdin);
 
   it('registers a client and a user (password from stdin) that then sign in', async () => {
     const created = await admin([
