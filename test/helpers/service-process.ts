@@ -65,7 +65,8 @@ export async function startServiceProcess(
   );
   await new Promise<void>((resolveReady, reject) => {
     const timer = setInterval(() => {
-      if (output.includes('Server listening')) {
+      // The last line of a start: after it, everything the start reports has been written.
+      if (output.includes('"msg":"listening"')) {
         clearInterval(timer);
         resolveReady();
       }
