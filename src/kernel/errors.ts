@@ -88,6 +88,11 @@ export const errorRegistry = {
     graphqlCode: 'SERVICE_UNAVAILABLE',
     message: 'Service unavailable: this process is shutting down; send the request again',
   },
+  EDGE_SIGNATURE_INVALID: {
+    status: 403,
+    graphqlCode: 'FORBIDDEN',
+    message: 'Forbidden: the URL signature is missing, malformed, expired or wrong',
+  },
   BAD_GATEWAY: {
     status: 502,
     graphqlCode: 'INTERNAL_SERVER_ERROR',
@@ -103,7 +108,12 @@ export const errorRegistry = {
 export type ErrorKey = keyof typeof errorRegistry;
 
 /** Errors that only the edge data plane (`/edge/...`) answers: no REST operation returns them. */
-export const DATA_PLANE_ONLY_ERRORS: readonly ErrorKey[] = ['BAD_GATEWAY', 'GATEWAY_TIMEOUT', 'EDGE_PAYLOAD_TOO_LARGE'];
+export const DATA_PLANE_ONLY_ERRORS: readonly ErrorKey[] = [
+  'BAD_GATEWAY',
+  'GATEWAY_TIMEOUT',
+  'EDGE_PAYLOAD_TOO_LARGE',
+  'EDGE_SIGNATURE_INVALID',
+];
 
 /**
  * Headers an error always carries: RFC 6750's challenge on a 401, and on a retryable write the

@@ -33,7 +33,10 @@ describe('private origins with EDGE_ALLOW_PRIVATE_ORIGINS off', () => {
     expect(created.status).toBe(201);
     const response = await edgeGet(`${baseUrl}/edge/${key}/x`);
     expect(response.status).toBe(502);
-    expect(response.json.error.message).toMatch(/^Bad gateway: .* resolves to .*non-public address$/);
+    // The message names the setting that allows such origins.
+    expect(response.json.error.message).toMatch(
+      /^Bad gateway: .* resolves to .*non-public address; set EDGE_ALLOW_PRIVATE_ORIGINS=true to allow origins on your own network$/,
+    );
     if (address) expect(response.json.error.message).toContain(`resolves to ${address},`);
     expect(origin.requests).toHaveLength(0);
   });

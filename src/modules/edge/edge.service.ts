@@ -322,7 +322,7 @@ export class EdgeService {
     if (match.isWildcard && proxy.signature.secret !== null) {
       const { expires, signature } = signatureParameters(query);
       const verdict = verifySignature(proxy.signature.secret, path, expires, signature, Math.floor(Date.now() / 1000));
-      if (!verdict.ok) throw new AppError('FORBIDDEN', verdict.reason);
+      if (!verdict.ok) throw new AppError('EDGE_SIGNATURE_INVALID', verdict.reason);
       cache = overlay(proxy.signature.cache, cache);
       auth = overlay(proxy.signature.auth, auth);
       // The signature authorises the request; the origin and the cache key do without it.

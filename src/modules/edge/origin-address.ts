@@ -51,7 +51,8 @@ export class OriginAddressError extends Error {}
 
 const refusedAddress = (host: string, address: string) =>
   new OriginAddressError(
-    `the origin host "${host}" resolves to ${address}, a loopback, private, link-local or otherwise non-public address`,
+    `the origin host "${host}" resolves to ${address}, a loopback, private, link-local or otherwise non-public ` +
+      'address; set EDGE_ALLOW_PRIVATE_ORIGINS=true to allow origins on your own network',
   );
 
 /**
