@@ -13,7 +13,7 @@ const { rest, databaseUrl } = await startTestApp();
 const PROXIES = '/api/storage/edge/proxies';
 const NOT_FOUND = 'Not found: could not find requested entity';
 
-const NULL_CACHE = { age: null, is_as_origin: null, is_public: null, stale_while_revalidate: null };
+const NULL_CACHE = { age: null, is_as_origin: null, is_public: null, stale_while_revalidate: null, key: null };
 const NULL_AUTH = { is_required: null, scope: null };
 const NULL_SIGNATURE = { secret: null, cache: NULL_CACHE, auth: NULL_AUTH };
 const NULL_OAUTH = { issuer: null, client_id: null, authorize_url: null, return_url_key: null };
@@ -43,7 +43,21 @@ const fullRoute = {
   path: '/images',
   origin: { uri: 'https://cdn.example.com/images', is_bucket: true },
   settings: {
-    cache: { age: 3600, is_as_origin: false, is_public: true, stale_while_revalidate: 30 },
+    cache: {
+      age: 3600,
+      is_as_origin: false,
+      is_public: true,
+      stale_while_revalidate: 30,
+      key: {
+        ignore_query: null,
+        only_query: ['page', 'sort*'],
+        ignore_tracking_query: true,
+        sort_query: false,
+        headers: ['x-country'],
+        cookies: ['currency'],
+        origin_query: 'keyed',
+      },
+    },
     auth: { is_required: true, scope: 'proxies:read' },
   },
 };
@@ -51,7 +65,7 @@ const wildcardRoute = {
   path: '*',
   origin: { uri: 'http://origin.example.org:8080/base?x=1', is_bucket: false },
   settings: {
-    cache: { age: 0, is_as_origin: true, is_public: false, stale_while_revalidate: null },
+    cache: { age: 0, is_as_origin: true, is_public: false, stale_while_revalidate: null, key: null },
     auth: { is_required: false, scope: 'search' },
   },
 };
@@ -61,7 +75,7 @@ const fullProxy = (key: string) => ({
   auth: {
     signature: {
       secret: 'sig-0123456789abcdef-SECRET',
-      cache: { age: 60, is_as_origin: true, is_public: false, stale_while_revalidate: 0 },
+      cache: { age: 60, is_as_origin: true, is_public: false, stale_while_revalidate: 0, key: null },
       auth: { is_required: false, scope: 'catalog:read' },
     },
   },

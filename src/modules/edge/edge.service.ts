@@ -20,6 +20,7 @@ import {
   revalidationSeconds,
   usesCache,
 } from './cache-policy';
+import { keyedQuery, keyRuleOf, keySuffix, withVary, type KeyRule } from './cache-key';
 import { responseTags, TAG_HEADERS } from './cache-tags';
 import * as repository from './edge.repository';
 import {
@@ -86,10 +87,14 @@ export interface CachedAnswer {
   body: Buffer | undefined;
 }
 
-/** See `EdgeService.hitCacheKey`; `cacheKey` null: the route's hits need more than the cache. */
+/**
+ * See `EdgeService.hitRoute`; `cacheKey` null: the route's hits need more than the cache. The
+ * key rule adds the request's headers and cookies to `cacheKey` per request.
+ */
 interface HitRoute {
   proxy: EdgeProxy;
   cacheKey: string | null;
+  rule: KeyRule | null;
 }
 /** Bounds of `hitRoutes`: at most about 2 × 4 Mi characters of URLs and cache keys; longer URLs are not kept. */
 const MAX_HIT_ROUTES_LENGTH = 4 * 1024 * 1024;
@@ -154,14 +159,19 @@ interface Resolved {
   authRequired: boolean;
   visibility: 'public' | 'private';
   cacheKey: string;
+  /** Request headers the cache key holds, for `Vary`. */
+  keyVary: readonly string[];
 }
 
 const nullCache: EdgeCacheSettings = { age: null, is_as_origin: null, is_public: null, stale_while_revalidate: null };
 const nullAuth: EdgeAuthSettings = { is_required: null, scope: null };
 
 /** Settings for signed requests: the signature block's, falling back field by field to the route's. */
-const overlay = <T extends object>(over: T, under: T): T =>
-  Object.fromEntries(Object.entries(under).map(([name, value]) => [name, over[name as keyof T] ?? value])) as T;
+const overlay = <T extends object>(over: T, under: T): T => {
+  const result = { ...under } as Record<string, unknown>;
+  for (const [name, value] of Object.entries(over)) if (value !== null && value !== undefined) result[name] = value;
+  return result as T;
+};
 
 function toEdgeProxy(row: ProxyRow): EdgeProxy {
   const routes = (Array.isArray(row.routes) ? row.routes : [row.routes]) as unknown as EdgeRoute[];
@@ -189,6 +199,21 @@ function toEdgeProxy(row: ProxyRow): EdgeProxy {
 
 /** The cache key prefix of a proxy's entries; a path prefix narrows it. */
 const cacheKeyPrefix = (proxyKey: string, pathPrefix = '') => `${proxyKey}\n${pathPrefix}`;
+
+/** See `EdgeService.hitRoute`. */
+function answerableRoute(proxy: EdgeProxy, request: CacheLookup): HitRoute {
+  const unanswerable = { proxy, cacheKey: null, rule: null };
+  if (!proxy.isActive || proxy.isSuspended) return unanswerable;
+  const path = normalizePath(request.path);
+  const match = path === null ? null : matchRoute(proxy.routes, path);
+  if (!match) return unanswerable;
+  const { cache, auth } = match.route.settings;
+  if ((match.isWildcard && proxy.signature.secret !== null) || auth.is_required === true || !usesCache(cache)) {
+    return unanswerable;
+  }
+  const rule = keyRuleOf(cache.key);
+  return { proxy, cacheKey: `${cacheKeyPrefix(proxy.key, path!)}?${keyedQuery(request.query, rule)}`, rule };
+}
 
 const varyMatches = (entry: CachedResponse, headers: IncomingHttpHeaders) =>
   Object.entries(entry.varyOn).every(([name, value]) => (headerValue(headers[name]) ?? '') === value);
@@ -224,7 +249,7 @@ export class EdgeService {
     ttl: PROXY_CONFIG_TTL_MS,
   });
   private readonly cache: ResponseCache;
-  /** Per data-plane URL, the cache key its hits are under (see `hitCacheKey`). */
+  /** Per data-plane URL, the cache key its hits are under (see `hitRoute`). */
   private readonly hitRoutes = new Map<string, HitRoute>();
   /** Characters of the URLs (and about as many of the cache keys) `hitRoutes` holds. */
   private hitRoutesLength = 0;
@@ -334,13 +359,16 @@ export class EdgeService {
       if (redirect) return redirect;
     }
 
+    const rule = keyRuleOf(cache.key);
+    const keyed = keyedQuery(query, rule);
     const resolved: Resolved = {
       request,
-      target: originUrl(match.route.origin.uri, match.rest, query),
+      target: originUrl(match.route.origin.uri, match.rest, rule?.keyedOrigin ? keyed : query),
       cache,
       authRequired,
       visibility: cache.is_public === true && !authRequired ? 'public' : 'private',
-      cacheKey: `${cacheKeyPrefix(proxy.key, path)}?${query}`,
+      cacheKey: `${cacheKeyPrefix(proxy.key, path)}?${keyed}${keySuffix(request.headers, rule)}`,
+      keyVary: rule?.vary ?? NOTHING_OMITTED,
     };
     const caching = usesCache(cache) && this.config.cacheMaxBytes > 0;
     if (request.method !== 'GET' && request.method !== 'HEAD') {
@@ -386,9 +414,10 @@ export class EdgeService {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || request.headers.range !== undefined) return null;
     const proxy = this.loaded.get(request.key);
     if (!proxy) return null;
-    const cacheKey = this.hitCacheKey(proxy, request);
-    if (cacheKey === null) return null;
+    const route = this.hitRoute(proxy, request);
+    if (route.cacheKey === null) return null;
     const now = Date.now();
+    const cacheKey = route.rule === null ? route.cacheKey : route.cacheKey + keySuffix(request.headers, route.rule);
     const entry = this.cache.get(cacheKey, now);
     if (!entry || entry.freshUntil <= now || !varyMatches(entry, request.headers)) return null;
     const { headers } = request;
@@ -400,31 +429,25 @@ export class EdgeService {
   }
 
   /**
-   * The cache key of a URL whose route the cache answers without anything more, worked out once
-   * per URL and proxy configuration: null when the route needs a signature or a token, or is not
-   * cached. A plain map cleared when full, not an LRU: this is on every cached hit, and a lookup
+   * The route of a URL for answering its hits, worked out once per URL and proxy configuration:
+   * the cache key (less the request's headers and cookies, which the key rule adds) of a URL whose
+   * route the cache answers without anything more, null when the route needs a signature or a
+   * token, or is not cached. A plain map cleared when full, not an LRU: this is on every cached hit, and a lookup
    * costs a fraction of lru-cache's get; a cleared map only costs recomputing.
    */
-  private hitCacheKey(proxy: EdgeProxy, request: CacheLookup & { url: string }): string | null {
+  private hitRoute(proxy: EdgeProxy, request: CacheLookup & { url: string }): HitRoute {
     const known = this.hitRoutes.get(request.url);
-    if (known !== undefined && known.proxy === proxy) return known.cacheKey;
-    if (!proxy.isActive || proxy.isSuspended) return null;
-    const path = normalizePath(request.path);
-    const match = path === null ? null : matchRoute(proxy.routes, path);
-    if (!match) return null;
-    const { cache, auth } = match.route.settings;
-    const answerable =
-      !(match.isWildcard && proxy.signature.secret !== null) && auth.is_required !== true && usesCache(cache);
-    const cacheKey = answerable ? `${cacheKeyPrefix(proxy.key, path!)}?${request.query}` : null;
+    if (known !== undefined && known.proxy === proxy) return known;
+    const route = answerableRoute(proxy, request);
     if (request.url.length <= MAX_HIT_ROUTE_URL_LENGTH) {
       this.hitRoutesLength += request.url.length;
       if (this.hitRoutesLength > MAX_HIT_ROUTES_LENGTH) {
         this.hitRoutes.clear();
         this.hitRoutesLength = request.url.length;
       }
-      this.hitRoutes.set(request.url, { proxy, cacheKey });
+      this.hitRoutes.set(request.url, route);
     }
-    return cacheKey;
+    return route;
   }
 
   /**
@@ -602,7 +625,7 @@ export class EdgeService {
     const keptFor = headers.etag !== undefined || headers['last-modified'] !== undefined ? KEPT_FOR_REVALIDATION_MS : 0;
     return {
       status,
-      headers: storedHeaders(headers),
+      headers: withVary(storedHeaders(headers), resolved.keyVary),
       body,
       storedAt: now,
       initialAgeSeconds: ageSeconds(headers),
@@ -677,7 +700,7 @@ export class EdgeService {
       throw new AppError('BAD_GATEWAY', `the origin's response of ${length} bytes exceeds the limit of ${limit} bytes`);
     }
     const status = response.statusCode ?? 502;
-    const headers = endToEndHeaders(response.headers, NOT_FOR_CLIENTS);
+    const headers = withVary(endToEndHeaders(response.headers, NOT_FOR_CLIENTS), resolved.keyVary);
     headers.age = String(ageSeconds(response.headers));
     headers['x-cache'] = 'MISS';
     if (ttl > 0) {

@@ -2,6 +2,7 @@
  * Pure routing of the edge data plane: which route of a proxy answers a path, and the origin URL
  * the rest of the path maps onto.
  */
+import type { EdgeCacheKeySettings } from './cache-key';
 
 export interface EdgeCacheSettings {
   age: number | null;
@@ -9,6 +10,8 @@ export interface EdgeCacheSettings {
   is_public: boolean | null;
   /** Absent from proxies stored before it existed. */
   stale_while_revalidate?: number | null;
+  /** Absent from proxies stored before it existed. */
+  key?: EdgeCacheKeySettings | null;
 }
 
 export interface EdgeAuthSettings {

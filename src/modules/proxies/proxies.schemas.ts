@@ -39,6 +39,86 @@ const httpUrl = z
 
 const nullableBoolean = z.boolean().nullable().optional();
 
+/** Bounds of a route's cache-key rule: its lists are walked on every request the route serves. */
+export const MAX_KEY_PARAMETERS = 100;
+export const MAX_KEY_HEADERS = 20;
+const MAX_KEY_NAME_LENGTH = 128;
+
+const QueryParameterPattern = z
+  .string()
+  .min(1)
+  .max(MAX_KEY_NAME_LENGTH)
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^&=#*\u0000-\u001f\u007f]+\*?$|^\*$/, 'must be a parameter name, optionally ending with "*"')
+  .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
+const parameterList = z.array(QueryParameterPattern).max(MAX_KEY_PARAMETERS).nullable().optional();
+
+/** RFC 9110 token characters. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HeaderName = z
+  .string()
+  .min(1)
+  .max(MAX_KEY_NAME_LENGTH)
+  .regex(TOKEN, 'must be a header name')
+  .transform((name) => name.toLowerCase())
+  .refine((name) => name !== 'authorization' && name !== 'cookie', 'must not be Authorization or Cookie (use cookies)');
+const CookieName = z.string().min(1).max(MAX_KEY_NAME_LENGTH).regex(TOKEN, 'must be a cookie name');
+
+export const CacheKeySettings = z
+  .object({
+    ignore_query: parameterList.openapi({
+      description:
+        `Query parameters left out of the cache key (at most ${MAX_KEY_PARAMETERS}); \`name*\` stands for every ` +
+        'parameter starting with `name`.',
+      example: ['session', 'ref*'],
+    }),
+    only_query: parameterList.openapi({
+      description: 'Only these query parameters (same patterns) take part in the cache key; the others are ignored.',
+      example: ['page', 'sort'],
+    }),
+    ignore_tracking_query: nullableBoolean.openapi({
+      description:
+        'Leave click and campaign identifiers out of the cache key: `utm_*`, `gclid`, `gclsrc`, `dclid`, `gbraid`, ' +
+        '`wbraid`, `fbclid`, `msclkid`, `yclid`, `twclid`, `ttclid`, `li_fat_id`, `igshid`, `mc_cid`, `mc_eid`, ' +
+        '`_ga`, `_gl`, `_hsenc`, `_hsmi`, `mkt_tok`.',
+    }),
+    sort_query: nullableBoolean.openapi({
+      description: 'Sort the query parameters by name in the cache key (repeated names keep their order).',
+    }),
+    headers: z
+      .array(HeaderName)
+      .max(MAX_KEY_HEADERS)
+      .nullable()
+      .optional()
+      .openapi({
+        description: `Request headers whose values are added to the cache key (at most ${MAX_KEY_HEADERS}).`,
+        example: ['x-country'],
+      }),
+    cookies: z
+      .array(CookieName)
+      .max(MAX_KEY_HEADERS)
+      .nullable()
+      .optional()
+      .openapi({
+        description: `Cookies whose values are added to the cache key (at most ${MAX_KEY_HEADERS}).`,
+        example: ['currency'],
+      }),
+    origin_query: z
+      .enum(['sent', 'keyed'])
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'What the origin receives: `sent` (the default) the query as the client sent it, `keyed` the query as ' +
+          'the cache key holds it (ignored parameters removed, sorted when `sort_query`).',
+      }),
+  })
+  .strict()
+  .refine((key) => key.ignore_query == null || key.only_query == null, {
+    message: 'takes ignore_query or only_query, not both',
+  })
+  .openapi('ProxyCacheKeySettings');
+
 export const CacheSettings = z
   .object({
     age: z
@@ -64,6 +144,9 @@ export const CacheSettings = z
           '(`X-Cache: STALE`) while one request in the background refreshes it. With `is_as_origin` the ' +
           "origin's `Cache-Control: stale-while-revalidate` applies instead.",
       }),
+    key: CacheKeySettings.nullable()
+      .optional()
+      .openapi({ description: 'How the cache key is made from the request: query parameters, headers, cookies.' }),
   })
   .strict()
   .openapi('ProxyCacheSettings');
@@ -197,11 +280,21 @@ export const ProxyReplaceInput = z
 
 export type ProxyInput = z.output<typeof ProxyReplaceInput>;
 
+const CacheKeyOut = z.object({
+  ignore_query: z.array(z.string()).nullable(),
+  only_query: z.array(z.string()).nullable(),
+  ignore_tracking_query: z.boolean().nullable(),
+  sort_query: z.boolean().nullable(),
+  headers: z.array(z.string()).nullable(),
+  cookies: z.array(z.string()).nullable(),
+  origin_query: z.enum(['sent', 'keyed']).nullable(),
+});
 const CacheOut = z.object({
   age: z.int().nullable(),
   is_as_origin: z.boolean().nullable(),
   is_public: z.boolean().nullable(),
   stale_while_revalidate: z.int().nullable(),
+  key: CacheKeyOut.nullable(),
 });
 const AuthOut = z.object({ is_required: z.boolean().nullable(), scope: z.string().nullable() });
 const RouteOut = z

@@ -6,11 +6,26 @@ import { paginate, type PageArguments } from '../../kernel/pagination';
 import type { Proxy as ProxyRow } from '../../__generated__/prisma/client';
 import { requireScope, type Principal } from '../auth/scopes';
 import * as repository from './proxies.repository';
-import type { ProxyInput, ProxyRecord } from './proxies.schemas';
+import type { CacheKeySettings, ProxyInput, ProxyRecord } from './proxies.schemas';
+import type { z } from '../../kernel/rest/schemas';
 
 type RouteInput = Exclude<ProxyInput['routes'], unknown[]>;
+type CacheKeyInput = z.output<typeof CacheKeySettings>;
 type CacheInput = Partial<Record<'age' | 'stale_while_revalidate', number | null>> &
-  Partial<Record<'is_as_origin' | 'is_public', boolean | null>>;
+  Partial<Record<'is_as_origin' | 'is_public', boolean | null>> & { key?: CacheKeyInput | null };
+
+const cacheKeySettings = (key: CacheKeyInput | null | undefined) =>
+  key === null || key === undefined
+    ? null
+    : {
+        ignore_query: key.ignore_query ?? null,
+        only_query: key.only_query ?? null,
+        ignore_tracking_query: key.ignore_tracking_query ?? null,
+        sort_query: key.sort_query ?? null,
+        headers: key.headers ?? null,
+        cookies: key.cookies ?? null,
+        origin_query: key.origin_query ?? null,
+      };
 type AuthInput = { is_required?: boolean | null; scope?: string | null } | null | undefined;
 
 const cacheSettings = (cache: CacheInput | null | undefined) => ({
@@ -18,6 +33,7 @@ const cacheSettings = (cache: CacheInput | null | undefined) => ({
   is_as_origin: cache?.is_as_origin ?? null,
   is_public: cache?.is_public ?? null,
   stale_while_revalidate: cache?.stale_while_revalidate ?? null,
+  key: cacheKeySettings(cache?.key),
 });
 const authSettings = (auth: AuthInput) => ({ is_required: auth?.is_required ?? null, scope: auth?.scope ?? null });
 
