@@ -1,6 +1,7 @@
 import { defineOperation } from '../context';
 import { z } from '../../kernel/rest/schemas';
 import { MAX_TAG_BYTES, MAX_TAGS, splitTags, tagProblem } from './cache-tags';
+import { SOFT_PURGE_STALE_MS } from './edge.service';
 
 const tagList = z
   .string()
@@ -23,8 +24,10 @@ export const purgeProxyCache = defineOperation({
   description:
     'Removes cached responses of the proxy in every service process: all of them without parameters, those whose ' +
     'path starts with `path`, those the origin tagged with one of `tag` (`Cache-Tag` or `Surrogate-Key` response ' +
-    'headers), or with both parameters those matching both. The process that answers is purged before it answers, ' +
-    'the others within a second (through PostgreSQL notifications).',
+    'headers), or with both parameters those matching both. With `soft=true` they are marked stale instead of ' +
+    'removed: the next request for each is answered from it at once (`X-Cache: STALE`) while one request per ' +
+    'response and process fetches it again (revalidating with its `ETag` or `Last-Modified`). The process that ' +
+    'answers is purged before it answers, the others within a second (through PostgreSQL notifications).',
   tag: 'Edge proxies',
   security: 'bearer',
   scopes: ['proxies:write'],
@@ -46,6 +49,15 @@ export const purgeProxyCache = defineOperation({
           `at most ${MAX_TAGS} tags of at most ${MAX_TAG_BYTES} bytes each, without control characters.`,
         example: 'product-1,home',
       }),
+      soft: z
+        .enum(['true', 'false'])
+        .optional()
+        .openapi({
+          description:
+            'With `true`, mark the responses stale rather than removing them: they are served (`X-Cache: STALE`) ' +
+            `for up to ${SOFT_PURGE_STALE_MS / 1000} seconds, or their stale-while-revalidate window when longer, ` +
+            'while they are fetched again once. Default `false`.',
+        }),
     })
     .strict(),
   responses: { 204: { description: 'Purged.' } },
@@ -54,6 +66,7 @@ export const purgeProxyCache = defineOperation({
     await services.edge.purgeCache(principal, params.key, {
       path: query.path,
       tags: query.tag === undefined ? undefined : splitTags(query.tag),
+      soft: query.soft === 'true',
     });
     return { status: 204 };
   },

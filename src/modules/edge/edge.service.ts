@@ -126,18 +126,29 @@ const KEPT_FOR_REVALIDATION_MS = 24 * 3600 * 1000;
 export const EDGE_PURGE_CHANNEL = 'edge_purge';
 export const PROXY_CHANGED_CHANNEL = 'proxy_changed';
 
-/** A purge as announced to every process: the proxy, and optionally a normalised path prefix and tags. */
+/**
+ * A purge as announced to every process: the proxy, and optionally a normalised path prefix and
+ * tags; a soft one marks the entries stale instead of removing them.
+ */
 export interface CachePurge {
   key: string;
   path?: string;
   tags?: string[];
+  soft?: boolean;
 }
+
+/**
+ * How long a softly purged entry is served at least (X-Cache: STALE) while one request fetches it
+ * again, unless its own stale-while-revalidate window is longer.
+ */
+export const SOFT_PURGE_STALE_MS = 60_000;
 
 /** A purge notification's payload: the purge and the process that made it. */
 const purgeSchema = z.object({
   key: z.string(),
   path: z.string().optional(),
   tags: z.array(z.string()).optional(),
+  soft: z.boolean().optional(),
   from: z.string(),
 });
 
@@ -293,13 +304,17 @@ export class EdgeService {
    * path starts with `purge.path` and (or) that carry one of `purge.tags`. This process is purged
    * before the call returns, the others when the database's notification reaches them.
    */
-  async purgeCache(principal: Principal, key: string, purge: { path?: string; tags?: string[] }): Promise<void> {
+  async purgeCache(
+    principal: Principal,
+    key: string,
+    purge: { path?: string; tags?: string[]; soft?: boolean },
+  ): Promise<void> {
     requireScope(principal, 'proxies:write');
     if (!(await repository.tenantHoldsProxy(this.db, principal.tenantId, key)))
       throw notFound(`no proxy with key "${key}"`);
     // Cache keys hold normalised paths (dot segments resolved, characters percent-encoded).
     const path = purge.path === undefined ? undefined : (normalizePath(purge.path) ?? purge.path);
-    await this.purgeEverywhere({ key, path, tags: purge.tags });
+    await this.purgeEverywhere({ key, path, tags: purge.tags, ...(purge.soft ? { soft: true } : {}) });
   }
 
   /** Purges this process's cache, then announces the purge to the others. */
@@ -312,7 +327,7 @@ export class EdgeService {
       EDGE_PURGE_CHANNEL,
       Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES
         ? payload
-        : JSON.stringify({ key: purge.key, from: this.instanceId }),
+        : JSON.stringify({ key: purge.key, soft: purge.soft, from: this.instanceId }),
     );
   }
 
@@ -324,11 +339,12 @@ export class EdgeService {
   }
 
   private applyPurge(purge: CachePurge): void {
+    // A fill under way was fetched before the purge: it must not be stored as fresh after it.
     this.purges += 1;
-    this.cache.deleteByPrefix(
-      cacheKeyPrefix(purge.key, purge.path),
-      purge.tags === undefined ? undefined : new Set(purge.tags),
-    );
+    const prefix = cacheKeyPrefix(purge.key, purge.path);
+    const tags = purge.tags === undefined ? undefined : new Set(purge.tags);
+    if (purge.soft === true) this.cache.expireByPrefix(prefix, Date.now(), SOFT_PURGE_STALE_MS, tags);
+    else this.cache.deleteByPrefix(prefix, tags);
   }
 
   /** Answers a request for a proxy. Expected failures are AppErrors (404, 403, 401, 502, 504). */

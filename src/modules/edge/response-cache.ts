@@ -93,6 +93,25 @@ export class ResponseCache {
     return keys.length;
   }
 
+  /**
+   * Makes every fresh entry whose key starts with `prefix` (and carries one of `tags`, when given)
+   * stale at `now`, servable at once while it is fetched again until `now + staleMs` at least;
+   * returns how many.
+   */
+  expireByPrefix(prefix: string, now: number, staleMs: number, tags?: ReadonlySet<string>): number {
+    let expired = 0;
+    for (const [key, entry] of this.entries.entries()) {
+      if (!key.startsWith(prefix) || entry.freshUntil <= now) continue;
+      if (tags !== undefined && !entry.tags.some((tag) => tags.has(tag))) continue;
+      entry.freshUntil = now;
+      entry.revalidateUntil = Math.max(entry.revalidateUntil, now + staleMs);
+      entry.staleUntil = Math.max(entry.staleUntil, entry.revalidateUntil);
+      entry.prepared = undefined;
+      expired += 1;
+    }
+    return expired;
+  }
+
   clear(): void {
     this.entries.clear();
   }
