@@ -37,6 +37,8 @@ const config: CodegenConfig = {
       preset: 'client',
       presetConfig: { fragmentMasking: false },
       config: {
+        // `./graphql.js`, not `./graphql`: the package is ESM and compiles under `module: nodenext`.
+        emitLegacyCommonJSImports: false,
         documentMode: 'string',
         useTypeImports: true,
         enumsAsTypes: true,

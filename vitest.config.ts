@@ -10,6 +10,9 @@ export default defineConfig({
     // of graphql reject each other's types ("Cannot use GraphQLNonNull from another module or realm").
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
+  // The TypeScript client's sources rather than its build (clients/typescript exports both), as in
+  // tsconfig.json; the others are Vite's default server conditions.
+  ssr: { resolve: { conditions: ['commerce-platform-source', 'module', 'node', 'development|production'] } },
   test: {
     globalSetup: ['test/global-setup.ts'],
     include: ['test/**/*.test.ts'],

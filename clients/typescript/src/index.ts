@@ -1,8 +1,8 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import createFetchClient, { type Client } from 'openapi-fetch';
-import type { paths } from './__generated__/openapi';
+import type { paths } from './__generated__/openapi.js';
 
-export type { components, operations, paths } from './__generated__/openapi';
+export type { components, operations, paths } from './__generated__/openapi.js';
 
 export interface ClientOptions {
   /** Origin of the service, e.g. `http://127.0.0.1:3000`. */
