@@ -11,8 +11,8 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   // The TypeScript client's sources rather than its build (clients/typescript exports both), as in
-  // tsconfig.json; the others are Vite's default server conditions.
-  ssr: { resolve: { conditions: ['commerce-platform-source', 'module', 'node', 'development|production'] } },
+  // tsconfig.json; the others are vitest's own default (Vite's server conditions without `module`).
+  ssr: { resolve: { conditions: ['commerce-platform-source', 'node', 'development|production'] } },
   test: {
     globalSetup: ['test/global-setup.ts'],
     include: ['test/**/*.test.ts'],
