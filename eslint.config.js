@@ -17,6 +17,28 @@ export default tseslint.config(
     },
   },
   {
+    // A module has a face: another module uses what its index.ts exports, never its storage. Stock is
+    // written only through the stock module's verbs, so the invariants its repository keeps stay in one place.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../*/repository/*', '../../*/repository/*', '**/modules/*/repository/*'],
+              message: "Another module's repository is private: import what its index.ts exports.",
+            },
+            {
+              group: ['../*/*.repository', '../../*/*.repository', '**/modules/*/*.repository'],
+              message: "Another module's repository is private: import what its index.ts exports.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Scripts of the service's pages, run by the browser next to the renderers' bundles.
     files: ['src/**/assets/*.js', 'src/kernel/graphql/graphiql/*.js'],
     languageOptions: {

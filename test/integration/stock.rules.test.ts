@@ -1,11 +1,11 @@
 /**
  * Every path that allocates stock applies the same rules, because each rule has one
- * implementation, in the database (src/modules/stock/sql): the stock lock, the order units are
- * allocated in (first expired, first out), how units join a line (the merge), and the queueing of
- * broadcasts after a ledger write. Reservations go through the batched `reserve_stock_batch`;
- * orders through the service's own statements: from identical stock both must take the same units
- * from the same lines and leave the same lines (RESERVED for one, COMMITTED for the other),
- * ledgers and broadcasts.
+ * implementation, in the database (src/modules/stock/sql): the stock lock, the allocation walk
+ * (`stock_allocate`: first expired, first out), how units join a line (the merge), and the queueing
+ * of broadcasts after a ledger write. Reservations go through the batched `reserve_stock_batch`,
+ * orders through the stock module's `commit` verb; both walk with `stock_allocate`, so from
+ * identical stock both must take the same units from the same lines and leave the same lines
+ * (RESERVED for one, COMMITTED for the other), ledgers and broadcasts.
  */
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -7,7 +7,7 @@ import { isUuid } from '../../kernel/ids';
 import { inSpan } from '../../kernel/tracing/spans';
 import { isStorableText } from '../../kernel/validation';
 import { requireScope, type Principal } from '../auth/scopes';
-import * as catalog from '../catalog/catalog.repository';
+import * as catalog from '../catalog';
 import * as repository from './broadcasts.repository';
 import type { SetSalesChannelWebhookInput } from './broadcasts.schemas';
 import type { z } from 'zod';

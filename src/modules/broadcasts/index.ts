@@ -43,3 +43,5 @@ export const broadcastsModule: Module = {
     });
   },
 };
+
+export { rebaseStockAlerts } from './stock-events.repository';

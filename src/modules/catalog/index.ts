@@ -31,3 +31,15 @@ export const catalogModule: Module = {
     ),
   },
 };
+
+/** Reads of the catalog that other modules check their input against. */
+export {
+  businessesByIds,
+  findBusiness,
+  findSalesChannel,
+  findWarehouse,
+  positionsByCodes,
+  positionsByIds,
+  productsBySkus,
+  warehousesByIds,
+} from './catalog.repository';

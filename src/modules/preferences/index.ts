@@ -18,3 +18,5 @@ export const preferencesModule: Module = {
     mappers: { ItemPreference: './preferences.repository#ItemPreferenceRecord' },
   },
 };
+
+export { backorderPolicy } from './preferences.service';

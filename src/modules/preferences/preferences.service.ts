@@ -1,14 +1,14 @@
 import type { CursorCodec } from '../../kernel/cursor';
-import { isUniqueViolation, writeTransaction, type Db, type Tx } from '../../kernel/db';
+import { isUniqueViolation, writeTransaction, type Db, type DbOrTx, type Tx } from '../../kernel/db';
 import { AppError, idTaken, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope, type Principal } from '../auth/scopes';
-import * as stockEvents from '../broadcasts/stock-events.repository';
-import * as catalog from '../catalog/catalog.repository';
-import { lockStockLevels } from '../stock/repository/locks';
+import { rebaseStockAlerts } from '../broadcasts';
+import * as catalog from '../catalog';
+import * as stock from '../stock';
 import { invalidInput } from '../../kernel/validation';
 import * as repository from './preferences.repository';
 import type { ItemPreferenceRecord } from './preferences.repository';
@@ -24,38 +24,19 @@ export const allowsBackorder = (preference: ItemPreferenceRecord | undefined, no
   (preference.preorderDeadlineAt === null || now < preference.preorderDeadlineAt.getTime());
 
 /**
- * Called after a write placed units: refuses it (the caller's transaction rolls back) when a SKU
- * restricted to a single position now has units at more than one position of the warehouse
- * (stock without a position counts as a position). The caller holds the stock locks of the
- * pairs, so no concurrent write can slip a second position in.
+ * Whether each request may be backordered: its SKU's preference at the warehouse allows it now.
+ * Read once, before the stock locks or under them.
  */
-export async function checkSinglePosition(
-  tx: Tx,
+export async function backorderPolicy(
+  db: DbOrTx,
   tenantId: string,
-  placements: { productId: string; warehouseId: string; field: string }[],
+  pairs: { productId: string; warehouseId: string }[],
 ) {
-  const restricted = (await repository.preferencesOfPairs(tx, tenantId, placements)).filter(
-    (p) => p.isRestrictedToSinglePosition,
-  );
-  const problems: FieldProblem[] = [];
-  for (const placement of placements) {
-    const preference = restricted.find(
-      (p) => p.productId === placement.productId && p.warehouseId === placement.warehouseId,
+  const preferences = await repository.preferencesOfPairs(db, tenantId, pairs);
+  return (request: { productId: string; warehouseId: string }) =>
+    allowsBackorder(
+      preferences.find((p) => p.productId === request.productId && p.warehouseId === request.warehouseId),
     );
-    if (!preference) continue;
-    const held = await repository.positionsHolding(tx, tenantId, placement.productId, placement.warehouseId);
-    if (held.length > 1) {
-      problems.push({
-        field: placement.field,
-        message:
-          `would place SKU "${preference.sku}", which is restricted to a single position, at a second ` +
-          `position of warehouse "${placement.warehouseId}"`,
-      });
-    }
-  }
-  if (problems.length > 0) {
-    throw new AppError('CONFLICT', problems.map((p) => `${p.field} ${p.message}`).join(', '), { details: problems });
-  }
 }
 
 /**
@@ -64,8 +45,8 @@ export async function checkSinglePosition(
  * pairs' stock locks, like every change of their stock.
  */
 async function rebaseStockLevels(tx: Tx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
-  await lockStockLevels(tx, tenantId, pairs);
-  await stockEvents.rebaseStockAlerts(tx, tenantId, pairs);
+  await stock.lock(tx, tenantId, { pairs });
+  await rebaseStockAlerts(tx, tenantId, pairs);
 }
 
 const values = (input: NewPreference | ReplacedPreference) => ({

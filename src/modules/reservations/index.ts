@@ -39,3 +39,6 @@ export const reservationsModule: Module = {
     });
   },
 };
+
+export { claimForOrder, findReservation } from './reservations.service';
+export type { ReservationRecord } from './reservations.repository';

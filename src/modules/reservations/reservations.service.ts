@@ -1,7 +1,5 @@
-import * as ledger from '../stock/repository/ledger';
-import * as locks from '../stock/repository/locks';
 import type { CursorCodec } from '../../kernel/cursor';
-import { isInterruption, writeInterrupted, writeTransaction, type Db } from '../../kernel/db';
+import { isInterruption, writeInterrupted, writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { AppError, invalidState, notFound } from '../../kernel/errors';
 import { invalidInput } from '../../kernel/validation';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
@@ -18,8 +16,7 @@ import {
 import { planAllocation } from '../stock/allocation-plan';
 import type { ChannelWarehouseCache } from '../catalog/channel-warehouses';
 import { HotKeyBatcher, type BatchOutcome } from '../../kernel/hot-key-batcher';
-import * as allocations from '../stock/allocation';
-import * as allocationRepository from '../stock/repository/allocations';
+import * as stock from '../stock';
 import * as repository from './reservations.repository';
 import type { ReservationRecord, ReservationStatus } from './reservations.repository';
 import type { CreateReservationInput } from './reservations.schemas';
@@ -53,6 +50,23 @@ export class ReleaseFailed extends Error {
       `expired reservation ${reservationId} (tenant ${tenantId}) not released, attempt ${attempts}: ${next}`,
       options,
     );
+  }
+}
+
+/** A reservation of the tenant as clients see it (ACTIVE past its expiry is EXPIRED); NOT_FOUND otherwise. */
+export async function findReservation(db: Db, tenantId: string, id: string): Promise<ReservationRecord> {
+  const [record] = isUuid(id) ? await repository.findReservations(db, tenantId, [id.toLowerCase()]) : [];
+  if (!record) throw notFound(`no reservation with id "${id}"`);
+  return effective(record);
+}
+
+/**
+ * Ends an ACTIVE reservation as CONVERTED into `orderId`, under the stock locks of what it holds;
+ * INVALID_STATE when it expired or ended meanwhile (its units may be sold).
+ */
+export async function claimForOrder(tx: Tx, tenantId: string, reservationId: string, orderId: string) {
+  if (!(await repository.convertActiveReservation(tx, tenantId, reservationId, orderId))) {
+    throw invalidState(`reservation "${reservationId}" expired or ended meanwhile: its units may be sold`);
   }
 }
 
@@ -129,34 +143,37 @@ export class ReservationService {
     const context = this.context(principal, id);
     const itemIds = target.items.map(() => uuidv7()).sort();
     const pairs = target.items.flatMap((item) => target.warehouseIds.map((warehouseId) => ({ ...item, warehouseId })));
-    await allocations.withBoundedContention(tenantId, pairs, () =>
+    await stock.withBoundedContention(tenantId, pairs, () =>
       writeTransaction(this.db, (tx) =>
         runIdempotent(tx, tenantId, idempotency, async () => {
           if (input.id && (await repository.isReservationIdUsed(tx, tenantId, id)))
             throw clientIdTaken('reservation', id);
-          const parts = await allocations.planAcrossWarehouses(tx, tenantId, target);
-          await repository.insertReservation(tx, tenantId, {
-            id,
-            businessId: target.businessId,
-            warehouseId: parts[0]!.warehouseId,
-            channelId: target.channelId,
-            customer: {
-              name: input.customer.name,
-              email: input.customer.email ?? null,
-              phone: input.customer.phone ?? null,
+          await stock.reserve(tx, tenantId, {
+            route: target,
+            change: context,
+            place: async (parts) => {
+              await repository.insertReservation(tx, tenantId, {
+                id,
+                businessId: target.businessId,
+                warehouseId: parts[0]!.warehouseId,
+                channelId: target.channelId,
+                customer: {
+                  name: input.customer.name,
+                  email: input.customer.email ?? null,
+                  phone: input.customer.phone ?? null,
+                },
+                notes: input.notes ?? null,
+                expiresAt: new Date(input.expires_at),
+                items: target.items.map((item, index) => ({ ...item, id: itemIds[index]! })),
+              });
+              return parts.map((part) => ({
+                ...target.items[part.itemIndex]!,
+                warehouseId: part.warehouseId,
+                quantity: part.quantity,
+                holder: { reservationId: id },
+              }));
             },
-            notes: input.notes ?? null,
-            expiresAt: new Date(input.expires_at),
-            items: target.items.map((item, index) => ({ ...item, id: itemIds[index]! })),
           });
-          const requests = parts.map((part) => ({
-            ...target.items[part.itemIndex]!,
-            warehouseId: part.warehouseId,
-            quantity: part.quantity,
-            holder: { reservationId: id },
-          }));
-          const { changes } = await allocations.allocate(tx, tenantId, requests, 'RESERVED');
-          await ledger.recordMutations(tx, tenantId, context, changes);
           return id;
         }),
       ),
@@ -229,7 +246,7 @@ export class ReservationService {
       warehouseId: target.warehouseId,
       holder: { reservationId: id },
     }));
-    const createdId = await allocations.withBoundedContention(tenantId, requests, () =>
+    const createdId = await stock.withBoundedContention(tenantId, requests, () =>
       writeTransaction(this.db, (tx) =>
         runIdempotent(tx, tenantId, idempotency, async () => {
           const [done] = await repository.reserveStockBatch(tx, tenantId, [reservation]);
@@ -239,9 +256,7 @@ export class ReservationService {
             ...reservation,
             items: target.items.map((item, index) => ({ ...item, id: itemIds[index]! })),
           });
-          await allocations.lockForAllocation(tx, tenantId, requests);
-          const { changes } = await allocations.allocate(tx, tenantId, requests, 'RESERVED');
-          await ledger.recordMutations(tx, tenantId, context, changes);
+          await stock.reserve(tx, tenantId, { requests, change: context });
           return id;
         }),
       ),
@@ -279,7 +294,7 @@ export class ReservationService {
       case 'TAKEN':
         throw clientIdTaken('reservation', reservation.id);
       case 'SHORT':
-        throw allocations.outOfStock(
+        throw stock.outOfStock(
           {
             sku: input.items[done.itemIndex]!.sku,
             warehouseId: reservation.warehouseId,
@@ -328,12 +343,7 @@ export class ReservationService {
     }
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await locks.lockStockLevels(
-          tx,
-          tenantId,
-          await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [found.id] }),
-        );
-        const ended = await allocations.releaseReservations(tx, tenantId, [found.id], 'REMOVED', principal.actor);
+        const ended = await stock.endReservations(tx, tenantId, [found.id], 'REMOVED', principal.actor);
         if (ended.length === 0) throw invalidState(`reservation "${found.id}" was released meanwhile`);
         return found.id;
       }),
@@ -362,11 +372,7 @@ export class ReservationService {
     }
     await writeTransaction(this.db, async (tx) => {
       // Under the stock locks, so that no expired-units reuse or sweep of these SKUs runs meanwhile.
-      await locks.lockStockLevels(
-        tx,
-        tenantId,
-        await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [found.id] }),
-      );
+      await stock.lock(tx, tenantId, { holders: { reservationIds: [found.id] } });
       if (!(await repository.extendActiveReservation(tx, tenantId, found.id, new Date(expiresAt)))) {
         throw invalidState(`reservation "${found.id}" expired or ended meanwhile and holds no stock`);
       }
@@ -409,14 +415,10 @@ export class ReservationService {
   }
 
   private releaseExpiredReservation(tenantId: string, id: string) {
-    return writeTransaction(this.db, async (tx) => {
-      await locks.lockStockLevels(
-        tx,
-        tenantId,
-        await allocationRepository.pairsOf(tx, tenantId, { reservationIds: [id] }),
-      );
-      return (await allocations.releaseReservations(tx, tenantId, [id], 'EXPIRED', allocations.EXPIRY_ACTOR)).length;
-    });
+    return writeTransaction(
+      this.db,
+      async (tx) => (await stock.endReservations(tx, tenantId, [id], 'EXPIRED', stock.EXPIRY_ACTOR)).length,
+    );
   }
 
   async reservation(principal: Principal, id: string): Promise<ReservationRecord> {
@@ -442,13 +444,11 @@ export class ReservationService {
     return (await repository.findReservations(this.db, tenantId, ids)).map((record) => effective(record));
   }
 
-  private async load(tenantId: string, id: string) {
-    const [record] = isUuid(id) ? await repository.findReservations(this.db, tenantId, [id.toLowerCase()]) : [];
-    if (!record) throw notFound(`no reservation with id "${id}"`);
-    return effective(record);
+  private load(tenantId: string, id: string) {
+    return findReservation(this.db, tenantId, id);
   }
 
-  private context(principal: Principal, reservationId: string): ledger.MutationContext {
+  private context(principal: Principal, reservationId: string): stock.StockChange {
     return { source: 'ALLOCATION', actor: principal.actor, references: [{ type: 'Reservation', id: reservationId }] };
   }
 }

@@ -27,3 +27,15 @@ export const stockModule: Module = {
     },
   },
 };
+
+/*
+ * The one face for writing stock. Every other module changes stock through these verbs, inside its
+ * own transaction; each takes the stock locks, moves the lines, writes the allocations, checks
+ * single positions and records the ledger, in that order. `repository/` is the stock module's own.
+ */
+export { commit, outOfStock, refuseWhenShort, reserve, withBoundedContention } from './writes/allocating';
+export type { Allocating, AllocationRequest, Pair } from './writes/allocating';
+export { commitReserved, endReservations, EXPIRY_ACTOR, lock, move, release, ship, writeOff } from './writes/held';
+export type { Allocation, Holders, MoveTarget } from './writes/held';
+export { receive, type Arrival } from './writes/placing';
+export type { StockChange } from './writes/stock-change';

@@ -1,20 +1,15 @@
-import * as ledger from '../stock/repository/ledger';
-import * as locks from '../stock/repository/locks';
-import * as lines from '../stock/repository/lines';
 import { writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { invalidState, notFound, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import { requireScope, type Principal } from '../auth/scopes';
-import * as catalog from '../catalog/catalog.repository';
+import * as catalog from '../catalog';
 import { positionInWarehouse } from '../catalog/catalog.locations';
-import type { LineChangeRecord } from '../stock/repository/ledger';
+import * as stock from '../stock';
 import type { StockReference } from '../stock/stock.types';
 import { clientIdTaken } from '../stock/allocation-target';
 import type { ItemInput } from '../stock/allocation.schemas';
 import { invalidInput } from '../../kernel/validation';
-import * as allocationRepository from '../stock/repository/allocations';
-import { checkSinglePosition } from '../preferences/preferences.service';
 import * as repository from './supply.repository';
 import type { AnnouncementRecord, SupplyRecord } from './supply.repository';
 import type { CreateAnnouncementInput, CreateSupplyInput } from './supply.schemas';
@@ -164,11 +159,9 @@ export class SupplyService {
     const supply = await this.supply(principal, supplyId);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await locks.lockStockLevels(
-          tx,
-          tenantId,
-          supply.items.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })),
-        );
+        await stock.lock(tx, tenantId, {
+          pairs: supply.items.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })),
+        });
         const [current] = await repository.findSupplies(tx, tenantId, [supply.id], { forUpdate: true });
         if (current!.status !== 'EXPECTED')
           throw invalidState(`supply "${supply.id}" was already received`, 'supply_id');
@@ -196,11 +189,9 @@ export class SupplyService {
     const resolved = await this.resolveItems(tenantId, items);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await locks.lockStockLevels(
-          tx,
-          tenantId,
-          resolved.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })),
-        );
+        await stock.lock(tx, tenantId, {
+          pairs: resolved.map((item) => ({ productId: item.productId, warehouseId: supply.warehouseId })),
+        });
         const [current] = await repository.findSupplies(tx, tenantId, [supply.id], { forUpdate: true });
         const received = current!.status === 'RECEIVED';
         await repository.insertSupplyItems(
@@ -227,67 +218,35 @@ export class SupplyService {
     const totals = new Map<string, number>();
     for (const item of received) totals.set(item.productId, (totals.get(item.productId) ?? 0) + item.quantity);
     const supplyReference: StockReference = { type: 'Supply', id: supply.id };
-    const line = (productId: string, state: 'AVAILABLE' | 'COMMITTED') => ({
+    const arrival = (productId: string, quantity: number) => ({
       productId,
       warehouseId: supply.warehouseId,
       positionId: supply.positionId,
-      batchNumber: null,
-      serialNumber: null,
-      expiresAt: null,
-      state,
-      reason: 'NONE' as const,
+      quantity,
+      field: 'supply_id',
     });
-    const actor = principal.actor;
-    // Each placement is recorded right after it is applied: `new_quantity` is read from the table.
-    const place = async (
-      productId: string,
-      state: 'AVAILABLE' | 'COMMITTED',
-      quantity: number,
-      references: StockReference[],
-    ) => {
-      const identity = line(productId, state);
-      const [lineId] = await lines.addToLines(tx, tenantId, [{ ...identity, id: uuidv7(), quantity, attributes: {} }]);
-      const change: LineChangeRecord = {
-        id: uuidv7(),
-        lineId: lineId!,
-        productId,
-        warehouseId: supply.warehouseId,
-        positionId: supply.positionId,
-        delta: quantity,
-      };
-      await ledger.recordMutations(tx, tenantId, { source: 'REGISTER', actor, references }, [change]);
-      return identity;
-    };
+    const arrivals: stock.Arrival[] = [];
     for (const [productId, total] of totals) {
       let left = total;
       if (supply.processing === 'MATCH_ORDERS') {
         for (const item of await repository.backorderedItems(tx, tenantId, productId, supply.warehouseId)) {
           if (item.quantity > left) continue;
           left -= item.quantity;
-          const identity = await place(productId, 'COMMITTED', item.quantity, [
-            supplyReference,
-            { type: 'Order', id: item.orderId },
-          ]);
-          await allocationRepository.insertAllocations(tx, tenantId, [
-            {
-              ...identity,
-              id: uuidv7(),
-              reservationId: null,
-              orderItemId: item.id,
-              transferItemId: null,
-              quantity: item.quantity,
-            },
-          ]);
+          arrivals.push({
+            ...arrival(productId, item.quantity),
+            orderItemId: item.id,
+            references: [supplyReference, { type: 'Order', id: item.orderId }],
+          });
           await repository.markItemAllocated(tx, item.id);
         }
       }
-      if (left > 0) await place(productId, 'AVAILABLE', left, [supplyReference]);
+      if (left > 0) arrivals.push(arrival(productId, left));
     }
-    await checkSinglePosition(
-      tx,
-      tenantId,
-      [...totals.keys()].map((productId) => ({ productId, warehouseId: supply.warehouseId, field: 'supply_id' })),
-    );
+    await stock.receive(tx, tenantId, arrivals, {
+      source: 'REGISTER',
+      actor: principal.actor,
+      references: [supplyReference],
+    });
   }
 
   private async resolveItems(tenantId: string, items: ItemInput[]) {

@@ -5,15 +5,9 @@ import { isUuid, uuidv7 } from '../../kernel/ids';
 import { invalidInput } from '../../kernel/validation';
 import { requireScope, type Principal } from '../auth/scopes';
 import { positionInWarehouse } from '../catalog/catalog.locations';
-import * as catalog from '../catalog/catalog.repository';
-import { checkSinglePosition } from '../preferences/preferences.service';
+import * as catalog from '../catalog';
+import * as stock from '../stock';
 import { clientIdTaken } from '../stock/allocation-target';
-import * as allocations from '../stock/allocation';
-import * as allocationRepository from '../stock/repository/allocations';
-import * as ledger from '../stock/repository/ledger';
-import type { LineChangeRecord } from '../stock/repository/ledger';
-import * as lines from '../stock/repository/lines';
-import * as locks from '../stock/repository/locks';
 import type { StockMutationSource } from '../stock/stock.types';
 import * as repository from './transfers.repository';
 import { itemReferenceProblems } from '../stock/item-references';
@@ -62,7 +56,7 @@ export class TransferService {
       field: `items[${index}].quantity`,
       holder: { transferItemId: item.id },
     }));
-    await allocations.withBoundedContention(tenantId, requests, () =>
+    await stock.withBoundedContention(tenantId, requests, () =>
       writeTransaction(this.db, (tx) =>
         runIdempotent(tx, tenantId, idempotency, async () => {
           if (input.id && (await repository.transferExists(tx, tenantId, id))) throw clientIdTaken('transfer', id);
@@ -72,9 +66,7 @@ export class TransferService {
             toWarehouseId: input.to_warehouse_id,
             items,
           });
-          await allocations.lockForAllocation(tx, tenantId, requests);
-          const { changes } = await allocations.allocate(tx, tenantId, requests, 'COMMITTED');
-          await this.record(tx, principal, 'ALLOCATION', id, changes);
+          await stock.commit(tx, tenantId, { requests, change: this.change(principal, 'ALLOCATION', id) });
           return id;
         }),
       ),
@@ -85,26 +77,18 @@ export class TransferService {
   /** The units leave the source warehouse and are in transit (source ALLOCATION). */
   async shipTransfer(principal: Principal, id: string, idempotency?: Idempotency) {
     requireScope(principal, 'inventory:write');
-    return this.change(principal, id, idempotency, ['REQUESTED'], async (tx, transfer) => {
-      const changes: LineChangeRecord[] = [];
-      for (const allocation of await this.held(tx, principal.tenantId, transfer))
-        changes.push(await allocations.moveAllocation(tx, principal.tenantId, allocation, null));
+    return this.step(principal, id, idempotency, ['REQUESTED'], async (tx, transfer) => {
+      await stock.ship(tx, principal.tenantId, held(transfer), this.change(principal, 'ALLOCATION', transfer.id));
       await repository.setTransferStatus(tx, principal.tenantId, transfer.id, 'SHIPPED');
-      await this.record(tx, principal, 'ALLOCATION', transfer.id, changes);
     });
   }
 
   /** Cancels a transfer before it shipped: its units are available at the source again (source ALLOCATION). */
   async cancelTransfer(principal: Principal, id: string, idempotency?: Idempotency) {
     requireScope(principal, 'inventory:write');
-    return this.change(principal, id, idempotency, ['REQUESTED'], async (tx, transfer) => {
-      const changes: LineChangeRecord[] = [];
-      for (const allocation of await this.held(tx, principal.tenantId, transfer)) {
-        const target = { state: 'AVAILABLE' as const, positionId: allocation.positionId };
-        changes.push(await allocations.moveAllocation(tx, principal.tenantId, allocation, target));
-      }
+    return this.step(principal, id, idempotency, ['REQUESTED'], async (tx, transfer) => {
+      await stock.release(tx, principal.tenantId, held(transfer), this.change(principal, 'ALLOCATION', transfer.id));
       await repository.setTransferStatus(tx, principal.tenantId, transfer.id, 'CANCELLED');
-      await this.record(tx, principal, 'ALLOCATION', transfer.id, changes);
     });
   }
 
@@ -128,7 +112,7 @@ export class TransferService {
       `transfer "${found.id}"`,
     );
     if (problems.length > 0) throw invalidInput(problems);
-    return this.change(principal, id, idempotency, ['SHIPPED', 'PARTIALLY_RECEIVED'], async (tx, transfer) => {
+    return this.step(principal, id, idempotency, ['SHIPPED', 'PARTIALLY_RECEIVED'], async (tx, transfer) => {
       const arrived = input.items
         ? input.items.map((entry, index) => ({
             item: transfer.items.find((candidate) => candidate.id === entry.item_id.toLowerCase())!,
@@ -136,34 +120,28 @@ export class TransferService {
             field: `items[${index}].quantity`,
           }))
         : transfer.items.map((item) => ({ item, quantity: item.quantity - item.receivedQuantity, field: 'items' }));
-      const changes: LineChangeRecord[] = [];
       for (const { item, quantity, field } of arrived) {
         const inTransit = item.quantity - item.receivedQuantity;
         if (quantity > inTransit) throw invalidState(`${quantity} units, but ${inTransit} are in transit`, field);
-        if (quantity === 0) continue;
-        changes.push(
-          await lines.putOnHand(tx, tenantId, {
+        if (quantity > 0) await repository.addReceived(tx, tenantId, item.id, quantity);
+      }
+      await stock.receive(
+        tx,
+        tenantId,
+        arrived
+          .filter(({ quantity }) => quantity > 0)
+          .map(({ item, quantity }) => ({
             productId: item.productId,
             warehouseId: transfer.toWarehouseId,
             positionId,
             quantity,
-          }),
-        );
-        await repository.addReceived(tx, tenantId, item.id, quantity);
-      }
-      await checkSinglePosition(
-        tx,
-        tenantId,
-        arrived.map(({ item }) => ({
-          productId: item.productId,
-          warehouseId: transfer.toWarehouseId,
-          field: 'location_id',
-        })),
+            field: 'location_id',
+          })),
+        this.change(principal, 'REGISTER', transfer.id),
       );
       const [current] = await repository.findTransfers(tx, tenantId, [transfer.id]);
       const done = current!.items.every((item) => item.receivedQuantity === item.quantity);
       await repository.setTransferStatus(tx, tenantId, transfer.id, done ? 'RECEIVED' : 'PARTIALLY_RECEIVED');
-      await this.record(tx, principal, 'REGISTER', transfer.id, changes);
     });
   }
 
@@ -179,7 +157,7 @@ export class TransferService {
    * Runs a step of a transfer under the stock locks of its SKUs at both warehouses and its row lock,
    * refusing a transfer not in `statuses` with INVALID_STATE.
    */
-  private async change(
+  private async step(
     principal: Principal,
     id: string,
     idempotency: Idempotency | undefined,
@@ -190,14 +168,12 @@ export class TransferService {
     const transfer = await this.load(tenantId, id);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
-        await locks.lockStockLevels(
-          tx,
-          tenantId,
-          transfer.items.flatMap((item) => [
+        await stock.lock(tx, tenantId, {
+          pairs: transfer.items.flatMap((item) => [
             { productId: item.productId, warehouseId: transfer.fromWarehouseId },
             { productId: item.productId, warehouseId: transfer.toWarehouseId },
           ]),
-        );
+        });
         const [current] = await repository.findTransfers(tx, tenantId, [transfer.id], { forUpdate: true });
         if (!statuses.includes(current!.status)) {
           throw invalidState(
@@ -212,17 +188,8 @@ export class TransferService {
     return this.load(tenantId, transfer.id);
   }
 
-  private held(tx: Tx, tenantId: string, transfer: TransferRecord) {
-    return allocationRepository.allocationsOf(tx, tenantId, { transferItemIds: transfer.items.map((item) => item.id) });
-  }
-
-  private record(tx: Tx, principal: Principal, source: StockMutationSource, id: string, changes: LineChangeRecord[]) {
-    return ledger.recordMutations(
-      tx,
-      principal.tenantId,
-      { source, actor: principal.actor, references: [{ type: 'Transfer', id }] },
-      changes,
-    );
+  private change(principal: Principal, source: StockMutationSource, id: string): stock.StockChange {
+    return { source, actor: principal.actor, references: [{ type: 'Transfer', id }] };
   }
 
   private async load(tenantId: string, id: string) {
@@ -231,3 +198,6 @@ export class TransferService {
     return record;
   }
 }
+
+/** What the items of a transfer hold. */
+const held = (transfer: TransferRecord) => ({ transferItemIds: transfer.items.map((item) => item.id) });

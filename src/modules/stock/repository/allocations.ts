@@ -156,3 +156,57 @@ export async function sellableNow(db: DbOrTx, tenantId: string, pairs: { product
   const sellable = parseRows(Pair.extend({ quantity: int8 }), rows);
   return new Map(sellable.map((row) => [`${row.productId}:${row.warehouseId}`, row.quantity]));
 }
+
+/**
+ * Units AVAILABLE per (product, warehouse) through the database's `stock_available_totals`
+ * (../sql/3-allocate.sql): what `allocateFromLines` can take. Read under the pairs' stock locks.
+ */
+export async function availableTotals(tx: Tx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+  const rows = await tx.$queryRaw<unknown[]>`
+    SELECT t.product_id AS "productId", g.warehouse_id AS "warehouseId", t.quantity
+      FROM (SELECT u.w AS warehouse_id, array_agg(DISTINCT u.p) AS products
+              FROM unnest(${pairs.map((p) => p.productId)}::uuid[],
+                          ${pairs.map((p) => p.warehouseId)}::uuid[]) AS u(p, w)
+             GROUP BY u.w) AS g
+     CROSS JOIN LATERAL stock_available_totals(${tenantId}::uuid, g.products, g.warehouse_id) AS t`;
+  const totals = parseRows(Pair.extend({ quantity: int8 }), rows);
+  return new Map(totals.map((row) => [`${row.productId}:${row.warehouseId}`, row.quantity]));
+}
+
+/** Units of a product at a warehouse that one holder takes (one take of `allocateFromLines`). */
+export interface Take {
+  productId: string;
+  warehouseId: string;
+  quantity: number;
+  holder: { reservationId?: string; orderItemId?: string; transferItemId?: string };
+}
+
+const TakenRow = z.object({
+  take: z.number().int(),
+  lineId: uuid,
+  productId: uuid,
+  warehouseId: uuid,
+  positionId: uuid.nullable(),
+  quantity: int8,
+});
+
+/**
+ * The allocation walk, through the database's `stock_allocate` (../sql/3-allocate.sql), which the
+ * batched reservations call too: moves the takes' units from the AVAILABLE lines (first expired,
+ * first out) into `state` and writes their allocations. The caller holds the stock locks and has
+ * checked `availableTotals`. Returns one row per take and line taken from, in walk order (`take` 1-based).
+ */
+export async function allocateFromLines(tx: Tx, tenantId: string, state: 'COMMITTED' | 'RESERVED', takes: Take[]) {
+  if (takes.length === 0) return [];
+  const column = <T>(pick: (take: Take) => T) => takes.map(pick);
+  const rows = await tx.$queryRaw<unknown[]>`
+    SELECT a.take, a.line_id AS "lineId", a.product_id AS "productId", a.warehouse_id AS "warehouseId",
+           a.position_id AS "positionId", a.quantity
+      FROM stock_allocate(${tenantId}::uuid, ${state}::inventory_item_state, ${column((t) => t.productId)}::uuid[],
+             ${column((t) => t.warehouseId)}::uuid[], ${column((t) => String(t.quantity))}::bigint[],
+             ${column((t) => t.holder.reservationId ?? null)}::uuid[],
+             ${column((t) => t.holder.orderItemId ?? null)}::uuid[],
+             ${column((t) => t.holder.transferItemId ?? null)}::uuid[]) WITH ORDINALITY AS a
+     ORDER BY a.ordinality`;
+  return parseRows(TakenRow, rows);
+}

@@ -64,7 +64,8 @@ export async function recordMutations(tx: Tx, tenantId: string, context: Mutatio
     SELECT v.id, ${tenantId}::uuid, ${context.source}::stock_mutation_source, 'PROCESSED', v.delta, v.new_quantity,
       v.product_id,
            v.warehouse_id, v.position_id, v.item_id, ${context.actor.type}, ${context.actor.id},
-           ${JSON.stringify(context.references)}::jsonb, clock_timestamp()
+           ${JSON.stringify(changes.map((c) => c.references ?? context.references))}::jsonb -> (v.n - 1)::int,
+           clock_timestamp()
       FROM unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => String(c.delta))}::bigint[],
                   ${newQuantities.map(String)}::bigint[], ${changes.map((c) => c.productId)}::uuid[],
                   ${changes.map((c) => c.warehouseId)}::uuid[], ${changes.map((c) => c.positionId)}::uuid[],
@@ -81,6 +82,8 @@ export interface LineChangeRecord {
   warehouseId: string;
   positionId: string | null;
   delta: number;
+  /** The entities behind this change when they are not the context's. */
+  references?: StockReference[];
 }
 
 export interface LedgerFilter extends Pick<

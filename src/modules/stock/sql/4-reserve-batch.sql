@@ -20,15 +20,9 @@ DECLARE
     warehouse uuid := (p_requests -> 0 ->> 'warehouse_id')::uuid;
     created timestamptz := now()::timestamptz(3);
     req record;
-    src record;
     k int;
-    j int;
     need bigint;
     have bigint;
-    missing bigint;
-    take bigint;
-    left_over bigint;
-    target_id uuid;
     short_item int;
     found_skus text[];
     found_ids uuid[];
@@ -37,23 +31,19 @@ DECLARE
     req_products uuid[];
     accepted int[] := '{}';
     accepted_ids uuid[] := '{}';
-    -- The AVAILABLE lines of the batch's SKUs, in allocation order, and what is left of each.
-    line_ids uuid[];
-    line_products uuid[];
-    line_positions uuid[];
-    line_batches text[];
-    line_serials text[];
-    line_expiries timestamptz[];
-    line_left bigint[];
-    line_targets uuid[];
-    -- Per product of `found_ids`: the units left on its lines, and its next line to take from.
+    -- Per product of `found_ids`: the units AVAILABLE that the earlier requests left.
     product_left bigint[];
-    product_next int[];
     pi int;
-    -- The takes: request n took q units from line j.
-    take_n int[] := '{}';
-    take_j int[] := '{}';
-    take_q bigint[] := '{}';
+    -- The items of the accepted requests, in order, for `stock_allocate`; item_n: their request.
+    item_n int[] := '{}';
+    item_products uuid[] := '{}';
+    item_quantities bigint[] := '{}';
+    item_holders uuid[] := '{}';
+    -- The takes `stock_allocate` made: item, line moved to, product, position.
+    take_k int[];
+    take_lines uuid[];
+    take_products uuid[];
+    take_positions uuid[];
     mutation_ids uuid[];
 BEGIN
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_requests) e WHERE (e ->> 'warehouse_id')::uuid IS DISTINCT FROM warehouse) THEN
@@ -81,26 +71,11 @@ BEGIN
         RETURN;
     END IF;
 
-    -- The stock locks, then the lines to take from, in allocation order.
+    -- The stock locks, then what is available of each product.
     PERFORM stock_lock(p_tenant_id, found_ids, array_fill(warehouse, ARRAY[cardinality(found_ids)]));
-    SELECT coalesce(array_agg(l.id ORDER BY l.allocation_order), '{}'),
-           coalesce(array_agg(l.product_id ORDER BY l.allocation_order), '{}'),
-           coalesce(array_agg(l.position_id ORDER BY l.allocation_order), '{}'),
-           coalesce(array_agg(l.batch_number ORDER BY l.allocation_order), '{}'),
-           coalesce(array_agg(l.serial_number ORDER BY l.allocation_order), '{}'),
-           coalesce(array_agg(l.expires_at ORDER BY l.allocation_order), '{}'),
-           coalesce(array_agg(l.quantity ORDER BY l.allocation_order), '{}')
-      INTO line_ids, line_products, line_positions, line_batches, line_serials, line_expiries, line_left
-      FROM stock_available_lines(p_tenant_id, found_ids, warehouse) AS l;
-    product_left := array_fill(0::bigint, ARRAY[cardinality(found_ids)]);
-    product_next := array_fill(0, ARRAY[cardinality(found_ids)]);
-    FOR j IN 1 .. cardinality(line_ids) LOOP
-        pi := array_position(found_ids, line_products[j]);
-        product_left[pi] := product_left[pi] + line_left[j];
-        IF product_next[pi] = 0 THEN
-            product_next[pi] := j;
-        END IF;
-    END LOOP;
+    SELECT coalesce(array_agg(coalesce(t.quantity, 0) ORDER BY f.o), '{}') INTO product_left
+      FROM unnest(found_ids) WITH ORDINALITY AS f(id, o)
+      LEFT JOIN stock_available_totals(p_tenant_id, found_ids, warehouse) AS t ON t.product_id = f.id;
 
     -- Each request in turn against what the earlier ones left.
     FOR req IN
@@ -133,25 +108,13 @@ BEGIN
             RETURN QUERY SELECT req.n, 'SHORT'::text, short_item, need, have, NULL::timestamptz, NULL::uuid[];
             CONTINUE;
         END IF;
-        -- Each item takes its units from the lines that expire first (its product's lines are
-        -- contiguous and used up in order, and the check above guarantees there are enough).
         FOR k IN 1 .. cardinality(req_products) LOOP
             pi := array_position(found_ids, req_products[k]);
-            missing := req.quantities[k];
-            product_left[pi] := product_left[pi] - missing;
-            j := product_next[pi];
-            WHILE missing > 0 LOOP
-                take := least(line_left[j], missing);
-                line_left[j] := line_left[j] - take;
-                missing := missing - take;
-                take_n := take_n || req.n;
-                take_j := take_j || j;
-                take_q := take_q || take;
-                IF line_left[j] = 0 THEN
-                    j := j + 1;
-                END IF;
-            END LOOP;
-            product_next[pi] := j;
+            product_left[pi] := product_left[pi] - req.quantities[k];
+            item_n := item_n || req.n;
+            item_products := item_products || req_products[k];
+            item_quantities := item_quantities || req.quantities[k];
+            item_holders := item_holders || req.id;
         END LOOP;
         accepted := accepted || req.n;
         accepted_ids := accepted_ids || req.id;
@@ -173,48 +136,27 @@ BEGIN
      WHERE x.n = ANY(accepted)
      ORDER BY x.n, u.o;
 
-    -- Each line taken from moves once for the whole batch: to the RESERVED line of its identity.
-    line_targets := array_fill(NULL::uuid, ARRAY[cardinality(line_ids)]);
-    FOR src IN
-        SELECT t.j, sum(t.q)::bigint AS q FROM unnest(take_j, take_q) AS t(j, q) GROUP BY t.j ORDER BY t.j
-    LOOP
-        UPDATE inventory_items SET quantity = quantity - src.q, updated_at = now()
-         WHERE id = line_ids[src.j] AND quantity >= src.q
-        RETURNING quantity INTO left_over;
-        IF NOT FOUND THEN
-            RAISE EXCEPTION 'inventory line % changed while locked', line_ids[src.j];
-        END IF;
-        SELECT stock_add_to_line(p_tenant_id, uuidv7_now(), s.product_id, warehouse, s.position_id, s.batch_number,
-                                 s.serial_number, s.expires_at, 'RESERVED', 'NONE', src.q, s.cost_amount,
-                                 s.cost_currency, s.gtin, s.rfid, s.weight_amount, s.weight_unit)
-          INTO target_id
-          FROM inventory_items s WHERE s.id = line_ids[src.j];
-        line_targets[src.j] := target_id;
-        IF left_over = 0 THEN
-            DELETE FROM inventory_items WHERE id = line_ids[src.j];
-        END IF;
-    END LOOP;
-
-    INSERT INTO stock_allocations (id, tenant_id, reservation_id, order_item_id, product_id, warehouse_id, position_id,
-                                   batch_number, serial_number, expires_at, state, quantity)
-    SELECT uuidv7_now(), p_tenant_id, x.id, NULL, line_products[t.j], warehouse, line_positions[t.j], line_batches[t.j],
-           line_serials[t.j], line_expiries[t.j], 'RESERVED', t.q
-      FROM unnest(take_n, take_j, take_q) WITH ORDINALITY AS t(n, j, q, o)
-      JOIN jsonb_to_recordset(p_requests) AS x(n int, id uuid) ON x.n = t.n
-     ORDER BY t.o;
+    -- The walk and the move of the lines (each line once for the whole batch), and the allocations.
+    SELECT coalesce(array_agg(a.take ORDER BY a.o), '{}'), coalesce(array_agg(a.line_id ORDER BY a.o), '{}'),
+           coalesce(array_agg(a.product_id ORDER BY a.o), '{}'), coalesce(array_agg(a.position_id ORDER BY a.o), '{}')
+      INTO take_k, take_lines, take_products, take_positions
+      FROM stock_allocate(p_tenant_id, 'RESERVED', item_products, array_fill(warehouse, ARRAY[cardinality(item_n)]),
+                          item_quantities, item_holders, array_fill(NULL::uuid, ARRAY[cardinality(item_n)]),
+                          array_fill(NULL::uuid, ARRAY[cardinality(item_n)]))
+           WITH ORDINALITY AS a(take, line_id, product_id, warehouse_id, position_id, quantity, o);
 
     -- The ledger: only states changed (delta 0), so every row's new_quantity is its SKU's on-hand total.
-    mutation_ids := ARRAY(SELECT uuidv7_now() FROM generate_series(1, cardinality(take_q)));
+    mutation_ids := ARRAY(SELECT uuidv7_now() FROM generate_series(1, cardinality(take_k)));
     INSERT INTO stock_mutations (id, tenant_id, source, status, delta, new_quantity, product_id, warehouse_id, position_id,
                                  inventory_item_id, actor_type, actor_id, "references", created_at)
     SELECT mutation_ids[t.o], p_tenant_id, 'ALLOCATION'::stock_mutation_source, 'PROCESSED'::stock_mutation_status, 0::bigint,
-           totals.quantity, line_products[t.j], warehouse, line_positions[t.j], line_targets[t.j], x.actor_type, x.actor_id,
+           totals.quantity, take_products[t.o], warehouse, take_positions[t.o], take_lines[t.o], x.actor_type, x.actor_id,
            x."references", clock_timestamp()
-      FROM unnest(take_n, take_j) WITH ORDINALITY AS t(n, j, o)
-      JOIN jsonb_to_recordset(p_requests) AS x(n int, actor_type text, actor_id text, "references" jsonb) ON x.n = t.n
+      FROM unnest(take_k) WITH ORDINALITY AS t(k, o)
+      JOIN jsonb_to_recordset(p_requests) AS x(n int, actor_type text, actor_id text, "references" jsonb) ON x.n = item_n[t.k]
       JOIN (SELECT i.product_id, sum(i.quantity)::bigint AS quantity FROM inventory_items i
              WHERE i.tenant_id = p_tenant_id AND i.product_id = ANY(found_ids) AND i.warehouse_id = warehouse
-             GROUP BY i.product_id) AS totals ON totals.product_id = line_products[t.j]
+             GROUP BY i.product_id) AS totals ON totals.product_id = take_products[t.o]
      ORDER BY t.o;
 END
 $$;
