@@ -13,7 +13,14 @@ const { rest, databaseUrl } = await startTestApp();
 const PROXIES = '/api/storage/edge/proxies';
 const NOT_FOUND = 'Not found: could not find requested entity';
 
-const NULL_CACHE = { age: null, is_as_origin: null, is_public: null, stale_while_revalidate: null, key: null };
+const NULL_CACHE = {
+  age: null,
+  is_as_origin: null,
+  is_public: null,
+  stale_while_revalidate: null,
+  key: null,
+  compression: null,
+};
 const NULL_AUTH = { is_required: null, scope: null };
 const NULL_SIGNATURE = { secret: null, cache: NULL_CACHE, auth: NULL_AUTH };
 const NULL_OAUTH = { issuer: null, client_id: null, authorize_url: null, return_url_key: null };
@@ -57,6 +64,7 @@ const fullRoute = {
         cookies: ['currency'],
         origin_query: 'keyed',
       },
+      compression: { is_enabled: true, min_bytes: 512 },
     },
     auth: { is_required: true, scope: 'proxies:read' },
   },
@@ -65,7 +73,7 @@ const wildcardRoute = {
   path: '*',
   origin: { uri: 'http://origin.example.org:8080/base?x=1', is_bucket: false },
   settings: {
-    cache: { age: 0, is_as_origin: true, is_public: false, stale_while_revalidate: null, key: null },
+    cache: { age: 0, is_as_origin: true, is_public: false, stale_while_revalidate: null, key: null, compression: null },
     auth: { is_required: false, scope: 'search' },
   },
 };
@@ -75,7 +83,7 @@ const fullProxy = (key: string) => ({
   auth: {
     signature: {
       secret: 'sig-0123456789abcdef-SECRET',
-      cache: { age: 60, is_as_origin: true, is_public: false, stale_while_revalidate: 0, key: null },
+      cache: { age: 60, is_as_origin: true, is_public: false, stale_while_revalidate: 0, key: null, compression: null },
       auth: { is_required: false, scope: 'catalog:read' },
     },
   },

@@ -100,7 +100,14 @@ describe('list', () => {
         path: '/',
         origin: { uri: `https://${proxy.key}.example.com`, is_bucket: null },
         settings: {
-          cache: { age: null, is_as_origin: null, is_public: null, stale_while_revalidate: null, key: null },
+          cache: {
+            age: null,
+            is_as_origin: null,
+            is_public: null,
+            stale_while_revalidate: null,
+            key: null,
+            compression: null,
+          },
           auth: { is_required: null, scope: null },
         },
       });

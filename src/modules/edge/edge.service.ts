@@ -21,6 +21,15 @@ import {
   usesCache,
 } from './cache-policy';
 import { keyedQuery, keyRuleOf, keySuffix, withVary, type KeyRule } from './cache-key';
+import {
+  compressBody,
+  compressibleHeaders,
+  compressionEnabled,
+  encodedHeaders,
+  minBytesOf,
+  preferredEncoding,
+  type Encoding,
+} from './compression';
 import { responseTags, TAG_HEADERS } from './cache-tags';
 import * as repository from './edge.repository';
 import {
@@ -113,6 +122,8 @@ export interface EdgeResponse {
 /** No request header left out beyond the usual ones (one list, so the headers module can remember it). */
 const NOTHING_OMITTED: readonly string[] = [];
 
+const ACCEPT_ENCODING: readonly string[] = ['accept-encoding'];
+
 /** Methods that go to the origin as they are, streamed both ways and never stored. */
 export const PASSED_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -172,6 +183,8 @@ interface Resolved {
   cacheKey: string;
   /** Request headers the cache key holds, for `Vary`. */
   keyVary: readonly string[];
+  /** `keyVary` and Accept-Encoding, for responses the cache compresses. */
+  compressionVary: readonly string[];
 }
 
 const nullCache: EdgeCacheSettings = { age: null, is_as_origin: null, is_public: null, stale_while_revalidate: null };
@@ -385,6 +398,7 @@ export class EdgeService {
       visibility: cache.is_public === true && !authRequired ? 'public' : 'private',
       cacheKey: `${cacheKeyPrefix(proxy.key, path)}?${keyed}${keySuffix(request.headers, rule)}`,
       keyVary: rule?.vary ?? NOTHING_OMITTED,
+      compressionVary: rule === null ? ACCEPT_ENCODING : [...rule.vary, ...ACCEPT_ENCODING],
     };
     const caching = usesCache(cache) && this.config.cacheMaxBytes > 0;
     if (request.method !== 'GET' && request.method !== 'HEAD') {
@@ -438,7 +452,13 @@ export class EdgeService {
     if (!entry || entry.freshUntil <= now || !varyMatches(entry, request.headers)) return null;
     const { headers } = request;
     if (headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined) {
-      return { status: entry.status, headers: preparedHitHeaders(entry, now), body: entry.body };
+      const encoding =
+        entry.encoded === undefined ? null : preferredEncoding(headers['accept-encoding'], entry.encoded);
+      return {
+        status: entry.status,
+        headers: preparedHitHeaders(entry, now, encoding),
+        body: encoding === null ? entry.body : entry.encoded![encoding],
+      };
     }
     const answer = this.fromCache(entry, request, 'HIT');
     return { status: answer.status, headers: flatHeaders(answer.headers), body: answer.body as Buffer | undefined };
@@ -500,16 +520,18 @@ export class EdgeService {
   private fromCache(entry: CachedResponse, request: CacheLookup, status: CacheStatus): EdgeResponse {
     const now = Date.now();
     const maxAge = status === 'STALE' ? 0 : Math.max(0, Math.ceil((entry.freshUntil - now) / 1000));
+    const encoding =
+      entry.encoded === undefined ? null : preferredEncoding(request.headers['accept-encoding'], entry.encoded);
     const headers: HeaderMap = {
-      ...entry.headers,
+      ...(encoding === null ? entry.headers : encodedHeaders(entry.headers, encoding)),
       age: String(Math.floor((now - entry.storedAt) / 1000) + entry.initialAgeSeconds),
       'cache-control': `${entry.visibility}, max-age=${maxAge}`,
       'x-cache': status,
     };
-    if (entry.status === 200 && isNotModified(request.headers, validators(entry.headers))) {
+    if (entry.status === 200 && isNotModified(request.headers, validators(headers))) {
       return { status: 304, headers: notModifiedHeaders(headers) };
     }
-    return { status: entry.status, headers, body: entry.body };
+    return { status: entry.status, headers, body: encoding === null ? entry.body : entry.encoded![encoding] };
   }
 
   /**
@@ -598,6 +620,8 @@ export class EdgeService {
         const headers = { ...stale.headers, ...response.headers };
         const ttl = freshnessSeconds(resolved.cache, stale.status, headers, now);
         const renewed = this.entryFor(resolved, stale.status, headers, stale.body, now, ttl);
+        // The same body: its compressed forms still hold.
+        if (stale.encoded !== undefined && renewed.headers.vary === stale.headers.vary) renewed.encoded = stale.encoded;
         if (ttl > 0 && this.purges === purgesBefore) {
           this.cache.set(cacheKey, renewed);
           finish({ kind: 'entry', entry: renewed, stale: false });
@@ -616,8 +640,20 @@ export class EdgeService {
       return this.relay(resolved, response, ttl, true, (body) => {
         if (body === null || this.purges !== purgesBefore) return finish({ kind: 'pass' });
         const entry = this.entryFor(resolved, status, response.headers, body, now, ttl);
-        this.cache.set(cacheKey, entry);
-        finish({ kind: 'entry', entry, stale: false });
+        if (!this.compresses(resolved, response.headers, body.length)) {
+          this.cache.set(cacheKey, entry);
+          return finish({ kind: 'entry', entry, stale: false });
+        }
+        // Compressed once, before it is stored; the requests waiting meanwhile are served from it too.
+        compressBody(body).then(
+          (encoded) => {
+            if (this.purges !== purgesBefore) return finish({ kind: 'pass' });
+            entry.encoded = encoded;
+            this.cache.set(cacheKey, entry);
+            finish({ kind: 'entry', entry, stale: false });
+          },
+          (error: unknown) => finish({ kind: 'error', error }),
+        );
       });
     } catch (error) {
       finish({ kind: 'error', error });
@@ -641,7 +677,10 @@ export class EdgeService {
     const keptFor = headers.etag !== undefined || headers['last-modified'] !== undefined ? KEPT_FOR_REVALIDATION_MS : 0;
     return {
       status,
-      headers: withVary(storedHeaders(headers), resolved.keyVary),
+      headers: withVary(
+        storedHeaders(headers),
+        this.compresses(resolved, headers, body.length) ? resolved.compressionVary : resolved.keyVary,
+      ),
       body,
       storedAt: now,
       initialAgeSeconds: ageSeconds(headers),
@@ -672,6 +711,16 @@ export class EdgeService {
       // The entry stays as it is; the next request past the window goes to the origin itself.
       () => {},
     );
+  }
+
+  /** Whether the cache stores a compressed form of a response with these headers and body length. */
+  private compresses(
+    resolved: Resolved,
+    headers: Record<string, string | string[] | undefined>,
+    bodyLength: number,
+  ): boolean {
+    const settings = resolved.cache.compression;
+    return compressionEnabled(settings) && bodyLength >= minBytesOf(settings) && compressibleHeaders(headers);
   }
 
   private requestOrigin(
@@ -716,7 +765,11 @@ export class EdgeService {
       throw new AppError('BAD_GATEWAY', `the origin's response of ${length} bytes exceeds the limit of ${limit} bytes`);
     }
     const status = response.statusCode ?? 502;
-    const headers = withVary(endToEndHeaders(response.headers, NOT_FOR_CLIENTS), resolved.keyVary);
+    const vary =
+      ttl > 0 && this.compresses(resolved, response.headers, length ?? Infinity)
+        ? resolved.compressionVary
+        : resolved.keyVary;
+    const headers = withVary(endToEndHeaders(response.headers, NOT_FOR_CLIENTS), vary);
     headers.age = String(ageSeconds(response.headers));
     headers['x-cache'] = 'MISS';
     if (ttl > 0) {
@@ -833,12 +886,14 @@ function flatHeaders(headers: HeaderMap): string[] {
  * The headers of a fresh hit on `entry` at `now`, ending with its length: made once per second of
  * age (Age and max-age are whole seconds) and kept on the entry, so a hit copies a list and no more.
  */
-function preparedHitHeaders(entry: CachedResponse, now: number): string[] {
+function preparedHitHeaders(entry: CachedResponse, now: number, encoding: Encoding | null): string[] {
   const age = Math.floor((now - entry.storedAt) / 1000) + entry.initialAgeSeconds;
   const maxAge = Math.max(0, Math.ceil((entry.freshUntil - now) / 1000));
-  const prepared = entry.prepared;
+  const form = encoding ?? 'identity';
+  const prepared = entry.prepared?.[form];
   if (prepared !== undefined && prepared.age === age && prepared.maxAge === maxAge) return prepared.headers.slice();
-  const headers = flatHeaders(entry.headers);
+  const body = encoding === null ? entry.body : entry.encoded![encoding]!;
+  const headers = flatHeaders(encoding === null ? entry.headers : encodedHeaders(entry.headers, encoding));
   headers.push(
     'age',
     String(age),
@@ -847,8 +902,8 @@ function preparedHitHeaders(entry: CachedResponse, now: number): string[] {
     'x-cache',
     'HIT',
     'content-length',
-    String(entry.body.length),
+    String(body.length),
   );
-  entry.prepared = { age, maxAge, headers };
+  entry.prepared = { ...entry.prepared, [form]: { age, maxAge, headers } };
   return headers.slice();
 }

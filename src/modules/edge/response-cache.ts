@@ -4,6 +4,7 @@
  * until their stale window ends too.
  */
 import { LRUCache } from 'lru-cache';
+import type { EncodedBodies, Encoding } from './compression';
 import type { HeaderMap } from './headers';
 
 export interface CachedResponse {
@@ -28,8 +29,10 @@ export interface CachedResponse {
   varyOn: Record<string, string>;
   /** The origin's cache tags, for purging by tag. */
   tags: readonly string[];
-  /** The headers of a fresh hit, made when first served with this age and max-age. */
-  prepared?: { age: number; maxAge: number; headers: string[] };
+  /** gzip and brotli forms of the body, when the route compresses and they came out smaller. */
+  encoded?: EncodedBodies;
+  /** The headers of a fresh hit per form of the body, made when first served with this age and max-age. */
+  prepared?: Partial<Record<Encoding | 'identity', { age: number; maxAge: number; headers: string[] }>>;
 }
 
 /**
@@ -37,7 +40,8 @@ export interface CachedResponse {
  * fixed overhead for the bookkeeping.
  */
 export function entrySize(key: string, entry: CachedResponse): number {
-  let size = 256 + key.length * 2 + entry.body.length;
+  let size =
+    256 + key.length * 2 + entry.body.length + (entry.encoded?.gzip?.length ?? 0) + (entry.encoded?.br?.length ?? 0);
   for (const [name, value] of Object.entries(entry.headers)) size += 2 * (name.length + String(value).length);
   for (const tag of entry.tags) size += 16 + tag.length * 2;
   return size;

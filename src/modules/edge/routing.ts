@@ -3,6 +3,7 @@
  * the rest of the path maps onto.
  */
 import type { EdgeCacheKeySettings } from './cache-key';
+import type { EdgeCompressionSettings } from './compression';
 
 export interface EdgeCacheSettings {
   age: number | null;
@@ -12,6 +13,8 @@ export interface EdgeCacheSettings {
   stale_while_revalidate?: number | null;
   /** Absent from proxies stored before it existed. */
   key?: EdgeCacheKeySettings | null;
+  /** Absent from proxies stored before it existed. */
+  compression?: EdgeCompressionSettings | null;
 }
 
 export interface EdgeAuthSettings {

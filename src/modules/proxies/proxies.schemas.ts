@@ -119,6 +119,27 @@ export const CacheKeySettings = z
   })
   .openapi('ProxyCacheKeySettings');
 
+export const MAX_COMPRESSION_MIN_BYTES = 16 * 1024 * 1024;
+
+export const CompressionSettings = z
+  .object({
+    is_enabled: nullableBoolean.openapi({
+      description:
+        'Compress stored responses of text-like types (`text/*`, JSON, JavaScript, XML, SVG, ...) with gzip and ' +
+        "brotli, answered as the client's `Accept-Encoding` asks, with `Vary: Accept-Encoding`. Responses the " +
+        'origin encoded itself or marked `no-transform` are left as they are. Default false.',
+    }),
+    min_bytes: z
+      .int()
+      .min(0)
+      .max(MAX_COMPRESSION_MIN_BYTES)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Smallest body compressed, in bytes; default 1024.' }),
+  })
+  .strict()
+  .openapi('ProxyCompressionSettings');
+
 export const CacheSettings = z
   .object({
     age: z
@@ -147,6 +168,7 @@ export const CacheSettings = z
     key: CacheKeySettings.nullable()
       .optional()
       .openapi({ description: 'How the cache key is made from the request: query parameters, headers, cookies.' }),
+    compression: CompressionSettings.nullable().optional(),
   })
   .strict()
   .openapi('ProxyCacheSettings');
@@ -295,6 +317,7 @@ const CacheOut = z.object({
   is_public: z.boolean().nullable(),
   stale_while_revalidate: z.int().nullable(),
   key: CacheKeyOut.nullable(),
+  compression: z.object({ is_enabled: z.boolean().nullable(), min_bytes: z.int().nullable() }).nullable(),
 });
 const AuthOut = z.object({ is_required: z.boolean().nullable(), scope: z.string().nullable() });
 const RouteOut = z

@@ -12,7 +12,10 @@ import type { z } from '../../kernel/rest/schemas';
 type RouteInput = Exclude<ProxyInput['routes'], unknown[]>;
 type CacheKeyInput = z.output<typeof CacheKeySettings>;
 type CacheInput = Partial<Record<'age' | 'stale_while_revalidate', number | null>> &
-  Partial<Record<'is_as_origin' | 'is_public', boolean | null>> & { key?: CacheKeyInput | null };
+  Partial<Record<'is_as_origin' | 'is_public', boolean | null>> & {
+    key?: CacheKeyInput | null;
+    compression?: { is_enabled?: boolean | null; min_bytes?: number | null } | null;
+  };
 
 const cacheKeySettings = (key: CacheKeyInput | null | undefined) =>
   key === null || key === undefined
@@ -34,6 +37,10 @@ const cacheSettings = (cache: CacheInput | null | undefined) => ({
   is_public: cache?.is_public ?? null,
   stale_while_revalidate: cache?.stale_while_revalidate ?? null,
   key: cacheKeySettings(cache?.key),
+  compression:
+    cache?.compression == null
+      ? null
+      : { is_enabled: cache.compression.is_enabled ?? null, min_bytes: cache.compression.min_bytes ?? null },
 });
 const authSettings = (auth: AuthInput) => ({ is_required: auth?.is_required ?? null, scope: auth?.scope ?? null });
 
