@@ -14,7 +14,7 @@ import {
   operationsSnapshot,
   type StockWorld,
 } from './orders.fixtures';
-import { graphql, graphqlData, graphqlError } from './stock.fixtures';
+import { graphql, graphqlData, graphqlError, graphqlErrorField } from './stock.fixtures';
 
 const t = await startTestApp();
 let world: StockWorld;
@@ -119,8 +119,8 @@ describe('createOrder with reservation_id', () => {
       { sku: 'SKU-2', quantity: 1 },
     ]);
     const before = await operationsSnapshot(t, world.tenant.id);
-    const field = async (input: Record<string, unknown>) =>
-      (await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE_ORDER, { input })).extensions?.field;
+    const field = (input: Record<string, unknown>) =>
+      graphqlErrorField(t, world.tenant.key, 'VALIDATION_ERROR', CREATE_ORDER, { input });
     expect(await field({ reservation_id: reservationId, items: [{ sku: 'SKU-1', quantity: 3 }] })).toBe(
       'input.items[0].quantity',
     );

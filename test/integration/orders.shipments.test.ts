@@ -14,7 +14,7 @@ import {
   operationsSnapshot,
   type StockWorld,
 } from './orders.fixtures';
-import { graphqlData, graphqlError } from './stock.fixtures';
+import { graphqlData, graphqlError, graphqlErrorField } from './stock.fixtures';
 
 const t = await startTestApp();
 let world: StockWorld;
@@ -158,8 +158,8 @@ describe('createShipment', () => {
     const shippedOrder = await createOrder([{ sku: 'SKU-2', quantity: 1 }]);
     await ship({ order_id: shippedOrder.id, items: [{ item_id: shippedOrder.items[0]!.id, quantity: 1 }] });
     const before = await operationsSnapshot(t, world.tenant.id);
-    const field = async (code: string, input: Record<string, unknown>) =>
-      (await graphqlError(t, world.tenant.key, code, SHIPMENT, { input })).extensions?.field;
+    const field = (code: string, input: Record<string, unknown>) =>
+      graphqlErrorField(t, world.tenant.key, code, SHIPMENT, { input });
 
     expect(await field('VALIDATION_ERROR', { order_id: order.id, items: [{ item_id: first.id, quantity: 3 }] })).toBe(
       'input.items[0].quantity',

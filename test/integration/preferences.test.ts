@@ -14,7 +14,7 @@ import {
   operationsSnapshot,
   type StockWorld,
 } from './orders.fixtures';
-import { graphqlData, graphqlError } from './stock.fixtures';
+import { graphqlData, graphqlError, graphqlErrorField } from './stock.fixtures';
 
 const t = await startTestApp();
 let world: StockWorld;
@@ -113,20 +113,22 @@ describe('createItemPreferences, updateItemPreferences, removeItemPreferences, s
     const entry = preference('SKU-2', override);
     if (entry.warehouse_id === 'OTHER') entry.warehouse_id = world.catalog.otherWarehouseId;
     const before = await snapshot();
-    const error = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE, {
-      input: { preferences: [entry] },
-    });
-    expect(error.extensions?.field).toBe(field);
+    expect(
+      await graphqlErrorField(t, world.tenant.key, 'VALIDATION_ERROR', CREATE, {
+        input: { preferences: [entry] },
+      }),
+    ).toBe(field);
     expect(await snapshot()).toEqual(before);
   });
 
   it('refuses a second preference for the same SKU and warehouse, and an update that leaves a field out', async () => {
     const created = (await create([preference('SKU-2')]))[0]!;
     const before = await snapshot();
-    const duplicate = await graphqlError(t, world.tenant.key, 'ID_TAKEN', CREATE, {
-      input: { preferences: [preference('SKU-2')] },
-    });
-    expect(duplicate.extensions?.field).toBe('input.preferences[0].sku');
+    expect(
+      await graphqlErrorField(t, world.tenant.key, 'ID_TAKEN', CREATE, {
+        input: { preferences: [preference('SKU-2')] },
+      }),
+    ).toBe('input.preferences[0].sku');
     const full = {
       id: created.id,
       warehouse_id: world.warehouseId,
@@ -136,10 +138,11 @@ describe('createItemPreferences, updateItemPreferences, removeItemPreferences, s
       preorder_deadline_at: null,
     };
     const { preorder_deadline_at: _deadline, ...withoutDeadline } = full;
-    const omitted = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', UPDATE, {
-      input: { preferences: [withoutDeadline] },
-    });
-    expect(omitted.extensions?.field).toBe('input.preferences[0].preorder_deadline_at');
+    expect(
+      await graphqlErrorField(t, world.tenant.key, 'VALIDATION_ERROR', UPDATE, {
+        input: { preferences: [withoutDeadline] },
+      }),
+    ).toBe('input.preferences[0].preorder_deadline_at');
     const { reorder_point: _reorder, ...withoutReorder } = full;
     await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', UPDATE, { input: { preferences: [withoutReorder] } });
     await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', UPDATE, {
@@ -264,13 +267,14 @@ describe('single position', () => {
     );
     const RESTOCK = `mutation($input: RestockOrderItemsInput!) { restockOrderItems(input: $input) { order { items { state } } } }`;
     const beforeRestock = await snapshot();
-    const refused = await graphqlError(t, world.tenant.key, 'CONFLICT', RESTOCK, {
-      input: {
-        order_id: created.id,
-        items: [{ item_id: itemId, location_id: world.catalog.positionIds.get(`${world.warehouseId}:A-02`) }],
-      },
-    });
-    expect(refused.extensions?.field).toBe('input.items[0].location_id');
+    expect(
+      await graphqlErrorField(t, world.tenant.key, 'CONFLICT', RESTOCK, {
+        input: {
+          order_id: created.id,
+          items: [{ item_id: itemId, location_id: world.catalog.positionIds.get(`${world.warehouseId}:A-02`) }],
+        },
+      }),
+    ).toBe('input.items[0].location_id');
     expect(await snapshot()).toEqual(beforeRestock);
     const restocked = await graphqlData(t, world.tenant.key, RESTOCK, {
       input: {

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, startTestApp } from '../helpers/app';
 import { sql } from '../helpers/db';
 import { addStock, createStockWorld, type StockWorld } from './orders.fixtures';
-import { graphqlData, graphqlError } from './stock.fixtures';
+import { graphqlData, graphqlError, graphqlErrorField } from './stock.fixtures';
 
 const t = await startTestApp();
 let world: StockWorld;
@@ -65,8 +65,8 @@ describe('setSalesChannelWarehouses', () => {
     const [first, second] = world.catalog.warehouseIds;
     await setWarehouses(world.channelId, [first]);
     const before = await links(world.channelId);
-    const field = async (input: Record<string, unknown>) =>
-      (await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', SET, { input })).extensions?.field;
+    const field = (input: Record<string, unknown>) =>
+      graphqlErrorField(t, world.tenant.key, 'VALIDATION_ERROR', SET, { input });
     expect(await field({ channel_id: world.channelId, warehouse_ids: [second, second] })).toBe(
       'input.warehouse_ids[1]',
     );
@@ -142,7 +142,8 @@ describe('inventory per sales channel', () => {
     ]);
     await setWarehouses(world.channelId, []);
     expect(await channelStock(world.channelId)).toEqual([]);
-    const invalid = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CHANNEL_STOCK, { channel: 'nope' });
-    expect(invalid.extensions?.field).toBe('filters.channel_id');
+    expect(await graphqlErrorField(t, world.tenant.key, 'VALIDATION_ERROR', CHANNEL_STOCK, { channel: 'nope' })).toBe(
+      'filters.channel_id',
+    );
   });
 });

@@ -14,6 +14,7 @@ import {
   graphqlError,
   stockSnapshot,
   type Catalog,
+  graphqlErrorField,
 } from './stock.fixtures';
 
 const t = await startTestApp();
@@ -191,21 +192,24 @@ describe('GraphQL setInventoryQuantities', () => {
       input: { items: [{ item_id: '0190f5b4-1c5e-7000-8000-000000000abc', quantity: 1 }] },
     });
     expect(unknown.message).toContain('0190f5b4-1c5e-7000-8000-000000000abc');
-    const repeated = await graphqlError(t, tenant.key, 'VALIDATION_ERROR', SET_QUANTITIES, {
-      input: {
-        items: [
-          { item_id: id, quantity: 1 },
-          { item_id: id.toUpperCase(), quantity: 2 },
-        ],
-      },
-    });
-    expect(repeated.extensions?.field).toBe('input.items[1].item_id');
-    const negative = await graphqlError(t, tenant.key, 'VALIDATION_ERROR', SET_QUANTITIES, {
-      input: { items: [{ item_id: id, quantity: 1, change_from_quantity: -3 }] },
-    });
-    expect(negative.extensions?.field).toBe('input.items[0].change_from_quantity');
-    const empty = await graphqlError(t, tenant.key, 'VALIDATION_ERROR', SET_QUANTITIES, { input: { items: [] } });
-    expect(empty.extensions?.field).toBe('input.items');
+    expect(
+      await graphqlErrorField(t, tenant.key, 'VALIDATION_ERROR', SET_QUANTITIES, {
+        input: {
+          items: [
+            { item_id: id, quantity: 1 },
+            { item_id: id.toUpperCase(), quantity: 2 },
+          ],
+        },
+      }),
+    ).toBe('input.items[1].item_id');
+    expect(
+      await graphqlErrorField(t, tenant.key, 'VALIDATION_ERROR', SET_QUANTITIES, {
+        input: { items: [{ item_id: id, quantity: 1, change_from_quantity: -3 }] },
+      }),
+    ).toBe('input.items[0].change_from_quantity');
+    expect(await graphqlErrorField(t, tenant.key, 'VALIDATION_ERROR', SET_QUANTITIES, { input: { items: [] } })).toBe(
+      'input.items',
+    );
     const readOnly = await createTenant(rest, 'Reader', ['inventory:read']);
     const forbidden = await graphql(t, readOnly.key, SET_QUANTITIES, {
       input: { items: [{ item_id: id, quantity: 1 }] },

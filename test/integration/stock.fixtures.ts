@@ -65,6 +65,17 @@ export async function graphqlError(
   return response.body.errors![0]!;
 }
 
+/** The input field named by the first error of a GraphQL response, which must fail with `code`. */
+export async function graphqlErrorField(
+  t: Pick<TestApp, 'app'>,
+  token: string,
+  code: string,
+  query: string,
+  variables?: Record<string, unknown>,
+) {
+  return (await graphqlError(t, token, code, query, variables)).extensions?.field;
+}
+
 export interface Catalog {
   businessId: string;
   otherBusinessId: string;

@@ -13,7 +13,7 @@ import {
   operationsSnapshot,
   type StockWorld,
 } from './orders.fixtures';
-import { graphql, graphqlData, graphqlError } from './stock.fixtures';
+import { graphql, graphqlData, graphqlError, graphqlErrorField } from './stock.fixtures';
 
 const t = await startTestApp();
 let world: StockWorld;
@@ -121,12 +121,13 @@ describe('orders through a sales channel', () => {
   it('refuses what no strategy can meet, and bad input, changing nothing', async () => {
     await stockUp('SKU-5');
     const before = await operationsSnapshot(t, world.tenant.id);
-    const short = await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE_ORDER, {
-      input: channelOrder([{ sku: 'SKU-5', quantity: 19 }]),
-    });
-    expect(short.extensions?.field).toBe('input.items[0].quantity');
-    const field = async (input: Record<string, unknown>) =>
-      (await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE_ORDER, { input })).extensions?.field;
+    expect(
+      await graphqlErrorField(t, world.tenant.key, 'OUT_OF_STOCK', CREATE_ORDER, {
+        input: channelOrder([{ sku: 'SKU-5', quantity: 19 }]),
+      }),
+    ).toBe('input.items[0].quantity');
+    const field = (input: Record<string, unknown>) =>
+      graphqlErrorField(t, world.tenant.key, 'VALIDATION_ERROR', CREATE_ORDER, { input });
     // Refused by the schema while coercing the variables: the message names the field.
     const unknown = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE_ORDER, {
       input: channelOrder([{ sku: 'SKU-5', quantity: 1 }], { allocation_strategy: 'FASTEST' }),

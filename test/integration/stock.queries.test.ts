@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../src/kernel/ids';
 import { createKey, createTenant, startTestApp, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import { createCatalog, graphqlData, graphqlError, type Catalog } from './stock.fixtures';
+import { createCatalog, graphqlData, graphqlError, type Catalog, graphqlErrorField } from './stock.fixtures';
 import type { InventoryConnection, StockMutationConnection } from '../../src/__generated__/graphql';
 
 const t = await startTestApp();
@@ -227,13 +227,14 @@ describe('inventoryItems', () => {
     ).inventoryItems.edges.map((edge: any) => edge.node);
 
   it('needs at least one filter', async () => {
-    const error = await graphqlError(
-      t,
-      tenant.key,
-      'VALIDATION_ERROR',
-      `{ inventoryItems(filters: {}) { edges { cursor } } }`,
-    );
-    expect(error.extensions?.field).toBe('filters');
+    expect(
+      await graphqlErrorField(
+        t,
+        tenant.key,
+        'VALIDATION_ERROR',
+        `{ inventoryItems(filters: {}) { edges { cursor } } }`,
+      ),
+    ).toBe('filters');
     await graphqlError(t, tenant.key, 'VALIDATION_ERROR', `{ inventoryItems { edges { cursor } } }`);
     expect(
       (

@@ -13,7 +13,7 @@ import {
   operationsSnapshot,
   type StockWorld,
 } from './orders.fixtures';
-import { graphqlData, graphqlError } from './stock.fixtures';
+import { graphqlData, graphqlError, graphqlErrorField } from './stock.fixtures';
 
 const t = await startTestApp();
 let world: StockWorld;
@@ -256,8 +256,7 @@ describe('bad input', () => {
         input.location_id = world.catalog.positionIds.get(`${world.catalog.warehouseIds[1]}:A-01`);
       if (kind === 'none') input.announcement_ids = [];
       const before = await snapshot();
-      const error = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE_SUPPLY, { input });
-      expect(error.extensions?.field).toBe(field);
+      expect(await graphqlErrorField(t, world.tenant.key, 'VALIDATION_ERROR', CREATE_SUPPLY, { input })).toBe(field);
       expect(await snapshot()).toEqual(before);
     },
   );
@@ -270,10 +269,11 @@ describe('bad input', () => {
     'createAnnouncement rejects %s with VALIDATION_ERROR naming the field and changes nothing',
     async (_name, override, field) => {
       const before = await snapshot();
-      const error = await graphqlError(t, world.tenant.key, 'VALIDATION_ERROR', CREATE_ANNOUNCEMENT, {
-        input: { business_id: world.catalog.businessId, warehouse_id: world.warehouseId, ...override },
-      });
-      expect(error.extensions?.field).toBe(field);
+      expect(
+        await graphqlErrorField(t, world.tenant.key, 'VALIDATION_ERROR', CREATE_ANNOUNCEMENT, {
+          input: { business_id: world.catalog.businessId, warehouse_id: world.warehouseId, ...override },
+        }),
+      ).toBe(field);
       expect(await snapshot()).toEqual(before);
     },
   );

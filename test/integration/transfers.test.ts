@@ -14,7 +14,7 @@ import {
   operationsSnapshot,
   type StockWorld,
 } from './orders.fixtures';
-import { graphqlData, graphqlError } from './stock.fixtures';
+import { graphqlData, graphqlError, graphqlErrorField } from './stock.fixtures';
 
 const t = await startTestApp();
 let world: StockWorld;
@@ -132,8 +132,8 @@ describe('a transfer', () => {
     const shipped = await create([{ sku: 'SKU-2', quantity: 1 }]);
     await run(SHIP, { id: shipped.id });
     const before = await operationsSnapshot(t, world.tenant.id);
-    const field = async (code: string, query: string, input: Record<string, unknown>) =>
-      (await graphqlError(t, world.tenant.key, code, query, { input })).extensions?.field;
+    const field = (code: string, query: string, input: Record<string, unknown>) =>
+      graphqlErrorField(t, world.tenant.key, code, query, { input });
     const items = [{ sku: 'SKU-1', quantity: 1 }];
     expect(await field('VALIDATION_ERROR', CREATE, { from_warehouse_id: source, to_warehouse_id: source, items })).toBe(
       'input.to_warehouse_id',
