@@ -3,6 +3,7 @@ import type { ZodObject, ZodType } from 'zod';
 import { errorRegistry, type ErrorKey } from '../errors';
 import { packageInfo } from '../package-info';
 import type { RestOperation } from './operation';
+import { withSchemaTypes } from './schema-types';
 import { ErrorEnvelopeSchema } from './schemas';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -208,5 +209,5 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
   });
   // openapi-backend rejects the empty `webhooks` object that the 3.1 generator emits.
   delete (document as { webhooks?: unknown }).webhooks;
-  return document;
+  return withSchemaTypes(document);
 }

@@ -1,5 +1,6 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { errorRegistry } from '../errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination';
 
 extendZodWithOpenApi(z);
@@ -30,7 +31,16 @@ export const ErrorEnvelopeSchema = z
     }),
     meta: z.null(),
   })
-  .openapi('ErrorEnvelope');
+  .openapi('ErrorEnvelope', {
+    example: {
+      error: {
+        code: errorRegistry.BAD_REQUEST.status,
+        message: errorRegistry.BAD_REQUEST.message,
+        details: [{ field: 'body.data.key', message: 'Too big: expected string to have <=63 characters' }],
+      },
+      meta: null,
+    },
+  });
 
 export const PageBlockSchema = z
   .object({

@@ -1,6 +1,7 @@
 import { z } from '../../kernel/rest/schemas';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../../kernel/validation';
 import { SCOPES } from '../auth/scopes';
+import { PROXY_EXAMPLE, PROXY_INPUT_EXAMPLE } from './proxies.examples';
 
 /**
  * Lowercase letters, digits and hyphens, starting and ending with a letter or digit, at most 63 characters: a DNS
@@ -291,14 +292,14 @@ const proxyFields = {
 export const ProxyCreateInput = z
   .object({ key: ProxyKey, ...proxyFields })
   .strict()
-  .openapi('ProxyInput');
+  .openapi('ProxyInput', { example: PROXY_INPUT_EXAMPLE });
 export const ProxyReplaceInput = z
   .object({
     key: ProxyKey.optional().openapi({ description: 'If sent, must equal the key in the path.' }),
     ...proxyFields,
   })
   .strict()
-  .openapi('ProxyReplaceInput');
+  .openapi('ProxyReplaceInput', { example: PROXY_INPUT_EXAMPLE });
 
 export type ProxyInput = z.output<typeof ProxyReplaceInput>;
 
@@ -345,6 +346,6 @@ export const ProxyOutput = z
     created_at: z.iso.datetime().openapi({ description: 'ISO 8601 UTC timestamp.' }),
     updated_at: z.iso.datetime().openapi({ description: 'ISO 8601 UTC timestamp.' }),
   })
-  .openapi('Proxy');
+  .openapi('Proxy', { example: PROXY_EXAMPLE });
 
 export type ProxyRecord = z.output<typeof ProxyOutput>;

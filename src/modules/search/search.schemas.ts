@@ -1,8 +1,19 @@
 /** Request and response shapes of indexes, documents, search, search settings and analytics. */
 import { PageBlockSchema, z } from '../../kernel/rest/schemas';
+import {
+  DOCUMENT_EXAMPLE,
+  DOCUMENTS_EXAMPLE,
+  INDEX_EXAMPLE,
+  INDEX_INPUT_EXAMPLE,
+  SEARCH_REQUEST_EXAMPLE,
+  SEARCH_RESPONSE_ENTRY_EXAMPLE,
+  SEARCH_SETTINGS_EXAMPLE,
+  SEARCH_SETTINGS_INPUT_EXAMPLE,
+} from './search.examples';
 import { BUILT_IN_RANKING_RULES, FIELD_TYPES, FILTER_OPERATORS } from './engine/engine';
 import { MAX_DOCUMENT_ID_LENGTH, RESERVED_FIELD_NAMES, SORT_RULE } from './definition';
 import { storableText, trimmedName } from '../../kernel/validation';
+import { Language, MatchingInput, MatchingOutput } from './matching.schemas';
 import { tokenize } from './engine/text';
 
 export const MAX_DOCUMENTS_PER_REQUEST = 1000;
@@ -149,6 +160,8 @@ export const IndexInput = z
     sortable_fields: uniqueList(FieldName, 20).optional().openapi({
       description: 'Fields a search context may `sort` by. Default: every NUMBER and BOOLEAN field.',
     }),
+    matching: MatchingInput.nullable().optional(),
+    language: Language.nullable().optional(),
     is_active: z
       .boolean()
       .nullable()
@@ -163,7 +176,7 @@ export const IndexInput = z
     updated_at: readOnly('Ignored on input.'),
   })
   .strict()
-  .openapi('IndexInput');
+  .openapi('IndexInput', { example: INDEX_INPUT_EXAMPLE });
 
 export type IndexInputData = z.output<typeof IndexInput>;
 
@@ -194,6 +207,8 @@ export const IndexOutput = z
     stop_words: z.array(z.string()),
     ranking_rules: z.array(z.string()),
     sortable_fields: z.array(z.string()).openapi({ description: 'Fields a search may sort by.' }),
+    matching: MatchingOutput,
+    language: Language.nullable(),
     available_fields: z
       .array(z.object({ key: z.string(), type: FieldType.nullable() }))
       .openapi({ description: 'The index fields with their types.' }),
@@ -208,7 +223,7 @@ export const IndexOutput = z
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
-  .openapi('Index');
+  .openapi('Index', { example: INDEX_EXAMPLE });
 
 export type IndexRecord = z.output<typeof IndexOutput>;
 
@@ -236,7 +251,7 @@ export const DocumentsBody = z
       .max(MAX_DOCUMENTS_PER_REQUEST),
   })
   .strict()
-  .openapi('DocumentsUpsert');
+  .openapi('DocumentsUpsert', { example: DOCUMENTS_EXAMPLE });
 
 export const DocumentsPatchBody = z
   .object({
@@ -260,9 +275,10 @@ export const DocumentId = z
   .max(MAX_DOCUMENT_ID_LENGTH)
   .openapi({ description: "The document's `id` (an integer id as its decimal digits)." });
 
-export const StoredDocumentOutput = z
-  .record(z.string(), z.unknown())
-  .openapi('StoredDocument', { description: 'The document as it was last written (merged, after a PATCH).' });
+export const StoredDocumentOutput = z.record(z.string(), z.unknown()).openapi('StoredDocument', {
+  description: 'The document as it was last written (merged, after a PATCH).',
+  example: DOCUMENT_EXAMPLE,
+});
 
 export const DeletedDocumentsOutput = z
   .object({ deleted: z.int().openapi({ description: 'Documents deleted; 0 when none matched.' }) })
@@ -484,13 +500,15 @@ export type FilterData = NonNullable<SearchContextData['filters']>[number];
 export const SearchBody = z
   .object({ data: z.array(SearchContext).min(1).max(MAX_CONTEXTS_PER_REQUEST) })
   .strict()
-  .openapi('SearchRequest');
+  .openapi('SearchRequest', { example: SEARCH_REQUEST_EXAMPLE });
 
-const HighlightResult = z.object({
-  value: z.string(),
-  matchLevel: z.enum(['none', 'partial', 'full']),
-  matchedWords: z.array(z.string()),
-});
+const HighlightResult = z
+  .object({
+    value: z.string(),
+    matchLevel: z.enum(['none', 'partial', 'full']),
+    matchedWords: z.array(z.string()),
+  })
+  .openapi('SearchHighlight');
 
 const Hit = z
   .object({
@@ -536,7 +554,7 @@ const IndexResult = z
 
 export const SearchResponseEntry = z
   .object({ __queryID: z.string().nullable(), results: z.array(IndexResult) })
-  .openapi('SearchResponseEntry');
+  .openapi('SearchResponseEntry', { example: SEARCH_RESPONSE_ENTRY_EXAMPLE });
 
 export const SearchResponseArray = z.array(SearchResponseEntry).openapi('InstantSearchResponse', {
   description: 'For `Accept: application/vnd.instantsearch+json`: one entry per context, bare.',
@@ -613,7 +631,7 @@ export const SearchSettingsInput = z
     is_autocomplete: z.boolean().nullable().optional(),
   })
   .strict()
-  .openapi('SearchSettingsInput');
+  .openapi('SearchSettingsInput', { example: SEARCH_SETTINGS_INPUT_EXAMPLE });
 
 export type SearchSettingsInputData = z.output<typeof SearchSettingsInput>;
 
@@ -648,7 +666,7 @@ export const SearchSettingsOutput = z
     }),
     is_autocomplete: z.boolean(),
   })
-  .openapi('SearchSettings');
+  .openapi('SearchSettings', { example: SEARCH_SETTINGS_EXAMPLE });
 
 export type SearchSettingsData = z.output<typeof SearchSettingsOutput>;
 

@@ -53,6 +53,20 @@ const common = {
   expiresAt: ExpiresAt,
 };
 
+/** A line of 24 T-shirts: the example of the reference (`/docs`), as sent and as answered. */
+const ITEM_EXAMPLE = {
+  sku: 'TSHIRT-M',
+  warehouseId: 'wh_3kq9v2',
+  businessId: 'bu_7d1x0c',
+  quantity: 24,
+  state: 'AVAILABLE',
+  position: 'A-03-2',
+  gtin: ['4006381333931'],
+  cost: { amount: 750, currency: 'EUR' },
+  batchNumber: 'LOT-2026-47',
+  weight: { amount: 180, unit: 'g' },
+};
+
 export const InventoryItemCreate = z
   .object({
     sku: Text(100, 'SKU of a product of the tenant.'),
@@ -74,7 +88,7 @@ export const InventoryItemCreate = z
     expiresAt: common.expiresAt.optional(),
   })
   .strict()
-  .openapi('InventoryItemCreate');
+  .openapi('InventoryItemCreate', { example: ITEM_EXAMPLE });
 
 export const InventoryItemUpdate = z
   .object({
@@ -130,7 +144,18 @@ export const InventoryItemOutput = z
     updatedAt: z.int().openapi({ description: 'Unix milliseconds.' }),
   })
   .strict()
-  .openapi('InventoryItem');
+  .openapi('InventoryItem', {
+    example: {
+      ...ITEM_EXAMPLE,
+      id: 'il_5m2r8t',
+      reason: null,
+      rfid: null,
+      serialNumber: null,
+      expiresAt: null,
+      createdAt: 1_795_000_000_000,
+      updatedAt: 1_795_000_000_000,
+    },
+  });
 
 export type InventoryItemRecord = z.output<typeof InventoryItemOutput>;
 
