@@ -3,7 +3,15 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/__generated__/', 'clients/typescript/src/__generated__/', '.data/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'src/__generated__/',
+      'clients/typescript/src/__generated__/',
+      'clients/typescript/dist/',
+      '.data/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
