@@ -18,7 +18,7 @@ const origin = await startOrigin((request, response) => {
   const path = request.url!.split('?')[0]!;
   response.setHeader('content-type', 'text/plain');
   if (path.includes('/tagged/')) response.setHeader('cache-tag', path.endsWith('/red') ? 'red' : 'blue');
-  if (path.includes('/slow/')) return void setTimeout(() => response.end(`${path.slice(2)} v${version}`), 100);
+  if (path.includes('/slow/')) return void setTimeout(() => response.end(`${path.slice(2)} v${version}`), 500);
   response.end(`${path.slice(2)} v${version}`);
 });
 const originCount = (path: string) => origin.requests.filter((r) => r.url === `/s${path}`).length;

@@ -1,6 +1,7 @@
 import { defineOperation } from '../context';
 import { z } from '../../kernel/rest/schemas';
 import { MAX_TAG_BYTES, MAX_TAGS, splitTags, tagProblem } from './cache-tags';
+import { getProxyAnalytics } from './analytics/analytics.routes';
 import { SOFT_PURGE_STALE_MS } from './edge.service';
 
 const tagList = z
@@ -72,4 +73,7 @@ export const purgeProxyCache = defineOperation({
   },
 });
 
-export const edgeOperations = [purgeProxyCache];
+// Declared beside the rest of the analytics; exported here, where the operations of the module are listed.
+export { getProxyAnalytics };
+
+export const edgeOperations = [purgeProxyCache, getProxyAnalytics];

@@ -31,6 +31,7 @@ import {
   type Encoding,
 } from './compression';
 import { responseTags, TAG_HEADERS } from './cache-tags';
+import { TrafficLog } from './analytics/traffic-log';
 import * as repository from './edge.repository';
 import {
   CONDITIONAL_HEADERS,
@@ -176,6 +177,9 @@ type FillOutcome =
 
 interface Resolved {
   request: EdgeRequest;
+  proxy: EdgeProxy;
+  /** A refresh no client waits for: its body is not served. */
+  background?: boolean;
   target: URL;
   cache: EdgeCacheSettings;
   authRequired: boolean;
@@ -261,6 +265,8 @@ export class EdgeCacheStats {
 
 export class EdgeService {
   readonly stats = new EdgeCacheStats();
+  /** Traffic per proxy, for its analytics and metrics. */
+  readonly traffic: TrafficLog;
   /** Tells this process's purge notifications from those of the others. */
   private readonly instanceId = randomUUID();
   private readonly configs = new LRUCache<string, Promise<EdgeProxy | null>>({
@@ -288,6 +294,7 @@ export class EdgeService {
     private readonly logError: (error: unknown) => void = () => {},
   ) {
     this.cache = new ResponseCache(config.cacheMaxBytes);
+    this.traffic = new TrafficLog(db, logError);
   }
 
   /** Bytes this process's response cache holds. */
@@ -362,6 +369,22 @@ export class EdgeService {
 
   /** Answers a request for a proxy. Expected failures are AppErrors (404, 403, 401, 502, 504). */
   async serve(request: EdgeRequest): Promise<EdgeResponse> {
+    let answer: EdgeResponse | undefined;
+    try {
+      answer = await this.answer(request);
+      return answer;
+    } finally {
+      // Only a proxy that was found counts; a streamed body counts as it arrives from the origin.
+      const proxy = this.loaded.get(request.key);
+      if (proxy !== undefined) {
+        const result = (answer?.headers['x-cache'] ?? 'MISS') as CacheStatus;
+        const bytes = Buffer.isBuffer(answer?.body) ? answer.body.length : 0;
+        this.traffic.answered(proxy.tenantId, proxy.key, result, request.method === 'HEAD' ? 0 : bytes);
+      }
+    }
+  }
+
+  private async answer(request: EdgeRequest): Promise<EdgeResponse> {
     const proxy = await this.proxy(request.key);
     if (!proxy || !proxy.isActive) throw notFound(`no active proxy with key "${request.key}"`);
     if (proxy.isSuspended) throw new AppError('FORBIDDEN', `the proxy "${proxy.key}" is suspended`);
@@ -392,6 +415,7 @@ export class EdgeService {
     const keyed = keyedQuery(query, rule);
     const resolved: Resolved = {
       request,
+      proxy,
       target: originUrl(match.route.origin.uri, match.rest, rule?.keyedOrigin ? keyed : query),
       cache,
       authRequired,
@@ -454,13 +478,13 @@ export class EdgeService {
     if (headers['if-none-match'] === undefined && headers['if-modified-since'] === undefined) {
       const encoding =
         entry.encoded === undefined ? null : preferredEncoding(headers['accept-encoding'], entry.encoded);
-      return {
-        status: entry.status,
-        headers: preparedHitHeaders(entry, now, encoding),
-        body: encoding === null ? entry.body : entry.encoded![encoding],
-      };
+      const body = encoding === null ? entry.body : entry.encoded![encoding]!;
+      this.traffic.answered(proxy.tenantId, proxy.key, 'HIT', request.method === 'HEAD' ? 0 : body.length, now);
+      return { status: entry.status, headers: preparedHitHeaders(entry, now, encoding), body };
     }
     const answer = this.fromCache(entry, request, 'HIT');
+    const sent = Buffer.isBuffer(answer.body) && request.method !== 'HEAD' ? answer.body.length : 0;
+    this.traffic.answered(proxy.tenantId, proxy.key, 'HIT', sent, now);
     return { status: answer.status, headers: flatHeaders(answer.headers), body: answer.body as Buffer | undefined };
   }
 
@@ -703,7 +727,7 @@ export class EdgeService {
   private revalidateInBackground(resolved: Resolved, entry: CachedResponse): void {
     if (this.fills.has(resolved.cacheKey)) return;
     // The refresh fetches the body even when the request that noticed was a HEAD.
-    const refresh = { ...resolved, request: { ...resolved.request, method: 'GET' } };
+    const refresh = { ...resolved, background: true, request: { ...resolved.request, method: 'GET' } };
     this.fill(refresh, entry).then(
       (response) => {
         if (response.body && !Buffer.isBuffer(response.body)) response.body.resume();
@@ -734,6 +758,7 @@ export class EdgeService {
     // A body of unknown length goes on chunked, whatever node:http would default to for the method.
     if (request.body && headers['content-length'] === undefined && request.headers['transfer-encoding'] !== undefined)
       headers['transfer-encoding'] = 'chunked';
+    const { tenantId, key } = resolved.proxy;
     return requestOrigin({
       url: resolved.target,
       method: request.method,
@@ -741,7 +766,16 @@ export class EdgeService {
       body: request.body && { stream: request.body, maxBytes: this.config.maxRequestBytes },
       timeoutMs: this.config.originTimeoutMs,
       allowPrivateOrigins: this.config.allowPrivateOrigins,
-    });
+    }).then(
+      (response) => {
+        if ((response.statusCode ?? 0) >= 500) this.traffic.originError(tenantId, key);
+        return response;
+      },
+      (error: unknown) => {
+        this.traffic.originError(tenantId, key);
+        throw error;
+      },
+    );
   }
 
   /**
@@ -789,6 +823,7 @@ export class EdgeService {
         response.destroy();
         return { status: 304, headers: notModifiedHeaders(headers) };
       }
+      this.traffic.fromOrigin(resolved.proxy.tenantId, resolved.proxy.key, length, resolved.background !== true);
       return { status, headers, body: response };
     }
 
@@ -815,6 +850,7 @@ export class EdgeService {
       },
     });
     pipeline(response, body, (error) => {
+      this.traffic.fromOrigin(resolved.proxy.tenantId, resolved.proxy.key, seen, resolved.background !== true);
       if (error && collected !== null) {
         collected = null;
         onBody(null);
