@@ -44,12 +44,9 @@ export const getProxyAnalytics = defineOperation({
         description:
           'Start of the range (inclusive), ISO 8601, counted from the start of its hour; default 24 hours before `to`.',
       }),
-      to: z.iso
-        .datetime({ offset: true })
-        .optional()
-        .openapi({
-          description: 'End of the range (exclusive), ISO 8601, counted to the end of its hour; default now.',
-        }),
+      to: z.iso.datetime({ offset: true }).optional().openapi({
+        description: 'End of the range (exclusive), ISO 8601, counted to the end of its hour; default now.',
+      }),
     })
     .strict(),
   responses: { 200: { description: 'The traffic.', schema: singleEnvelope(ProxyAnalyticsOutput) } },
