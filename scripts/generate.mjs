@@ -1,70 +1,105 @@
-// Regenerates the Prisma client and the GraphQL resolver types into src/__generated__, and the
-// TypeScript client's REST types and GraphQL documents into clients/typescript/src/__generated__,
-// when their inputs changed since the last run (a content hash is kept beside the output).
-import { execFileSync } from 'node:child_process';
+// Regenerates what is built from the schemas and contracts, in two groups, each only when its
+// inputs changed since its last run (a content hash is kept beside its output):
+//
+// - the Prisma client (src/__generated__/prisma), the one generated file the running service
+//   imports: `node scripts/generate.mjs --service` (npm install's prepare, and npm start);
+// - the GraphQL resolver types (src/__generated__/graphql.ts), and the TypeScript client's REST
+//   types and GraphQL documents (clients/typescript/src/__generated__), which type-checking, tests
+//   and the client's build need: `node scripts/generate.mjs` makes both groups (pretest, prebuild).
+import { execFile } from 'node:child_process';
 import process from 'node:process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
+const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
-const stampFile = join(root, 'src/__generated__/.stamp');
-const inputs = [
-  'prisma/schema.prisma',
-  'prisma.config.ts',
-  'codegen.ts',
-  'package-lock.json',
-  'openapi.yaml',
-  ...readdirSync(join(root, 'clients/typescript/operations'))
+const bin = (name) => join(root, 'node_modules/.bin', name);
+// `prisma generate` only checks that a schema engine file exists; it never runs it (the engine
+// cannot be downloaded on machines without internet access), so any existing file will do.
+const env = {
+  ...process.env,
+  PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath,
+  PRISMA_HIDE_UPDATE_MESSAGE: '1',
+};
+
+const graphqlFiles = (dir) =>
+  readdirSync(join(root, dir))
     .filter((f) => f.endsWith('.graphql'))
     .sort()
-    .map((f) => `clients/typescript/operations/${f}`),
-  ...readdirSync(join(root, 'schema'))
-    .filter((f) => f.endsWith('.graphql'))
-    .sort()
-    .map((f) => `schema/${f}`),
-  // codegen reads the module list and each module's mappers.
-  'src/modules/index.ts',
-  ...readdirSync(join(root, 'src/modules'), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => `src/modules/${entry.name}/index.ts`)
-    .filter((file) => existsSync(join(root, file)))
-    .sort(),
-];
-const hash = createHash('sha256');
-for (const file of inputs) hash.update(file).update(readFileSync(join(root, file)));
-const digest = hash.digest('hex');
+    .map((f) => `${dir}/${f}`);
+
+const prismaGroup = {
+  stampFile: 'src/__generated__/prisma/.stamp',
+  inputs: () => ['prisma/schema.prisma', 'prisma.config.ts', 'package-lock.json'],
+  outputs: ['src/__generated__/prisma/client.ts'],
+};
 
 const clientOpenApi = 'clients/typescript/src/__generated__/openapi.ts';
-const outputs = [
-  'src/__generated__/prisma/client.ts',
-  'src/__generated__/graphql.ts',
-  clientOpenApi,
-  'clients/typescript/src/__generated__/graphql/graphql.ts',
-];
-const fresh =
-  existsSync(stampFile) &&
-  readFileSync(stampFile, 'utf8') === digest &&
-  outputs.every((f) => existsSync(join(root, f)));
-if (!fresh) {
-  const bin = (name) => join(root, 'node_modules/.bin', name);
-  // `prisma generate` only checks that a schema engine file exists; it never runs it (the engine
-  // cannot be downloaded on machines without internet access), so any existing file will do.
-  const env = {
-    ...process.env,
-    PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath,
-    PRISMA_HIDE_UPDATE_MESSAGE: '1',
-  };
-  execFileSync(bin('prisma'), ['generate'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  execFileSync(bin('graphql-codegen'), ['--config', 'codegen.ts'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
+const typesGroup = {
+  stampFile: 'src/__generated__/.stamp',
+  inputs: () => [
+    'codegen.ts',
+    'package-lock.json',
+    'openapi.yaml',
+    ...graphqlFiles('clients/typescript/operations'),
+    ...graphqlFiles('schema'),
+    // codegen reads the module list and each module's mappers.
+    'src/modules/index.ts',
+    ...readdirSync(join(root, 'src/modules'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `src/modules/${entry.name}/index.ts`)
+      .filter((file) => existsSync(join(root, file)))
+      .sort(),
+  ],
+  outputs: ['src/__generated__/graphql.ts', clientOpenApi, 'clients/typescript/src/__generated__/graphql/graphql.ts'],
+};
+
+/** The group's input digest when its outputs are missing or older than its inputs; null when fresh. */
+function staleDigest(group) {
+  const hash = createHash('sha256');
+  for (const file of group.inputs()) hash.update(file).update(readFileSync(join(root, file)));
+  const digest = hash.digest('hex');
+  const stamp = join(root, group.stampFile);
+  const fresh =
+    existsSync(stamp) &&
+    readFileSync(stamp, 'utf8') === digest &&
+    group.outputs.every((f) => existsSync(join(root, f)));
+  return fresh ? null : digest;
+}
+
+const tool = (name, args) =>
+  run(bin(name), args, { cwd: root, env, maxBuffer: 64 * 1024 * 1024 }).catch((error) => {
+    process.stderr.write(error.stderr ?? '');
+    throw new Error(`${name} ${args.join(' ')} failed`, { cause: error });
   });
-  execFileSync(bin('openapi-typescript'), ['openapi.yaml', '--output', clientOpenApi], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  writeFileSync(stampFile, digest);
+
+async function generatePrismaClient() {
+  const digest = staleDigest(prismaGroup);
+  if (digest === null) return;
+  await tool('prisma', ['generate']);
+  writeFileSync(join(root, prismaGroup.stampFile), digest);
+}
+
+/** The Prisma client, when its schema or the installed Prisma changed: all the service needs. */
+export async function generateForService() {
+  await generatePrismaClient();
+}
+
+/** Everything: the Prisma client, then the types and the client's files (codegen loads the modules, which import the Prisma client). */
+export async function generateAll() {
+  const digest = staleDigest(typesGroup);
+  if (digest === null) return generatePrismaClient();
+  // openapi-typescript needs nothing generated: it runs beside the Prisma client and codegen.
+  const openApiTypes = tool('openapi-typescript', ['openapi.yaml', '--output', clientOpenApi]);
+  const codegen = generatePrismaClient().then(() => tool('graphql-codegen', ['--config', 'codegen.ts']));
+  const failed = (await Promise.allSettled([openApiTypes, codegen])).find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  writeFileSync(join(root, typesGroup.stampFile), digest);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await (process.argv.includes('--service') ? generateForService() : generateAll());
 }

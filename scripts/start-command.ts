@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 
 const PACKAGE_JSON = resolve(import.meta.dirname, '../package.json');
 
-/** The arguments of `node` in the start script, e.g. `['--max-semi-space-size=64', '--import', 'tsx', 'src/main.ts']`. */
+/** The arguments of `node` in the start script, e.g. `['--max-semi-space-size=64', 'scripts/start.mjs']`. */
 export function startNodeArguments(): string[] {
   const { scripts } = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { scripts: Record<string, string> };
   const match = /^exec node (.+)$/.exec(scripts.start ?? '');
