@@ -46,6 +46,7 @@ const plainSearch = (collection: string, q: string) => ({
   num_typos: 2,
   min_len_1typo: 5,
   min_len_2typo: 9,
+  enable_typos_for_numerical_tokens: false,
   typo_tokens_threshold: 100,
   drop_tokens_threshold: 1,
   prioritize_exact_match: true,

@@ -351,6 +351,14 @@ export class TypesenseStandIn {
     for (const set of schema.synonym_sets ?? []) {
       if (!this.synonymSets.has(set)) return notFound(response, `Synonym set \`${set}\` not found.`);
     }
+    // Typesense takes single-byte characters only (it compares the std::string's size with 1).
+    for (const key of ['symbols_to_index', 'token_separators']) {
+      const list = schema[key];
+      if (list === undefined) continue;
+      if (!Array.isArray(list) || list.some((item) => typeof item !== 'string' || Buffer.byteLength(item) !== 1)) {
+        return json(response, 400, { message: `\`${key}\` should be an array of character symbols.` });
+      }
+    }
     for (const field of schema.fields) {
       if (field.index === false && field.optional !== true) {
         return json(response, 400, { message: `Field \`${field.name}\` must be optional since it is not indexed.` });

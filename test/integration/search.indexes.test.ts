@@ -48,6 +48,15 @@ const fullIndex = (alias: string) => ({
   stop_words: ['the', 'a'],
   ranking_rules: ['exactness', 'typo', 'price:desc'],
   sortable_fields: ['price', 'name'],
+  matching: {
+    exact_fields: ['brand'],
+    typos_on_digit_words: true,
+    min_word_length_for_one_typo: 4,
+    min_word_length_for_two_typos: 8,
+    token_separators: ['-', '/'],
+    symbols_to_index: ['+'],
+  },
+  language: 'nl',
   is_active: true,
 });
 
@@ -115,6 +124,15 @@ describe('create and view', () => {
       ranking_rules: ['words', 'typo', 'proximity', 'attribute', 'exactness'],
       filters: [{ key: 'brand', type: null, is_processed: true }],
       available_fields: [],
+      matching: {
+        exact_fields: [],
+        typos_on_digit_words: false,
+        min_word_length_for_one_typo: 5,
+        min_word_length_for_two_typos: 9,
+        token_separators: [],
+        symbols_to_index: [],
+      },
+      language: null,
     });
     const upsert = await rest.put(`${INDEXES}/minimal/documents`, {
       token: a.key,

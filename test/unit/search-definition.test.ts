@@ -22,6 +22,7 @@ const settings = (overrides: Partial<IndexSettings> = {}): IndexSettings => ({
   stopWords: [],
   rankingRules: [],
   sortableFields: [],
+  matching: {},
   ...overrides,
 });
 

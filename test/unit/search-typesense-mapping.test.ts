@@ -13,6 +13,7 @@ import {
   legacyStopwordSetName,
   searchResultOf,
   schemaFields,
+  schemaFingerprint,
   stopwordSetName,
   toFilterBy,
   toSearch,
@@ -25,6 +26,7 @@ import {
   toTypesenseSynonyms,
 } from '../../src/modules/search/engine/typesense-mapping';
 import { protocolFor } from '../../src/modules/search/engine/typesense-version';
+import { DEFAULT_MATCHING } from '../../src/modules/search/engine/matching';
 
 const definition = (overrides: Partial<IndexDefinition> = {}): IndexDefinition => ({
   id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
@@ -299,6 +301,7 @@ describe('search parameters', () => {
       num_typos: 2,
       min_len_1typo: 5,
       min_len_2typo: 9,
+      enable_typos_for_numerical_tokens: false,
       typo_tokens_threshold: 100,
       drop_tokens_threshold: 3,
       prioritize_exact_match: true,
@@ -319,6 +322,40 @@ describe('search parameters', () => {
       group_max_candidates: 10_000,
       stopwords: `${COLLECTION}_stopwords`,
     });
+  });
+
+  it('maps exact fields to no typos and no prefix per field, and the typo settings to their parameters', () => {
+    const matching = {
+      ...DEFAULT_MATCHING,
+      exactFields: ['brand'],
+      typosOnDigitWords: true,
+      minWordLengthOneTypo: 4,
+      minWordLengthTwoTypos: 7,
+    };
+    expect(toSearch(definition({ matching }), COLLECTION, query, v30)).toMatchObject({
+      query_by: 'name,brand',
+      prefix: 'true,false',
+      num_typos: '2,0',
+      min_len_1typo: 4,
+      min_len_2typo: 7,
+      enable_typos_for_numerical_tokens: true,
+    });
+    expect(toSearch(definition({ matching }), COLLECTION, { ...query, q: 'lamp ' }, v30)).toMatchObject({
+      prefix: 'false,false',
+    });
+  });
+
+  it('declares token separators, symbols and stemming in the collection schema, in a collection of its own', () => {
+    const plain = definition();
+    const matching = { ...DEFAULT_MATCHING, tokenSeparators: ['-'], symbolsToIndex: ['+'], language: 'de' as const };
+    const configured = definition({ matching: { ...matching, exactFields: ['brand'] } });
+    const schema = collectionSchema(configured, 'c', v30);
+    expect(schema).toMatchObject({ token_separators: ['-'], symbols_to_index: ['+'] });
+    expect(schema.fields.find((field) => field.name === 'name')).toMatchObject({ stem: true, locale: 'de' });
+    expect(schema.fields.find((field) => field.name === 'brand')).not.toHaveProperty('stem');
+    expect(collectionSchema(plain, 'c', v30)).not.toHaveProperty('token_separators');
+    expect(schemaFingerprint(configured)).not.toBe(schemaFingerprint(plain));
+    expect(schemaFingerprint(definition({ matching: DEFAULT_MATCHING }))).toBe(schemaFingerprint(plain));
   });
 
   it('v29 has no group_max_candidates; without the attribute rule fields weigh the same', () => {

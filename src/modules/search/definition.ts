@@ -13,6 +13,7 @@ import {
   type Scalar,
   type Synonym,
 } from './engine/engine';
+import { DEFAULT_MATCHING, type MatchingSettings } from './engine/matching';
 
 export interface FieldMapping {
   from: string;
@@ -33,6 +34,8 @@ export interface IndexSettings {
   stopWords: string[];
   rankingRules: string[];
   sortableFields: string[];
+  /** The matching settings given; the others take their defaults. */
+  matching: Partial<MatchingSettings>;
 }
 
 export interface IndexState extends IndexSettings {
@@ -99,6 +102,12 @@ export const filterableFields = (state: IndexSettings) => [
   ...new Set([...state.filters.map((f) => f.key), ...effectiveFacetFields(state)]),
 ];
 
+/** The matching settings of an index: the ones given, the defaults for the others. */
+export const effectiveMatching = (state: Pick<IndexSettings, 'matching'>): MatchingSettings => ({
+  ...DEFAULT_MATCHING,
+  ...state.matching,
+});
+
 export function resolveDefinition(state: IndexState): IndexDefinition {
   return {
     id: state.id,
@@ -115,6 +124,7 @@ export function resolveDefinition(state: IndexState): IndexDefinition {
     stopWords: state.stopWords,
     rankingRules: effectiveRankingRules(state).map(parseRankingRule),
     sortableFields: effectiveSortableFields(state),
+    matching: effectiveMatching(state),
   };
 }
 

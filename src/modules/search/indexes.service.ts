@@ -32,6 +32,7 @@ import type { FieldFilter, FieldType, IndexedDocument, SearchEngine } from './en
 import { passesFilters } from './engine/filter-match';
 import type { MerchandisingRule } from './rules';
 import { toEngineFilter } from './search-query';
+import { matchingRecord, matchingSettingsOf } from './matching-settings';
 import * as repository from './search.repository';
 import {
   ALIAS_PATTERN,
@@ -69,6 +70,7 @@ export function toIndexRecord(row: repository.IndexRow): IndexRecord {
     stop_words: row.stopWords,
     ranking_rules: effectiveRankingRules(row),
     sortable_fields: effectiveSortableFields(row),
+    ...matchingRecord(row),
     available_fields: fieldNames(row, row.seenFieldTypes).map((key) => ({ key, type: fieldType(row, key) })),
     is_active: row.isActive,
     has_pending_updates: pending,
@@ -112,6 +114,7 @@ function settingsOf(input: IndexInputData): { settings: IndexSettings; problems:
     stopWords: input.stop_words ?? [],
     rankingRules: input.ranking_rules ?? [],
     sortableFields: input.sortable_fields ?? [],
+    matching: matchingSettingsOf(input),
   };
   settings.fields.forEach((field, i) => {
     if (
@@ -142,10 +145,19 @@ function settingsOf(input: IndexInputData): { settings: IndexSettings; problems:
     );
     check(settings.facetFields, (i) => `facet_fields[${i}]`);
     check(settings.sortableFields, (i) => `sortable_fields[${i}]`);
+    if (settings.searchFields.length === 0)
+      check(settings.matching.exactFields ?? [], (i) => `matching.exact_fields[${i}]`);
     if (settings.distinctField) check([settings.distinctField], () => 'distinct_field');
     settings.rankingRules.forEach((rule, i) => {
       const parsed = parseRankingRule(rule);
       if (typeof parsed === 'object') check([parsed.field], () => `ranking_rules[${i}]`);
+    });
+  }
+  if (settings.searchFields.length > 0) {
+    const searched = new Set(settings.searchFields);
+    (settings.matching.exactFields ?? []).forEach((name, i) => {
+      if (!searched.has(name))
+        problems.push({ field: `matching.exact_fields[${i}]`, message: `${name} is not one of the search_fields` });
     });
   }
   return { settings, problems };

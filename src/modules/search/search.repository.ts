@@ -38,6 +38,7 @@ export function toIndexRow(row: SearchIndex): IndexRow {
     stopWords: row.stopWords,
     rankingRules: row.rankingRules,
     sortableFields: row.sortableFields ?? [],
+    matching: (row.matching ?? {}) as IndexSettings['matching'],
     rules: row.rules as unknown as MerchandisingRule[],
     seenFieldTypes: row.seenFieldTypes as Record<string, FieldType>,
     isActive: row.isActive,
@@ -73,6 +74,7 @@ const definitionColumns = (data: IndexDefinitionData) => ({
   stopWords: data.settings.stopWords,
   rankingRules: data.settings.rankingRules,
   sortableFields: data.settings.sortableFields,
+  matching: data.settings.matching as Prisma.InputJsonValue,
   isActive: data.isActive,
 });
 
@@ -144,6 +146,7 @@ const IndexListRow = z
     stopWords: z.array(z.string()).nullable(),
     rankingRules: z.array(z.string()).nullable(),
     sortableFields: z.array(z.string()).nullable(),
+    matching: z.custom<IndexSettings['matching']>((value) => typeof value === 'object' && value !== null),
     rules: z.custom<MerchandisingRule[]>(Array.isArray),
     seenFieldTypes: z.custom<Record<string, FieldType>>((value) => typeof value === 'object' && value !== null),
     isActive: z.boolean(),
@@ -171,7 +174,7 @@ export function indexList(tenantId: string, sort: IndexSort): SqlKeysetList<Inde
       SELECT id, tenant_id AS "tenantId", alias, name, source_id AS "sourceId", source_type AS "sourceType", fields,
              search_fields AS "searchFields", display_fields AS "displayFields", filters, facet_fields AS "facetFields",
              distinct_field AS "distinctField", synonyms, stop_words AS "stopWords", ranking_rules AS "rankingRules",
-             sortable_fields AS "sortableFields", rules,
+             sortable_fields AS "sortableFields", matching, rules,
              seen_field_types AS "seenFieldTypes", is_active AS "isActive", version, rebuild_version AS
                "rebuildVersion",
              processed_version AS "processedVersion", last_processed_at AS "lastProcessedAt", created_at AS "createdAt",

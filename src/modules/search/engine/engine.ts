@@ -3,6 +3,7 @@
  * shapes that cross it. Documents reach an engine already mapped onto the index's fields.
  */
 import type { DbOrTx } from '../../../kernel/db';
+import type { MatchingSettings } from './matching';
 
 export const FIELD_TYPES = ['STRING', 'NUMBER', 'BOOLEAN'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -45,6 +46,8 @@ export interface IndexDefinition {
   rankingRules: RankingRule[];
   /** Fields a query may sort by. */
   sortableFields: string[];
+  /** How words are matched; the defaults when left out. */
+  matching?: MatchingSettings;
 }
 
 /** A document mapped onto the index's fields. `metadata` is returned with hits, never searched. */

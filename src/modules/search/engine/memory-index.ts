@@ -22,7 +22,8 @@ import type {
 import { filtersWithout, passesFilters } from './filter-match';
 import { phraseSynonyms, phraseTokens, replacePhrases, stopPhrases, type PhraseIndex } from './phrases';
 import { TermTrie } from './term-trie';
-import { escapeHtml, facetValueMatches, tokenize, tokenizeWithOffsets, typoBudget } from './text';
+import { EXACT_MARK, TextMatcher } from './matching';
+import { escapeHtml, facetValueMatches } from './text';
 
 /** Completions of the last (prefix) word that are searched: the most frequent ones. */
 export const MAX_PREFIX_EXPANSIONS = 100;
@@ -99,14 +100,21 @@ export class MemoryIndex {
   private readonly stopPhrases: PhraseIndex;
   private readonly phrases: { documents: PhraseIndex; queries: PhraseIndex };
   private readonly types: Map<string, FieldType | null>;
+  private readonly matcher: TextMatcher;
+  /** Each search field, and whether it is matched word for word. */
+  private readonly exactField: boolean[];
 
   constructor(readonly definition: IndexDefinition) {
-    this.stopPhrases = stopPhrases(definition.stopWords);
-    this.phrases = phraseSynonyms(definition.synonyms);
+    this.matcher = new TextMatcher(definition.matching);
+    this.exactField = definition.searchFields.map((field) => this.matcher.exactFields.has(field));
+    // Phrases are matched on the words as typed: the query's words are stemmed only when looked up.
+    const words = (text: string) => this.matcher.words(text, true);
+    this.stopPhrases = stopPhrases(definition.stopWords, words);
+    this.phrases = phraseSynonyms(definition.synonyms, words);
     this.types = new Map(definition.fields.map((field) => [field.name, field.type]));
     const link = (from: string, to: string) => {
-      const [a, ...moreOfA] = tokenize(from);
-      const [b, ...moreOfB] = tokenize(to);
+      const [a, ...moreOfA] = this.matcher.words(from);
+      const [b, ...moreOfB] = this.matcher.words(to);
       // Phrases of several words are matched as group tokens (see phrases.ts).
       if (!a || !b || a === b || moreOfA.length > 0 || moreOfB.length > 0) return;
       if (!this.synonymsOf.has(a)) this.synonymsOf.set(a, new Set());
@@ -153,17 +161,25 @@ export class MemoryIndex {
       this.documents.push(document);
       this.slotOf.set(document.id, slot);
       let at = this.wordStart[slot]!;
-      for (const field of this.definition.searchFields) {
-        const fieldWords = valuesOf(document.values[field]).flatMap((value) => tokenize(String(value)));
+      const { matcher } = this;
+      const stemmed = matcher.settings.language !== null;
+      this.definition.searchFields.forEach((field, f) => {
+        const exact = this.exactField[f]!;
+        const texts = valuesOf(document.values[field]).map(String);
+        const fieldWords = texts.flatMap((text) => matcher.words(text, exact));
         this.words = grown(this.words, at + fieldWords.length + 1);
         for (const word of fieldWords) {
-          const id = this.termId(word);
+          const id = this.termId(exact ? EXACT_MARK + word : word);
           this.words[at++] = id;
           this.post(id, slot);
         }
         this.words[at++] = FIELD_END;
-        for (const token of phraseTokens(fieldWords, this.phrases.documents)) this.post(this.termId(token), slot);
-      }
+        const typed = stemmed && !exact ? texts.flatMap((text) => matcher.words(text, true)) : fieldWords;
+        for (const token of phraseTokens(typed, this.phrases.documents)) this.post(this.termId(token), slot);
+        for (const text of texts)
+          for (const joined of matcher.joinedWords(text))
+            this.post(this.termId(exact ? EXACT_MARK + joined : joined), slot);
+      });
       this.wordStart = grown(this.wordStart, slot + 2);
       this.wordStart[slot + 1] = at;
     }
@@ -204,16 +220,26 @@ export class MemoryIndex {
   }
 
   /** Document words that match a query word, with their typo count. */
-  private matchesOf(word: string, prefix: boolean): Map<string, WordMatch> {
+  private matchesOf(typed: string, prefix: boolean): Map<string, WordMatch> {
     const matches = new Map<string, WordMatch>();
-    if (this.termIds.has(word)) matches.set(word, { typos: 0, exact: true });
-    for (const synonym of this.synonymsOf.get(word) ?? []) {
-      if (this.termIds.has(synonym) && !matches.has(synonym)) matches.set(synonym, { typos: 0, exact: false });
+    // A phrase's group token is looked up as it is.
+    const forms = typed.startsWith('\u0001') ? [typed] : this.matcher.queryForms(typed);
+    const word = forms[0]!;
+    for (const form of forms) if (this.termIds.has(form)) matches.set(form, { typos: 0, exact: true });
+    if (this.exactField.includes(true) && this.termIds.has(EXACT_MARK + typed))
+      matches.set(EXACT_MARK + typed, { typos: 0, exact: true });
+    for (const form of forms) {
+      for (const synonym of this.synonymsOf.get(form) ?? []) {
+        if (this.termIds.has(synonym) && !matches.has(synonym)) matches.set(synonym, { typos: 0, exact: false });
+      }
     }
-    const budget = typoBudget(word);
+    const budget = this.matcher.typoBudget(word);
     if (!this.dictionary) {
+      // Terms of exact fields sort first (their mark is below every character a word has) and are left out.
       const sorted = [...this.terms].sort();
-      this.dictionary = { sorted, trie: new TermTrie(sorted) };
+      const from = lowerBound(sorted, String.fromCharCode(EXACT_MARK.charCodeAt(0) + 1));
+      const searched = from === 0 ? sorted : sorted.slice(from);
+      this.dictionary = { sorted: searched, trie: new TermTrie(searched) };
     }
     const terms = this.dictionary.sorted;
     if (budget > 0) {
@@ -221,9 +247,12 @@ export class MemoryIndex {
         if (!matches.has(term)) matches.set(term, { typos, exact: false });
     }
     if (prefix) {
+      // A stemmed index completes the word as typed too: a stem may be shorter than what was typed so far.
       const completions: string[] = [];
-      for (let i = lowerBound(terms, word); i < terms.length && terms[i]!.startsWith(word); i++)
-        if (terms[i] !== word) completions.push(terms[i]!);
+      for (const start of word === typed ? [word] : [word, typed]) {
+        for (let i = lowerBound(terms, start); i < terms.length && terms[i]!.startsWith(start); i++)
+          if (terms[i] !== start && !matches.has(terms[i]!)) completions.push(terms[i]!);
+      }
       if (completions.length > MAX_PREFIX_EXPANSIONS) {
         const frequency = (term: string) => this.postings[this.termIds.get(term)!]!.length;
         completions.sort((a, b) => frequency(b) - frequency(a));
@@ -319,7 +348,7 @@ export class MemoryIndex {
   }
 
   private queryWords(q: string): string[] {
-    const words = tokenize(q);
+    const words = this.matcher.words(q, true);
     const kept = replacePhrases(words, this.stopPhrases);
     // A query of stop words only is searched as typed.
     return replacePhrases(kept.length > 0 ? kept : words, this.phrases.queries);
@@ -416,7 +445,7 @@ export class MemoryIndex {
         counts.set(value, (counts.get(value) ?? 0) + 1);
     }
     return [...counts]
-      .filter(([value]) => facetValueMatches(value, facetQuery.q))
+      .filter(([value]) => facetValueMatches(value, facetQuery.q, this.matcher))
       .map(([value, count]) => ({ value, count }))
       .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
       .slice(0, MAX_FACET_VALUES);
@@ -647,15 +676,18 @@ export class MemoryIndex {
 
   private hitOf(document: IndexedDocument, words: string[], matches: Map<string, WordMatch>[]): EngineHit {
     const highlight: EngineHit['highlight'] = {};
-    for (const field of this.definition.searchFields) {
+    this.definition.searchFields.forEach((field, f) => {
       const value = document.values[field];
-      if (value === null || value === undefined) continue;
+      if (value === null || value === undefined) return;
+      const exact = this.exactField[f]!;
       const one = (text: string): HighlightResult => {
         let out = '';
         let at = 0;
         const matched = new Set<number>();
-        for (const token of tokenizeWithOffsets(text)) {
-          const which = matches.findIndex((wordMatches) => wordMatches.has(token.word));
+        // Stemmed words are compared as stems and marked as written.
+        for (const token of this.matcher.wordsAt(text, exact)) {
+          const term = exact ? EXACT_MARK + token.word : token.word;
+          const which = matches.findIndex((wordMatches) => wordMatches.has(term));
           if (which === -1) continue;
           matched.add(which);
           out +=
@@ -673,7 +705,7 @@ export class MemoryIndex {
         };
       };
       highlight[field] = Array.isArray(value) ? value.map((item) => one(String(item))) : one(String(value));
-    }
+    });
     return { document, highlight };
   }
 }

@@ -35,11 +35,14 @@ const groupToken = (entry: number) => `\u0001${entry}\u0001`;
  * of the entry) and what queries are rewritten by (every phrase of a multi-way entry; only the root
  * of a one-way one). Entries of single words only are left to word synonyms.
  */
-export function phraseSynonyms(synonyms: Synonym[]): { documents: PhraseIndex; queries: PhraseIndex } {
+export function phraseSynonyms(
+  synonyms: Synonym[],
+  words: (text: string) => string[] = tokenize,
+): { documents: PhraseIndex; queries: PhraseIndex } {
   const documents: Phrase[] = [];
   const queries: Phrase[] = [];
   synonyms.forEach((synonym, entry) => {
-    const members = [...(synonym.root !== undefined ? [synonym.root] : []), ...synonym.synonyms].map(tokenize);
+    const members = [...(synonym.root !== undefined ? [synonym.root] : []), ...synonym.synonyms].map(words);
     if (!members.some((words) => words.length > 1)) return;
     const token = groupToken(entry);
     for (const words of members) documents.push({ words, token });
@@ -50,8 +53,8 @@ export function phraseSynonyms(synonyms: Synonym[]): { documents: PhraseIndex; q
 }
 
 /** Stop words and stop phrases, as phrases that stand for nothing. */
-export const stopPhrases = (stopWords: string[]): PhraseIndex =>
-  indexOf(stopWords.map((stop) => ({ words: tokenize(stop), token: '' })));
+export const stopPhrases = (stopWords: string[], words: (text: string) => string[] = tokenize): PhraseIndex =>
+  indexOf(stopWords.map((stop) => ({ words: words(stop), token: '' })));
 
 function matchAt(words: string[], at: number, index: PhraseIndex): Phrase | undefined {
   return index.get(words[at]!)?.find((phrase) => phrase.words.every((word, i) => words[at + i] === word));

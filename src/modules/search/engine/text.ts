@@ -44,13 +44,17 @@ export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML
  * Whether a facet value matches a facet query: every query word matches a word of the value with
  * the typo budget of its length, the last one also as a prefix (the value is being typed).
  */
-export function facetValueMatches(value: string, q: string): boolean {
-  const words = tokenize(value);
-  const query = tokenize(q);
+export function facetValueMatches(
+  value: string,
+  q: string,
+  text: { words(text: string): string[]; typoBudget(word: string): number } = { words: tokenize, typoBudget },
+): boolean {
+  const words = text.words(value);
+  const query = text.words(q);
   return query.every((word, i) =>
     words.some(
       (candidate) =>
-        (i === query.length - 1 && candidate.startsWith(word)) || withinEdits(candidate, word, typoBudget(word)),
+        (i === query.length - 1 && candidate.startsWith(word)) || withinEdits(candidate, word, text.typoBudget(word)),
     ),
   );
 }

@@ -21,6 +21,7 @@ import type {
 } from './engine';
 import { MAX_FACET_VALUES, MAX_PREFIX_EXPANSIONS } from './memory-index';
 import { filtersWithout } from './filter-match';
+import { DEFAULT_MATCHING } from './matching';
 import { replacePhrases, stopPhrases } from './phrases';
 import { escapeHtml, tokenize } from './text';
 import type { TypesenseProtocol } from './typesense-version';
@@ -65,6 +66,8 @@ const sortFieldsOf = (definition: IndexDefinition) =>
 const singleValued = (definition: IndexDefinition, field: string) =>
   sortFieldsOf(definition).has(field) || field === definition.distinctField;
 
+const matchingOf = (definition: IndexDefinition) => definition.matching ?? DEFAULT_MATCHING;
+
 /** STRING until a document shows a field's type: a later type changes the schema and rebuilds the collection. */
 const typeOf = (field: IndexDefinition['fields'][number]): FieldType => field.type ?? 'STRING';
 
@@ -106,6 +109,9 @@ export function schemaFields(definition: IndexDefinition): CollectionFieldSchema
     ...(definition.distinctField ? [definition.distinctField] : []),
   ]);
   const fields: CollectionFieldSchema[] = [];
+  const { language, exactFields } = matchingOf(definition);
+  // Stems are matched in the search fields that are not matched word for word.
+  const stemmed = new Set(language ? queryFields(definition).filter((name) => !exactFields.includes(name)) : []);
   for (const field of declaredFields(definition)) {
     const type = typeOf(field);
     const facet = definition.facetFields.includes(field.name) || field.name === definition.distinctField;
@@ -116,6 +122,7 @@ export function schemaFields(definition: IndexDefinition): CollectionFieldSchema
       ...(facet ? { facet: true } : {}),
       ...(sortFields.has(field.name) ? { sort: true } : {}),
       ...(indexed.has(field.name) ? {} : { index: false }),
+      ...(stemmed.has(field.name) ? { stem: true, locale: language } : {}),
     } as CollectionFieldSchema);
     if (type === 'NUMBER' && definition.facetFields.includes(field.name)) {
       fields.push({ name: numberFacetField(field.name), type: 'string[]', optional: true, facet: true });
@@ -138,12 +145,24 @@ export function schemaFields(definition: IndexDefinition): CollectionFieldSchema
   ];
 }
 
-/** Eight hex digits that change whenever the fields of the schema do. */
-export const schemaFingerprint = (definition: IndexDefinition) =>
-  createHash('sha256')
-    .update(JSON.stringify(schemaFields(definition)))
+/** The collection's own tokenizer settings, when the index has any. */
+function tokenizerSettings(definition: IndexDefinition) {
+  const { tokenSeparators, symbolsToIndex } = matchingOf(definition);
+  return {
+    ...(tokenSeparators.length > 0 ? { token_separators: tokenSeparators } : {}),
+    ...(symbolsToIndex.length > 0 ? { symbols_to_index: symbolsToIndex } : {}),
+  };
+}
+
+/** Eight hex digits that change whenever the fields of the schema or its tokenizer settings do. */
+export const schemaFingerprint = (definition: IndexDefinition) => {
+  const tokenizer = tokenizerSettings(definition);
+  const fields = JSON.stringify(schemaFields(definition));
+  return createHash('sha256')
+    .update(Object.keys(tokenizer).length > 0 ? fields + JSON.stringify(tokenizer) : fields)
     .digest('hex')
     .slice(0, 8);
+};
 
 /**
  * A collection per rebuild, named by the index version and the schema's fingerprint, so a rebuild
@@ -178,6 +197,7 @@ export function collectionSchema(
   return {
     name,
     fields: schemaFields(definition),
+    ...tokenizerSettings(definition),
     ...(withSynonymSet ? { synonym_sets: [synonymSetName(name)] } : {}),
   } as CollectionCreateSchema;
 }
@@ -353,13 +373,19 @@ export function toSearch(
     // The `attribute` rule: earlier search fields weigh more; without it every field weighs the same.
     search.query_by_weights = fields.map((_, i) => (rules.has('attribute') ? Math.max(1, 15 - i) : 1)).join(',');
   }
+  const matching = matchingOf(definition);
+  // The last word is a prefix unless the query ends with a space or punctuation (as the embedded engine does).
+  const prefix = !/[\s\p{P}]$/u.test(query.q);
+  const exact = fields.map((name) => matching.exactFields.includes(name));
+  const perField = exact.includes(true);
   Object.assign(search, {
-    // The last word is a prefix unless the query ends with a space or punctuation (as the embedded engine does).
-    prefix: !/[\s\p{P}]$/u.test(query.q),
+    // Exact fields: no typos and no completion, field by field in the order of `query_by`.
+    prefix: perField ? exact.map((isExact) => prefix && !isExact).join(',') : prefix,
     max_candidates: MAX_PREFIX_EXPANSIONS,
-    num_typos: 2,
-    min_len_1typo: 5,
-    min_len_2typo: 9,
+    num_typos: perField ? exact.map((isExact) => (isExact ? 0 : 2)).join(',') : 2,
+    min_len_1typo: matching.minWordLengthOneTypo,
+    min_len_2typo: matching.minWordLengthTwoTypos,
+    enable_typos_for_numerical_tokens: matching.typosOnDigitWords,
     typo_tokens_threshold: TYPO_TOKENS_THRESHOLD,
     drop_tokens_threshold: query.threshold,
     prioritize_exact_match: rules.has('exactness'),
