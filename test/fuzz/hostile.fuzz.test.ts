@@ -18,7 +18,8 @@ import { MAX_JSON_DEPTH, MAX_PARAMETERS, MAX_PARAMETER_BRACKETS } from '../../sr
 import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { assertMatchesContract, type RestResponse } from '../helpers/rest';
 
-const t = await startTestApp();
+// Hundreds of bodies from one address: answered at once here (see hostile-senders.test.ts for the hold).
+const t = await startTestApp({ env: { REFUSED_BODY_HOLD_MS: '0' } });
 await t.app.listen({ host: '127.0.0.1', port: 0 });
 const port = (t.app.server.address() as AddressInfo).port;
 let tenant: Tenant;
@@ -226,6 +227,25 @@ describe('hostile GraphQL variables', () => {
     const answer = await graphql(`{"f":{"ids":${'['.repeat(depth)}${']'.repeat(depth)}}}`);
     expect(answer.status).toBe(200);
     expect(answer.body.errors[0].message).not.toContain('levels');
+  });
+
+  it('refuses documents nested past the limit, closed or not, before they are parsed', async () => {
+    const document = (depth: number, closed: boolean) =>
+      `mutation { updateSalesChannel(input: ${'['.repeat(depth)}${closed ? ']'.repeat(depth) : ''}) { __typename } }`;
+    for (const query of [document(MAX_JSON_DEPTH, true), document(3_000, false), document(100_000, false)]) {
+      const { answer, probes } = await whileProbing(() =>
+        send({
+          method: 'POST',
+          path: '/graphql',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.key}` },
+          body: JSON.stringify({ query }),
+        }),
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
+      expect(answer.body.errors[0].message).toContain(`nests deeper than ${MAX_JSON_DEPTH} levels`);
+      expect(probes).toBeGreaterThan(0);
+    }
   });
 
   it('answers a megabyte of keys, a 100 000-element list and a long string in the variables', async () => {

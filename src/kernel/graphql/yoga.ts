@@ -5,6 +5,7 @@ import { NoSchemaIntrospectionCustomRule, type GraphQLError, type GraphQLSchema 
 import { createYoga, type Plugin, type YogaInitialContext } from 'graphql-yoga';
 import { activeTracer } from '../tracing/spans';
 import { useTracing } from '../tracing/graphql';
+import { documentDepthLimit } from './document-depth';
 import { createErrorMask } from './errors';
 
 /** Limits every operation must stay within; documented in the README. */
@@ -58,6 +59,7 @@ export function createGraphQLServer<ServerContext extends Record<string, unknown
     // graphql-jit compiles each operation once into a function; the compiled operations are kept
     // per document, bounded like yoga's own parse and validation caches.
     plugins: [
+      documentDepthLimit,
       ...armor.plugins,
       noIntrospection,
       maskValidationErrors(maskError),
