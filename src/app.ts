@@ -18,6 +18,7 @@ import {
 import { AppError } from './kernel/errors';
 import { requestIdOf } from './kernel/ids';
 import { installJsonBodyDoor, parameterProblem, queryParameterNames } from './kernel/request-limits';
+import { HOSTILE_SENDERS_DEFAULTS, HostileSenders } from './kernel/hostile-senders';
 import { installMetrics, METRICS_PREFIX } from './kernel/metrics';
 import { installRateLimitHeaders, limitByAddress, limitedAuthentication, RateLimits } from './kernel/rate-limit';
 import type { RawAnswerer, RawServerKit, Worker } from './kernel/module';
@@ -217,7 +218,11 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   // Fastify parses text/plain by default, and both openapi-backend and yoga would then read JSON out
   // of it. The API takes application/json only: anything else is a 415 from Fastify itself.
   app.removeContentTypeParser('text/plain');
-  installJsonBodyDoor(app, BODY_LIMIT_BYTES);
+  installJsonBodyDoor(
+    app,
+    BODY_LIMIT_BYTES,
+    new HostileSenders({ ...HOSTILE_SENDERS_DEFAULTS, holdMs: deps.config.refusedBodyHoldMs }),
+  );
   // Query strings are bounded at the door too, except the edge's: those belong to the origin.
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.metricsLabel === 'edge') return;

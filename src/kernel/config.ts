@@ -57,6 +57,7 @@ const configSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).optional(),
   SEARCH_EVENTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  REFUSED_BODY_HOLD_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   SEARCH_ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   OAUTH_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   OAUTH_JWKS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
@@ -139,6 +140,8 @@ export interface Config {
   rateLimitPerMinute: number | undefined;
   /** Requests per minute each client address may send to the public search events endpoint. */
   searchEventsPerMinute: number;
+  /** How long the answer to a body refused for its nesting waits once its address sent 10 in a minute (0: never). */
+  refusedBodyHoldMs: number;
   /** Days search analytics (counts per query and hour, clicks, events) are kept; housekeeping deletes the rest. */
   searchAnalyticsRetentionDays: number;
   oauth: OAuthConfig;
@@ -292,6 +295,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: values.METRICS_TOKEN,
     rateLimitPerMinute: values.RATE_LIMIT_PER_MINUTE,
     searchEventsPerMinute: values.SEARCH_EVENTS_PER_MINUTE,
+    refusedBodyHoldMs: values.REFUSED_BODY_HOLD_MS,
     searchAnalyticsRetentionDays: values.SEARCH_ANALYTICS_RETENTION_DAYS,
     oauth: {
       refreshGraceSeconds: values.OAUTH_REFRESH_GRACE_SECONDS,

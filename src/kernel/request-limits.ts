@@ -8,6 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError, badRequest } from './errors';
+import type { HostileSenders } from './hostile-senders';
 
 /**
  * The deepest nesting of arrays and objects a JSON body may have. The deepest input the API
@@ -96,7 +97,12 @@ export function parseClientJson(text: string, field = 'body'): unknown {
  * deep without reading the rest (Node discards it), then parses as Fastify does, refusing
  * `__proto__` and `constructor.prototype` members (secure-json-parse), within `bodyLimit` bytes.
  */
-export function installJsonBodyDoor(app: FastifyInstance, bodyLimit: number) {
+export function installJsonBodyDoor(app: FastifyInstance, bodyLimit: number, senders: HostileSenders) {
+  // A refused body is not read further: the connection ends with the answer, and the kernel drops the rest.
+  const refusedUnread = new WeakSet<object>();
+  app.addHook('onSend', async (request, reply) => {
+    if (refusedUnread.has(request.raw)) reply.header('connection', 'close');
+  });
   const parseSecurely = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload, done) => {
@@ -104,17 +110,22 @@ export function installJsonBodyDoor(app: FastifyInstance, bodyLimit: number) {
     const gauge = new JsonDepthGauge();
     const chunks: Buffer[] = [];
     let received = 0;
-    const finish = (error: Error | null) => {
+    const finish = (error: Error | null, hostile = false) => {
       payload.removeListener('data', onData);
       payload.removeListener('end', onEnd);
       payload.removeListener('error', onEnd);
+      if (error) payload.pause();
+      if (hostile) {
+        refusedUnread.add(request.raw);
+        return senders.refused(request.ip, () => done(error, undefined));
+      }
       if (error) return done(error, undefined);
       parseSecurely(request, Buffer.concat(chunks, received).toString('utf8'), done);
     };
     const onData = (chunk: Buffer) => {
       received += chunk.length;
       if (received > bodyLimit) return finish(new AppError('PAYLOAD_TOO_LARGE'));
-      if (gauge.exceeded(chunk)) return finish(tooDeep('body'));
+      if (gauge.exceeded(chunk)) return finish(tooDeep('body'), true);
       chunks.push(chunk);
     };
     const onEnd = (error?: Error) => finish(error ? badRequest('the request body was not received whole') : null);
