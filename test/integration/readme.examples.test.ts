@@ -89,7 +89,9 @@ describe("the README's examples", () => {
       expect(example.expected.length, `README line ${example.line}: one "# → status" per curl`).toBe(requests);
       // Commands reach the service through $BASE; comments may show what an answer looks like.
       const commands = example.script.replace(/#.*$/gm, '');
-      expect(commands, `README line ${example.line}: $BASE, not a fixed address`).not.toMatch(/127\.0\.0\.1:\d+\/|localhost:/);
+      expect(commands, `README line ${example.line}: $BASE, not a fixed address`).not.toMatch(
+        /127\.0\.0\.1:\d+\/|localhost:/,
+      );
     }
   });
 
