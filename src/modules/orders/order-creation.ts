@@ -84,7 +84,8 @@ export async function createOrderAt(
     holder: { orderItemId: item.id },
   }));
   if (!idempotency) {
-    await stock.refuseWhenShort(db, tenantId, requests, await backorderPolicy(db, tenantId, requests));
+    const mayBackorder = await backorderPolicy(db, tenantId, requests);
+    await stock.refuseWhenShort(db, tenantId, requests, target.channelId, mayBackorder);
   }
   return stock.withBoundedContention(tenantId, requests, () =>
     writeTransaction(db, (tx) =>
@@ -100,7 +101,8 @@ export async function createOrderAt(
         });
         const mayBackorder = await backorderPolicy(tx, tenantId, requests);
         const change = orderChange(principal, 'ALLOCATION', orderId);
-        const backordered = await stock.commit(tx, tenantId, { requests, change }, mayBackorder);
+        const order = { requests, change, channelId: target.channelId };
+        const backordered = await stock.commit(tx, tenantId, order, mayBackorder);
         await repository.setItemStates(
           tx,
           tenantId,
@@ -145,6 +147,7 @@ export async function createChannelOrder(
         await stock.commit(tx, tenantId, {
           route: target,
           change: orderChange(principal, 'ALLOCATION', orderId),
+          channelId: target.channelId,
           place: async (parts) => {
             await repository.insertOrder(tx, tenantId, {
               id: orderId,

@@ -151,6 +151,7 @@ export class ReservationService {
           await stock.reserve(tx, tenantId, {
             route: target,
             change: context,
+            channelId: target.channelId,
             place: async (parts) => {
               await repository.insertReservation(tx, tenantId, {
                 id,
@@ -256,7 +257,7 @@ export class ReservationService {
             ...reservation,
             items: target.items.map((item, index) => ({ ...item, id: itemIds[index]! })),
           });
-          await stock.reserve(tx, tenantId, { requests, change: context });
+          await stock.reserve(tx, tenantId, { requests, change: context, channelId: target.channelId });
           return id;
         }),
       ),

@@ -104,7 +104,7 @@ const ChannelFound = z.object({
  * Checks the business, sales channel and items of an order or reservation without a warehouse:
  * the channel must sell from at least one warehouse of the business. The strategy is the
  * request's, else the channel's. In the same statement, what each warehouse has available of each
- * item (sellable now, as `sellableNow` counts it; read without locks: a first guess only).
+ * item beyond its safety stock (sellable now, as `sellableNow` counts it; read without locks: a first guess only).
  */
 export async function resolveChannelTarget(
   tx: Tx | Db,
@@ -133,12 +133,13 @@ export async function resolveChannelTarget(
            coalesce((SELECT array_agg(warehouse_id ORDER BY priority) FROM w), '{}') AS "warehouseIds",
            coalesce((SELECT json_agg(json_build_object('id', id, 'sku', sku)) FROM p), '[]') AS products,
            coalesce((SELECT json_agg(json_build_object('productId', pair.product_id, 'warehouseId', pair.warehouse_id,
-                       'quantity',
+                       'quantity', greatest(0,
                        coalesce((SELECT sum(i.quantity) FROM inventory_items i
                                   WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = pair.product_id
                                     AND i.warehouse_id = pair.warehouse_id AND i.state = 'AVAILABLE'), 0)
                      + coalesce((SELECT sum(h.quantity) FROM held h
-                                  WHERE h.product_id = pair.product_id AND h.warehouse_id = pair.warehouse_id), 0)))
+                                  WHERE h.product_id = pair.product_id AND h.warehouse_id = pair.warehouse_id), 0)
+                     - stock_safety_stock(${tenantId}::uuid, pair.product_id, pair.warehouse_id, ${channelId}::uuid))))
                        FROM pair), '[]') AS available`;
   const found = parseFirstRow(ChannelFound, rows);
   const problems: FieldProblem[] = [];

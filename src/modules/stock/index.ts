@@ -1,18 +1,20 @@
 import type { Module } from '../context';
 import { inventoryOperations } from './inventory.routes';
 import { stockResolvers } from './stock.resolvers';
+import { SafetyStockService } from './safety-stock.service';
 import { StockService } from './stock.service';
 
 declare module '../context' {
   interface Services {
     stock: StockService;
+    safetyStock: SafetyStockService;
   }
 }
 
 /** Inventory lines, the grouped inventory, the stock ledger and the REST inventory writes. */
 export const stockModule: Module = {
   name: 'stock',
-  services: ({ db, cursors }) => ({ stock: new StockService(db, cursors) }),
+  services: ({ db, cursors }) => ({ stock: new StockService(db, cursors), safetyStock: new SafetyStockService(db) }),
   rest: inventoryOperations,
   graphql: {
     schema: 'stock.graphql',
@@ -24,6 +26,7 @@ export const stockModule: Module = {
       Location: './stock.types#StockLocation',
       StockMutationReference: './stock.types#StockReference',
       InventoryList: './stock.types#StockReference',
+      SafetyStock: './stock.types#SafetyStockRecord',
     },
   },
 };

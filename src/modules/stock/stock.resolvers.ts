@@ -4,7 +4,12 @@ import { connectionArguments, toConnection } from '../../kernel/graphql/connecti
 import { positionLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import { parseValue, withInput } from '../../kernel/validation';
-import { InventoryArguments, InventoryItemsArguments, SetInventoryQuantitiesInput } from './stock.schemas';
+import {
+  InventoryArguments,
+  InventoryItemsArguments,
+  SafetyStockInput,
+  SetInventoryQuantitiesInput,
+} from './stock.schemas';
 import type { InventoryGroup, InventoryLine, StockReference } from './stock.types';
 
 const notAString = () =>
@@ -65,6 +70,7 @@ export const stockResolvers: Resolvers = {
       ),
     stockMutations: async (_parent, args, { principal, services }) =>
       toConnection(await services.stock.stockMutations(principal, args.query, connectionArguments(args))),
+    safetyStocks: (_parent, args, { principal, services }) => services.safetyStock.safetyStocks(principal, args),
   },
   Mutation: {
     setInventoryQuantities: (_parent, { input }, { principal, services }) =>
@@ -75,6 +81,16 @@ export const stockResolvers: Resolvers = {
           idempotencyOf('setInventoryQuantities', valid),
         ),
       })),
+    setSafetyStock: (_parent, { input }, { principal, services }) =>
+      withInput(SafetyStockInput, input, async (valid) => ({
+        safety_stock: await services.safetyStock.setSafetyStock(principal, valid),
+      })),
+  },
+  SafetyStock: {
+    product: lineStock.product,
+    warehouse: lineStock.warehouse,
+    channel_id: (row) => row.channelId,
+    updated_at: (row) => row.updatedAt.getTime(),
   },
   Inventory: {
     id: inventoryId,
@@ -83,6 +99,8 @@ export const stockResolvers: Resolvers = {
     quantity_reserved: (group) => group.quantityReserved,
     quantity_unavailable: (group) => group.quantityUnavailable,
     quantity_expected: (group) => group.quantityExpected,
+    quantity_safety: (group) => group.quantitySafety,
+    quantity_sellable: (group) => group.quantitySellable,
     cost: (group) => ({ amount: group.costAmount, currency: group.costCurrency }),
     ...lineStock,
     // None when the group sums a sales channel's warehouses.
@@ -111,6 +129,8 @@ export const stockResolvers: Resolvers = {
     inventory_item_id: (entry) => entry.inventoryItemId,
     actor: (entry) => ({ type: entry.actorType, id: entry.actorId }),
     created_at: (entry) => entry.createdAt.getTime(),
+    safety_stock: (entry) => entry.safetyStock,
+    safety_channel_id: (entry) => entry.safetyChannelId,
   },
   Location: {
     id: (location) => location.positionId ?? location.warehouseId,

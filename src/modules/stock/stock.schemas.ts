@@ -76,3 +76,15 @@ export const SetInventoryQuantitiesInput = z.object({
   items: z.array(QuantityCount).min(1, 'must not be an empty list').max(1000, 'may hold at most 1000 lines'),
   idempotency_key: IdempotencyKey,
 });
+
+/** The most units a safety stock may keep back (as many as one line may hold). */
+export const MAX_SAFETY_STOCK = 1_000_000_000;
+
+/** `setSafetyStock(input:)`. */
+export const SafetyStockInput = z.object({
+  sku: z.string().min(1).max(100),
+  warehouse_id: id(),
+  channel_id: id().nullish(),
+  quantity: z.int().min(0).max(MAX_SAFETY_STOCK),
+});
+export type SafetyStockInput = z.output<typeof SafetyStockInput>;

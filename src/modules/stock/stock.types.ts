@@ -59,6 +59,10 @@ export interface InventoryGroup {
   quantityReserved: number;
   quantityUnavailable: number;
   quantityExpected: number;
+  /** What the warehouse keeps back (over a channel's warehouses: what they keep back for it). */
+  quantitySafety: number;
+  /** Available beyond the safety stock: what can be sold. */
+  quantitySellable: number;
   costAmount: number | null;
   costCurrency: string | null;
 }
@@ -99,4 +103,18 @@ export interface LedgerEntry {
   createdAt: Date;
   /** Order of writing; with `createdAt` the ledger's sort key. */
   sequence: number;
+  /** After a change of safety stock: the new one, and the sales channel it holds for (null: every one). */
+  safetyStock: number | null;
+  safetyChannelId: string | null;
+}
+
+/** Units of a product kept back at a warehouse, for every sales channel or (`channelId`) for one. */
+export interface SafetyStockRecord {
+  id: string;
+  productId: string;
+  sku: string;
+  warehouseId: string;
+  channelId: string | null;
+  quantity: number;
+  updatedAt: Date;
 }

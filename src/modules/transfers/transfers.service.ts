@@ -66,7 +66,9 @@ export class TransferService {
             toWarehouseId: input.to_warehouse_id,
             items,
           });
-          await stock.commit(tx, tenantId, { requests, change: this.change(principal, 'ALLOCATION', id) });
+          // A transfer sells through no channel: only the safety stock kept for every channel holds.
+          const change = this.change(principal, 'ALLOCATION', id);
+          await stock.commit(tx, tenantId, { requests, change, channelId: null });
           return id;
         }),
       ),

@@ -135,10 +135,16 @@ export async function expiredReservationsTouching(
 }
 
 /**
- * Units sellable now per (product, warehouse): AVAILABLE lines plus what expired reservations
- * still hold. One statement, so one consistent snapshot; read without locks.
+ * Units sellable now per (product, warehouse) through `channelId` (null: no channel): AVAILABLE
+ * lines plus what expired reservations still hold, less the safety stock. One statement, so one
+ * consistent snapshot; read without locks.
  */
-export async function sellableNow(db: DbOrTx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+export async function sellableNow(
+  db: DbOrTx,
+  tenantId: string,
+  pairs: { productId: string; warehouseId: string }[],
+  channelId: string | null,
+) {
   const [products, warehouses] = [pairs.map((p) => p.productId), pairs.map((p) => p.warehouseId)];
   const rows = await db.$queryRaw<unknown[]>`
     WITH pair AS (SELECT DISTINCT * FROM unnest(${products}::uuid[], ${warehouses}::uuid[]) AS t(product_id,
@@ -146,12 +152,14 @@ export async function sellableNow(db: DbOrTx, tenantId: string, pairs: { product
          held AS MATERIALIZED (SELECT * FROM expired_reservation_holdings(${tenantId}::uuid, ${products}::uuid[],
            ${warehouses}::uuid[]))
     SELECT pair.product_id AS "productId", pair.warehouse_id AS "warehouseId",
-           (coalesce((SELECT sum(i.quantity) FROM inventory_items i
+           greatest(0, coalesce((SELECT sum(i.quantity) FROM inventory_items i
                        WHERE i.tenant_id = ${tenantId}::uuid AND i.product_id = pair.product_id AND i.warehouse_id =
                          pair.warehouse_id
                          AND i.state = 'AVAILABLE'), 0)
           + coalesce((SELECT sum(h.quantity) FROM held h WHERE h.product_id = pair.product_id AND h.warehouse_id =
-            pair.warehouse_id), 0))::bigint AS quantity
+            pair.warehouse_id), 0)
+          - stock_safety_stock(${tenantId}::uuid, pair.product_id, pair.warehouse_id, ${channelId}::uuid)
+          )::bigint AS quantity
       FROM pair`;
   const sellable = parseRows(Pair.extend({ quantity: int8 }), rows);
   return new Map(sellable.map((row) => [`${row.productId}:${row.warehouseId}`, row.quantity]));
@@ -159,11 +167,19 @@ export async function sellableNow(db: DbOrTx, tenantId: string, pairs: { product
 
 /**
  * Units AVAILABLE per (product, warehouse) through the database's `stock_available_totals`
- * (../sql/3-allocate.sql): what `allocateFromLines` can take. Read under the pairs' stock locks.
+ * (../sql/3-allocate.sql), less the safety stock for `channelId` (null: no channel): what
+ * `allocateFromLines` may take. Read under the pairs' stock locks.
  */
-export async function availableTotals(tx: Tx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+export async function availableTotals(
+  tx: Tx,
+  tenantId: string,
+  pairs: { productId: string; warehouseId: string }[],
+  channelId: string | null,
+) {
   const rows = await tx.$queryRaw<unknown[]>`
-    SELECT t.product_id AS "productId", g.warehouse_id AS "warehouseId", t.quantity
+    SELECT t.product_id AS "productId", g.warehouse_id AS "warehouseId",
+           greatest(0, t.quantity - stock_safety_stock(${tenantId}::uuid, t.product_id, g.warehouse_id,
+             ${channelId}::uuid))::bigint AS quantity
       FROM (SELECT u.w AS warehouse_id, array_agg(DISTINCT u.p) AS products
               FROM unnest(${pairs.map((p) => p.productId)}::uuid[],
                           ${pairs.map((p) => p.warehouseId)}::uuid[]) AS u(p, w)

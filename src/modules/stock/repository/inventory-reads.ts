@@ -45,6 +45,22 @@ function groupSelect(tenantId: string, filter: LineFilter) {
     filter.channelId !== undefined
       ? Prisma.sql`NULL::uuid AS warehouse_id, NULL::uuid AS position_id`
       : Prisma.sql`warehouse_id, position_id`;
+  // Over a channel's warehouses each keeps its own back; a warehouse's group at a position shows
+  // the warehouse's whole safety stock against the units at that position.
+  const safety =
+    filter.channelId !== undefined
+      ? Prisma.sql`
+          (SELECT coalesce(sum(k.safety), 0) FROM kept k WHERE k.product_id = g.product_id)::bigint
+            AS "quantitySafety",
+          (SELECT coalesce(sum(greatest(k.available - k.safety, 0)), 0) FROM kept k
+            WHERE k.product_id = g.product_id)::bigint AS "quantitySellable"`
+      : Prisma.sql`
+          coalesce(k.safety, 0)::bigint AS "quantitySafety",
+          greatest(g."quantityAvailable" - coalesce(k.safety, 0), 0)::bigint AS "quantitySellable"`;
+  const keptJoin =
+    filter.channelId !== undefined
+      ? Prisma.empty
+      : Prisma.sql`LEFT JOIN kept k ON k.product_id = g.product_id AND k.warehouse_id = g.warehouse_id`;
   return Prisma.sql`
     WITH lines AS (
       SELECT i.product_id, i.warehouse_id, i.position_id, i.id, i.quantity, i.state, i.cost_amount, i.cost_currency,
@@ -81,11 +97,18 @@ function groupSelect(tenantId: string, filter: LineFilter) {
              END AS "costAmount",
              CASE WHEN count(DISTINCT cost_currency) = 1 THEN min(cost_currency) END AS "costCurrency"
         FROM placed GROUP BY product_id, warehouse_id, position_id
+    ), kept AS (
+      -- Per product and warehouse: what is available and the safety stock kept back there.
+      SELECT product_id, warehouse_id,
+             coalesce(sum(quantity) FILTER (WHERE state = 'AVAILABLE'), 0)::bigint AS available,
+             stock_safety_stock(${tenantId}::uuid, product_id, warehouse_id,
+               ${filter.channelId ?? null}::uuid) AS safety
+        FROM lines GROUP BY product_id, warehouse_id
     )
     SELECT g.product_id AS "productId", p.sku, g.warehouse_id AS "warehouseId", g.position_id AS "positionId", g.ids,
            g.quantity, g."quantityAvailable", g."quantityCommitted", g."quantityReserved", g."quantityUnavailable",
-           g."quantityExpected", g."costAmount", g."costCurrency"
-      FROM g JOIN products p ON p.id = g.product_id`;
+           g."quantityExpected", g."costAmount", g."costCurrency", ${safety}
+      FROM g JOIN products p ON p.id = g.product_id ${keptJoin}`;
 }
 
 const GroupRow: RowModel<InventoryGroup> = z.object({
@@ -100,6 +123,8 @@ const GroupRow: RowModel<InventoryGroup> = z.object({
   quantityReserved: int8,
   quantityUnavailable: int8,
   quantityExpected: int8,
+  quantitySafety: int8,
+  quantitySellable: int8,
   costAmount: int8OrNull,
   costCurrency: z.string().nullable(),
 });

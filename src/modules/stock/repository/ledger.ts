@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Tx } from '../../../kernel/db';
 import type { SqlKeysetList } from '../../../kernel/keyset';
-import { int8, parseRows, timestamp as timestampColumn, uuid, type RowModel } from '../../../kernel/rows';
+import { int8, int8OrNull, parseRows, timestamp as timestampColumn, uuid, type RowModel } from '../../../kernel/rows';
 import { Prisma } from '../../../__generated__/prisma/client';
 import {
   STOCK_MUTATION_SOURCES,
@@ -60,30 +60,38 @@ export async function recordMutations(tx: Tx, tenantId: string, context: Mutatio
   await tx.$executeRaw`
     INSERT INTO stock_mutations (id, tenant_id, source, status, delta, new_quantity, product_id, warehouse_id,
       position_id,
-                                 inventory_item_id, actor_type, actor_id, "references", created_at)
+                                 inventory_item_id, actor_type, actor_id, "references", created_at, safety_stock,
+                                 safety_channel_id)
     SELECT v.id, ${tenantId}::uuid, ${context.source}::stock_mutation_source, 'PROCESSED', v.delta, v.new_quantity,
       v.product_id,
            v.warehouse_id, v.position_id, v.item_id, ${context.actor.type}, ${context.actor.id},
            ${JSON.stringify(changes.map((c) => c.references ?? context.references))}::jsonb -> (v.n - 1)::int,
-           clock_timestamp()
+           clock_timestamp(), v.safety_stock, v.safety_channel_id
       FROM unnest(${changes.map((c) => c.id)}::uuid[], ${changes.map((c) => String(c.delta))}::bigint[],
                   ${newQuantities.map(String)}::bigint[], ${changes.map((c) => c.productId)}::uuid[],
                   ${changes.map((c) => c.warehouseId)}::uuid[], ${changes.map((c) => c.positionId)}::uuid[],
-                  ${changes.map((c) => c.lineId)}::uuid[]) WITH ORDINALITY
-           AS v(id, delta, new_quantity, product_id, warehouse_id, position_id, item_id, n)
+                  ${changes.map((c) => c.lineId)}::uuid[],
+                  ${changes.map((c) => (c.safetyStock == null ? null : String(c.safetyStock)))}::bigint[],
+                  ${changes.map((c) => c.safetyChannelId ?? null)}::uuid[]) WITH ORDINALITY
+           AS v(id, delta, new_quantity, product_id, warehouse_id, position_id, item_id, safety_stock,
+                safety_channel_id, n)
      ORDER BY v.n`;
 }
 
 export interface LineChangeRecord {
   /** Id of the ledger row. */
   id: string;
-  lineId: string;
+  /** The line changed; null for a change of safety stock. */
+  lineId: string | null;
   productId: string;
   warehouseId: string;
   positionId: string | null;
   delta: number;
   /** The entities behind this change when they are not the context's. */
   references?: StockReference[];
+  /** A change of safety stock: the new safety stock, and the sales channel it holds for (null: every one). */
+  safetyStock?: number;
+  safetyChannelId?: string | null;
 }
 
 export interface LedgerFilter extends Pick<
@@ -138,6 +146,8 @@ const LedgerRow: RowModel<LedgerEntry> = z.object({
   messages: z.array(z.unknown()),
   createdAt: timestampColumn,
   sequence: int8,
+  safetyStock: int8OrNull,
+  safetyChannelId: uuid.nullable(),
 });
 
 /** The ledger rows matching `filter`, sorted by `sort` (then by write order). */
@@ -151,7 +161,8 @@ export function ledgerList(
       SELECT m.id, m.source::text AS source, m.status::text AS status, m.delta, m.new_quantity AS "newQuantity",
              m.product_id AS "productId", m.warehouse_id AS "warehouseId", m.position_id AS "positionId",
              m.inventory_item_id AS "inventoryItemId", m.actor_type AS "actorType", m.actor_id AS "actorId",
-             m."references", m.messages, m.created_at AS "createdAt", m.sequence
+             m."references", m.messages, m.created_at AS "createdAt", m.sequence, m.safety_stock AS "safetyStock",
+             m.safety_channel_id AS "safetyChannelId"
         FROM stock_mutations m`,
     where: ledgerConditions(tenantId, filter),
     key: [sort.field === 'created_at' ? Prisma.sql`m.created_at` : Prisma.sql`m.new_quantity`, Prisma.sql`m.sequence`],

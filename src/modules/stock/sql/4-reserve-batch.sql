@@ -98,7 +98,9 @@ BEGIN
         FOR k IN 1 .. cardinality(req_products) LOOP
             CONTINUE WHEN req_products[k] = ANY(req_products[1:k - 1]);
             SELECT sum(u.q)::bigint INTO need FROM unnest(req_products, req.quantities) AS u(p, q) WHERE u.p = req_products[k];
-            have := product_left[array_position(found_ids, req_products[k])];
+            -- What the earlier requests left, beyond the safety stock the request's channel keeps back.
+            have := greatest(product_left[array_position(found_ids, req_products[k])]
+                             - stock_safety_stock(p_tenant_id, req_products[k], warehouse, req.channel_id), 0);
             IF need > have THEN
                 short_item := k;
                 EXIT;

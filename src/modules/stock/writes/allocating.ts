@@ -65,7 +65,8 @@ export function outOfStock(
 }
 
 /**
- * Refuses requests that cannot be met by what is sellable right now, before any lock is taken:
+ * Refuses requests that cannot be met by what is sellable right now through `channelId` (beyond
+ * the safety stock), before any lock is taken:
  * a shortage seen in a committed snapshot is a true answer, and a rush of clients on a sold-out
  * SKU then never queues behind the writers that still can succeed.
  */
@@ -73,11 +74,12 @@ export async function refuseWhenShort(
   db: DbOrTx,
   tenantId: string,
   requests: AllocationRequest[],
+  channelId: string | null,
   mayBackorder: (request: AllocationRequest) => boolean = () => false,
 ) {
   requests = requests.filter((request) => !mayBackorder(request));
   if (requests.length === 0) return;
-  const sellable = await repository.sellableNow(db, tenantId, requests);
+  const sellable = await repository.sellableNow(db, tenantId, requests, channelId);
   const requested = new Map<string, number>();
   for (const request of requests) {
     const key = pairKey(request);
@@ -88,7 +90,8 @@ export async function refuseWhenShort(
 
 /**
  * Moves AVAILABLE units into `state` for every request, all or none: the requests of one SKU at
- * one warehouse are checked against their summed quantity first. A SKU short at a warehouse is
+ * one warehouse are checked against their summed quantity first, beyond the safety stock the sales
+ * channel (null: none) keeps back. A SKU short at a warehouse is
  * OUT_OF_STOCK unless `mayBackorder` allows it: then the items that do not fit (in input order)
  * are left out (returned as `backordered`). Records one ledger row per request and line moved from
  * (delta 0: only the state changes). The caller holds the stock locks.
@@ -98,10 +101,10 @@ async function allocateLocked(
   tenantId: string,
   requests: AllocationRequest[],
   state: 'COMMITTED' | 'RESERVED',
-  change: StockChange,
+  order: { change: StockChange; channelId: string | null },
   mayBackorder: (request: AllocationRequest) => boolean = () => false,
 ) {
-  const available = await repository.availableTotals(tx, tenantId, requests);
+  const available = await repository.availableTotals(tx, tenantId, requests, order.channelId);
   const byPair = new Map<string, AllocationRequest[]>();
   for (const request of requests) byPair.set(pairKey(request), [...(byPair.get(pairKey(request)) ?? []), request]);
   const backordered = new Set<AllocationRequest>();
@@ -126,7 +129,7 @@ async function allocateLocked(
   await ledger.recordMutations(
     tx,
     tenantId,
-    change,
+    order.change,
     taken.map((take) => ({
       id: uuidv7(),
       lineId: take.lineId,
@@ -139,16 +142,16 @@ async function allocateLocked(
   return backordered;
 }
 
-/** What an allocating verb holds units for. */
-export type Allocating =
-  | { requests: AllocationRequest[]; change: StockChange }
+/** What an allocating verb holds units for, and the sales channel it sells through (null: none). */
+export type Allocating = { change: StockChange; channelId: string | null } & (
+  | { requests: AllocationRequest[] }
   | {
       /** Items through a sales channel: split over its warehouses by the strategy. */
       route: { items: PlannedItem[]; warehouseIds: string[]; strategy: AllocationStrategy };
       /** Writes the holders' rows once the plan is known and returns what each part allocates. */
       place: (parts: AllocationPart[]) => Promise<AllocationRequest[]>;
-      change: StockChange;
-    };
+    }
+);
 
 async function allocating(
   tx: Tx,
@@ -159,7 +162,7 @@ async function allocating(
 ) {
   if ('requests' in order) {
     await lockForAllocation(tx, tenantId, order.requests);
-    return allocateLocked(tx, tenantId, order.requests, state, order.change, mayBackorder);
+    return allocateLocked(tx, tenantId, order.requests, state, order, mayBackorder);
   }
   // Every item at every warehouse of the channel is locked, then planned over what is available.
   const { items, warehouseIds, strategy } = order.route;
@@ -167,9 +170,9 @@ async function allocating(
     warehouseIds.map((warehouseId) => ({ productId: item.productId, warehouseId })),
   );
   await lockForAllocation(tx, tenantId, pairs);
-  const available = await repository.availableTotals(tx, tenantId, pairs);
+  const available = await repository.availableTotals(tx, tenantId, pairs, order.channelId);
   const requests = await order.place(planAllocation(items, warehouseIds, available, strategy));
-  return allocateLocked(tx, tenantId, requests, state, order.change);
+  return allocateLocked(tx, tenantId, requests, state, order);
 }
 
 /** Holds AVAILABLE units as RESERVED for reservations, all or none (OUT_OF_STOCK when short). */
