@@ -354,7 +354,7 @@ describe('stock model', () => {
  */
 const WAREHOUSES = 3;
 const MW_SKUS = 3;
-const STRATEGIES = ['PRIORITY', 'MOST_STOCK', 'SINGLE_WAREHOUSE'] as const;
+const STRATEGIES = ['PRIORITY', 'MOST_STOCK', 'SINGLE_WAREHOUSE', 'FEWEST_SHIPMENTS', 'CLOSEST'] as const;
 type Strategy = (typeof STRATEGIES)[number];
 const WAREHOUSE_ORDERS = [
   [0, 1, 2],
@@ -480,14 +480,33 @@ function modelPlan(
   available: (sku: number, w: number) => number,
   strategy: Strategy,
 ) {
-  if (strategy === 'SINGLE_WAREHOUSE') {
-    const w = order.find((candidate) => items.every((item) => available(item.sku, candidate) >= item.quantity));
-    return w === undefined ? null : items.map((item) => new Map([[w, item.quantity]]) as Parts);
+  // The model's warehouses have no location and its orders no destination: CLOSEST ranks them in
+  // priority order, so it serves from the first warehouse that has everything, else splits in order.
+  const single = order.find((candidate) => items.every((item) => available(item.sku, candidate) >= item.quantity));
+  if (strategy === 'SINGLE_WAREHOUSE' || (strategy === 'CLOSEST' && single !== undefined)) {
+    return single === undefined ? null : items.map((item) => new Map([[single, item.quantity]]) as Parts);
+  }
+  let from = order;
+  if (strategy === 'FEWEST_SHIPMENTS') {
+    // Every set of warehouses, smallest first, then first in priority order (items are of distinct SKUs).
+    const sets = [...Array(2 ** order.length).keys()]
+      .map((mask) => order.filter((_, index) => mask & (2 ** index)))
+      .filter((set) => set.length > 0)
+      .sort(
+        (a, b) =>
+          a.length - b.length ||
+          order.indexOf(a[0]!) - order.indexOf(b[0]!) ||
+          order.indexOf(a[1] ?? -1) - order.indexOf(b[1] ?? -1),
+      );
+    from =
+      sets.find((set) =>
+        items.every((item) => set.reduce((sum, w) => sum + available(item.sku, w), 0) >= item.quantity),
+      ) ?? order;
   }
   const plans: Parts[] = [];
   for (const item of items) {
     const ranked =
-      strategy === 'MOST_STOCK' ? [...order].sort((a, b) => available(item.sku, b) - available(item.sku, a)) : order;
+      strategy === 'MOST_STOCK' ? [...order].sort((a, b) => available(item.sku, b) - available(item.sku, a)) : from;
     const parts: Parts = new Map();
     let missing = item.quantity;
     for (const w of ranked) {

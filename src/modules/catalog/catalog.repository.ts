@@ -49,8 +49,18 @@ export const insertProduct = (
 ) => db.product.create({ data });
 export const insertBusiness = (db: DbOrTx, data: { id: string; tenantId: string; name: string }) =>
   db.business.create({ data });
-export const insertWarehouse = (db: DbOrTx, data: { id: string; tenantId: string; businessId: string; name: string }) =>
-  db.warehouse.create({ data });
+export const insertWarehouse = (
+  db: DbOrTx,
+  data: {
+    id: string;
+    tenantId: string;
+    businessId: string;
+    name: string;
+    latitude?: number;
+    longitude?: number | null;
+    countryCode?: string;
+  },
+) => db.warehouse.create({ data });
 export const insertPosition = (db: DbOrTx, data: { id: string; tenantId: string; warehouseId: string; code: string }) =>
   db.position.create({ data });
 export const insertSalesChannel = (db: DbOrTx, data: { id: string; tenantId: string; name: string }) =>

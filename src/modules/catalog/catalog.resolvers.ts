@@ -5,6 +5,7 @@ import {
   CreatePositionInput,
   CreateProductInput,
   CreateWarehouseInput,
+  UpdateWarehouseInput,
   SetSalesChannelWarehousesInput,
   UpdateNamedInput,
   UpdatePositionInput,
@@ -67,7 +68,7 @@ export const catalogResolvers: Resolvers = {
       warehouse: await services.catalog.createWarehouse(principal, parseInput(CreateWarehouseInput, input)),
     }),
     updateWarehouse: async (_parent, { input }, { principal, services }) => ({
-      warehouse: await services.catalog.updateWarehouse(principal, parseInput(UpdateNamedInput, input)),
+      warehouse: await services.catalog.updateWarehouse(principal, parseInput(UpdateWarehouseInput, input)),
     }),
     deleteWarehouse: async (_parent, { input }, { principal, services }) => ({
       id: await services.catalog.deleteWarehouse(principal, input.id),
@@ -102,6 +103,7 @@ export const catalogResolvers: Resolvers = {
   Business: timestamps,
   Warehouse: {
     business: async (warehouse, _args, context) => (await businessLoader(context).load(warehouse.businessId))!,
+    country_code: (warehouse) => warehouse.countryCode,
     ...timestamps,
   },
   Position: {

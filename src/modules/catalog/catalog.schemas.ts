@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isUuid } from '../../kernel/ids';
 import { code, displayName } from '../../kernel/validation';
 import { ALLOCATION_STRATEGIES } from '../stock/allocation-plan';
+import { CountryCode, Latitude, Longitude } from '../stock/allocation.schemas';
 
 const Name = displayName();
 const Sku = code(100);
@@ -19,7 +20,21 @@ export const UpdateProductInput = z.object({
 /** Businesses and sales channels: a name. */
 export const CreateNamedInput = z.object({ name: Name });
 export const UpdateNamedInput = z.object({ id: z.string(), name: Name.nullish() });
-export const CreateWarehouseInput = z.object({ business_id: z.string(), name: Name });
+/** Where a warehouse is: a point (latitude and longitude together) and a country; any may be left out. */
+const WarehousePlace = {
+  latitude: Latitude.nullish(),
+  longitude: Longitude.nullish(),
+  country_code: CountryCode.nullish(),
+};
+const pointTogether = (place: { latitude?: number | null; longitude?: number | null }) =>
+  (place.latitude == null) === (place.longitude == null);
+const POINT_TOGETHER = { message: 'latitude and longitude go together', path: ['longitude'] };
+export const CreateWarehouseInput = z
+  .object({ business_id: z.string(), name: Name, ...WarehousePlace })
+  .refine(pointTogether, POINT_TOGETHER);
+export const UpdateWarehouseInput = z
+  .object({ id: z.string(), name: Name.nullish(), ...WarehousePlace })
+  .refine(pointTogether, POINT_TOGETHER);
 export const CreatePositionInput = z.object({ warehouse_id: z.string(), code: PositionCode });
 export const UpdatePositionInput = z.object({ id: z.string(), code: PositionCode.nullish() });
 /** `warehouses(business_id:)`: a business id, when given. */

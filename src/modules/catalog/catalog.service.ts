@@ -34,6 +34,19 @@ function checkId(kind: string, id: string) {
 
 type Page = PageArguments;
 
+/** Where a warehouse is, as its inputs give it (left out: unchanged). */
+interface WarehousePlace {
+  latitude?: number | null;
+  longitude?: number | null;
+  country_code?: string | null;
+}
+
+/** The columns of the place fields given. */
+const placeOf = (input: WarehousePlace) => ({
+  ...(input.latitude != null ? { latitude: input.latitude, longitude: input.longitude } : {}),
+  ...(input.country_code != null ? { countryCode: input.country_code } : {}),
+});
+
 /** The tenant's catalog: products, businesses, warehouses, positions and sales channels. */
 export class CatalogService {
   constructor(
@@ -203,7 +216,10 @@ export class CatalogService {
   }
 
   /** Creates a warehouse of one of the tenant's businesses. */
-  async createWarehouse(principal: Principal, input: { business_id: string; name: string }): Promise<WarehouseRow> {
+  async createWarehouse(
+    principal: Principal,
+    input: { business_id: string; name: string } & WarehousePlace,
+  ): Promise<WarehouseRow> {
     requireScope(principal, 'catalog:write');
     const { name } = input;
     const business = await repository.findBusiness(this.db, principal.tenantId, checkId('business', input.business_id));
@@ -214,6 +230,7 @@ export class CatalogService {
         tenantId: principal.tenantId,
         businessId: business.id,
         name,
+        ...placeOf(input),
       });
     } catch (error) {
       // The business was deleted in between.
@@ -223,9 +240,12 @@ export class CatalogService {
   }
 
   /** Changes the given fields of a warehouse. */
-  async updateWarehouse(principal: Principal, input: { id: string; name?: string | null }): Promise<WarehouseRow> {
+  async updateWarehouse(
+    principal: Principal,
+    input: { id: string; name?: string | null } & WarehousePlace,
+  ): Promise<WarehouseRow> {
     requireScope(principal, 'catalog:write');
-    const data = input.name != null ? { name: input.name } : {};
+    const data = { ...(input.name != null ? { name: input.name } : {}), ...placeOf(input) };
     const row = await repository.updateRow<WarehouseRow>(
       this.db,
       'warehouse',

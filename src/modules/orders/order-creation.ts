@@ -135,6 +135,7 @@ export async function createChannelOrder(
     channel_id: input.channel_id!,
     items: input.items!,
     allocation_strategy: input.allocation_strategy,
+    destination: input.destination,
   });
   const orderId = input.id ?? uuidv7();
   const itemIds = target.items.map(() => uuidv7()).sort();

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { IdempotencyKey } from '../../kernel/graphql/idempotency';
 import { id } from '../../kernel/validation';
-import { AllocationTargetInput, ItemQuantity, MAX_ITEMS } from '../stock/allocation.schemas';
+import { AllocationTargetInput, DestinationInput, ItemQuantity, MAX_ITEMS } from '../stock/allocation.schemas';
 import { ALLOCATION_STRATEGIES } from '../stock/allocation-plan';
 
 const TARGET_FIELDS = ['business_id', 'warehouse_id', 'channel_id'] as const;
@@ -20,12 +20,13 @@ export const CreateOrderInput = z
     items: AllocationTargetInput.shape.items.nullish(),
     reservation_id: id().nullish(),
     allocation_strategy: z.enum(ALLOCATION_STRATEGIES).nullish(),
+    destination: DestinationInput.nullish(),
     idempotency_key: IdempotencyKey,
   })
   .superRefine((input, context) => {
     const issue = (field: string, message: string) => context.addIssue({ code: 'custom', path: [field], message });
     if (input.reservation_id != null) {
-      for (const field of [...TARGET_FIELDS, 'allocation_strategy'] as const) {
+      for (const field of [...TARGET_FIELDS, 'allocation_strategy', 'destination'] as const) {
         if (input[field] != null) issue(field, "must be left out with reservation_id: the reservation's is used");
       }
       return;
@@ -35,6 +36,8 @@ export const CreateOrderInput = z
     }
     if (input.warehouse_id != null && input.allocation_strategy != null)
       issue('allocation_strategy', "only applies without warehouse_id, across the channel's warehouses");
+    if (input.warehouse_id != null && input.destination != null)
+      issue('destination', "only applies without warehouse_id, across the channel's warehouses");
   });
 export type CreateOrderInput = z.output<typeof CreateOrderInput>;
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { IdempotencyKey } from '../../kernel/graphql/idempotency';
 import { displayName, id } from '../../kernel/validation';
-import { AllocationTargetInput } from '../stock/allocation.schemas';
+import { AllocationTargetInput, DestinationInput } from '../stock/allocation.schemas';
 import { ALLOCATION_STRATEGIES } from '../stock/allocation-plan';
 
 /** How far ahead a reservation may expire. */
@@ -35,6 +35,8 @@ export const CreateReservationInput = z.object({
   // Left out: the units come from the sales channel's warehouses, by allocation strategy.
   warehouse_id: AllocationTargetInput.shape.warehouse_id.nullish(),
   allocation_strategy: z.enum(ALLOCATION_STRATEGIES).nullish(),
+  // For the CLOSEST strategy: where the reservation's goods will go.
+  destination: DestinationInput.nullish(),
   customer: Contact,
   expires_at: ExpiresAt,
   notes: z.string().max(2000, 'must be at most 2000 characters').nullish(),

@@ -120,12 +120,13 @@ export class ReservationService {
   ): Promise<ReservationRecord> {
     const { tenantId } = principal;
     if (!idempotency) {
-      // PRIORITY and SINGLE_WAREHOUSE take everything from the channel's first warehouse when it has
-      // everything: the batched path of that warehouse (the hot-SKU path) checks exactly that under
-      // its lock, with no read of the channel but this process's copy. Anything else is planned below.
+      // PRIORITY, SINGLE_WAREHOUSE and FEWEST_SHIPMENTS take everything from the channel's first
+      // warehouse when it has everything: the batched path of that warehouse (the hot-SKU path)
+      // checks exactly that under its lock, with no read of the channel but this process's copy.
+      // Anything else (MOST_STOCK, CLOSEST, a first warehouse short) is planned below.
       const channel = await this.channelWarehouses.get(tenantId, input.channel_id, input.business_id);
       const strategy = input.allocation_strategy ?? channel?.strategy;
-      if (channel && strategy !== 'MOST_STOCK') {
+      if (channel && (strategy === 'PRIORITY' || strategy === 'SINGLE_WAREHOUSE' || strategy === 'FEWEST_SHIPMENTS')) {
         const done = await this.tryAt(principal, { ...input, warehouse_id: channel.warehouseIds[0]! });
         if (done) return done;
       }
@@ -198,7 +199,8 @@ export class ReservationService {
   /** The one warehouse a plan over the target's guess of availability takes every item from, or null. */
   private singleWarehousePlan(target: ChannelTarget): string | null {
     try {
-      const parts = planAllocation(target.items, target.warehouseIds, target.availableGuess, target.strategy);
+      const { items, warehouseIds, availableGuess, strategy, nearest } = target;
+      const parts = planAllocation(items, warehouseIds, availableGuess, strategy, nearest);
       const warehouses = new Set(parts.map((part) => part.warehouseId));
       return warehouses.size === 1 ? [...warehouses][0]! : null;
     } catch (error) {

@@ -8,7 +8,7 @@ import type { Db, Tx } from '../../kernel/db';
 import { parseFirstRow, uuid } from '../../kernel/rows';
 import { invalidInput } from '../../kernel/validation';
 import type { AllocationTargetInput } from './allocation.schemas';
-import { ALLOCATION_STRATEGIES, type AllocationStrategy } from './allocation-plan';
+import { ALLOCATION_STRATEGIES, nearestFirst, type AllocationStrategy, type Destination } from './allocation-plan';
 
 export interface ResolvedItem {
   productId: string;
@@ -90,12 +90,22 @@ export interface ChannelTarget {
   items: ResolvedItem[];
   /** `productId:warehouseId` → units sellable when the target was read, without locks: a guess to plan with. */
   availableGuess: Map<string, number>;
+  /** The warehouses nearest the destination first (CLOSEST); priority order without a destination. */
+  nearest: string[];
 }
 
 const ChannelFound = z.object({
   business: z.boolean().nullable(),
   strategy: z.enum(ALLOCATION_STRATEGIES).nullable(),
   warehouseIds: z.array(uuid),
+  places: z.array(
+    z.object({
+      id: uuid,
+      latitude: z.number().nullable(),
+      longitude: z.number().nullable(),
+      countryCode: z.string().nullable(),
+    }),
+  ),
   products: z.array(z.object({ id: uuid, sku: z.string() })),
   available: z.array(z.object({ productId: uuid, warehouseId: uuid, quantity: z.coerce.number() })),
 });
@@ -109,7 +119,10 @@ const ChannelFound = z.object({
 export async function resolveChannelTarget(
   tx: Tx | Db,
   tenantId: string,
-  input: Omit<AllocationTargetInput, 'warehouse_id'> & { allocation_strategy?: AllocationStrategy | null },
+  input: Omit<AllocationTargetInput, 'warehouse_id'> & {
+    allocation_strategy?: AllocationStrategy | null;
+    destination?: Destination | null;
+  },
 ): Promise<ChannelTarget> {
   const { business_id: businessId, channel_id: channelId } = input;
   const skus = [...new Set(input.items.map((item) => item.sku))];
@@ -131,6 +144,9 @@ export async function resolveChannelTarget(
            (SELECT allocation_strategy::text FROM sales_channels WHERE tenant_id = ${tenantId}::uuid
                AND id = ${channelId}::uuid) AS strategy,
            coalesce((SELECT array_agg(warehouse_id ORDER BY priority) FROM w), '{}') AS "warehouseIds",
+           coalesce((SELECT json_agg(json_build_object('id', wh.id, 'latitude', wh.latitude, 'longitude', wh.longitude,
+                              'countryCode', wh.country_code) ORDER BY w.priority)
+                       FROM w JOIN warehouses wh ON wh.id = w.warehouse_id), '[]') AS places,
            coalesce((SELECT json_agg(json_build_object('id', id, 'sku', sku)) FROM p), '[]') AS products,
            coalesce((SELECT json_agg(json_build_object('productId', pair.product_id, 'warehouseId', pair.warehouse_id,
                        'quantity', greatest(0,
@@ -168,6 +184,7 @@ export async function resolveChannelTarget(
     strategy: input.allocation_strategy ?? found!.strategy!,
     items,
     availableGuess: new Map(found!.available.map((row) => [`${row.productId}:${row.warehouseId}`, row.quantity])),
+    nearest: nearestFirst(found!.places, input.destination),
   };
 }
 

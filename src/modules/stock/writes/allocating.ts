@@ -147,7 +147,7 @@ export type Allocating = { change: StockChange; channelId: string | null } & (
   | { requests: AllocationRequest[] }
   | {
       /** Items through a sales channel: split over its warehouses by the strategy. */
-      route: { items: PlannedItem[]; warehouseIds: string[]; strategy: AllocationStrategy };
+      route: { items: PlannedItem[]; warehouseIds: string[]; strategy: AllocationStrategy; nearest?: string[] };
       /** Writes the holders' rows once the plan is known and returns what each part allocates. */
       place: (parts: AllocationPart[]) => Promise<AllocationRequest[]>;
     }
@@ -165,13 +165,13 @@ async function allocating(
     return allocateLocked(tx, tenantId, order.requests, state, order, mayBackorder);
   }
   // Every item at every warehouse of the channel is locked, then planned over what is available.
-  const { items, warehouseIds, strategy } = order.route;
+  const { items, warehouseIds, strategy, nearest } = order.route;
   const pairs = items.flatMap((item) =>
     warehouseIds.map((warehouseId) => ({ productId: item.productId, warehouseId })),
   );
   await lockForAllocation(tx, tenantId, pairs);
   const available = await repository.availableTotals(tx, tenantId, pairs, order.channelId);
-  const requests = await order.place(planAllocation(items, warehouseIds, available, strategy));
+  const requests = await order.place(planAllocation(items, warehouseIds, available, strategy, nearest));
   return allocateLocked(tx, tenantId, requests, state, order);
 }
 
