@@ -16,12 +16,21 @@ export interface AdminRun {
   json: any;
 }
 
-/** Runs the admin command `args` against the service at `origin`, with `stdin` typed in. */
-export function runAdmin(origin: string, args: string[], stdin = ''): Promise<AdminRun> {
+/**
+ * Runs the admin command `args` against the service at `origin` (PUBLIC_BASE_URL), with `stdin`
+ * typed in; `env` adds to or replaces the environment (an empty value unsets a variable).
+ */
+export function runAdmin(
+  origin: string,
+  args: string[],
+  stdin = '',
+  env: Record<string, string> = {},
+  script = 'scripts/admin.ts',
+): Promise<AdminRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(join(root, 'node_modules/.bin/tsx'), ['scripts/admin.ts', ...args], {
+    const child = spawn(join(root, 'node_modules/.bin/tsx'), [script, ...args], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', MASTER_KEY: TEST_MASTER_KEY, PUBLIC_BASE_URL: origin },
+      env: { PATH: process.env.PATH ?? '', MASTER_KEY: TEST_MASTER_KEY, PUBLIC_BASE_URL: origin, ...env },
     });
     let stdout = '';
     let stderr = '';

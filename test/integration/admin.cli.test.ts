@@ -3,6 +3,7 @@
  * run as a child process against a listening service: each prints the API's JSON answer and exits
  * 0, or 1 when the API refused, or 2 for a command line it cannot send.
  */
+import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../helpers/admin-cli';
 import { createKey, createTenant, type Tenant } from '../helpers/app';
@@ -127,5 +128,119 @@ describe('user commands', () => {
 
     expect((await admin(['user:delete', ...userArgs])).json).toEqual({ status: 204 });
     expect((await admin(['user:get', ...userArgs])).json.error.code).toBe(404);
+  });
+});
+
+describe('help and the command line', () => {
+  it.each([['--help'], ['help'], ['-h'], ['key:create', '--help']])(
+    '%s lists the commands and exits 0',
+    async (...args) => {
+      const run = await admin(args);
+      expect(run.status, run.stderr).toBe(0);
+      for (const command of ['quickstart', 'tenant:create', 'key:create', 'client:create', 'user:create', 'backup'])
+        expect(run.stdout).toContain(command);
+      expect(run.stdout).toContain('--url');
+    },
+  );
+
+  /** A refusal a person can act on: the message, the pointer to --help, and no stack trace. */
+  const expectUsageError = (run: { status: number | null; stderr: string; stdout: string }, message: RegExp) => {
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).toContain('npm run admin -- --help');
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+    expect(run.stderr).not.toMatch(/TypeError|ERR_PARSE_ARGS/);
+  };
+
+  it('refuses an unquoted * that the shell turned into file names, naming the valid scopes', async () => {
+    // What `--scopes *` becomes in a folder holding these files.
+    const run = await admin(['key:create', '--tenant', tenant.id, '--scopes', 'README.md', 'package.json', 'src']);
+    expectUsageError(run, /--scopes "README\.md" is not a list of scopes \(unknown: README\.md\)/);
+    expect(run.stderr).toContain('Valid scopes: proxies:read, proxies:write, indexes:read');
+    expect(run.stderr).toContain("--scopes '*'");
+    const keys = await admin(['key:list', '--tenant', tenant.id]);
+    expect(keys.json.data.some((key: { scopes: string[] }) => key.scopes.includes('README.md'))).toBe(false);
+  });
+
+  it('refuses a misspelt or empty scope before sending anything', async () => {
+    expectUsageError(
+      await admin(['key:create', '--tenant', tenant.id, '--scopes', 'proxies:read,proxies:raed']),
+      /unknown: proxies:raed.*\n.*Valid scopes: /,
+    );
+    expectUsageError(await admin(['key:create', '--tenant', tenant.id, '--scopes', ',']), /is not a list of scopes/);
+    expectUsageError(await admin(['key:create', '--tenant', tenant.id, '--scopes=*.md']), /unknown: \*\.md/);
+    const client = await admin([
+      'client:create',
+      '--tenant',
+      tenant.id,
+      '--name',
+      'x',
+      '--redirect-uris',
+      'https://a.example/cb',
+      '--scopes',
+      'openid,search',
+    ]);
+    expect(client.status, client.stderr).toBe(0);
+  });
+
+  it('refuses unknown options and commands with a message, not a stack trace', async () => {
+    expectUsageError(await admin(['tenant:list', '--bogus']), /Unknown option '--bogus'/);
+    expectUsageError(await admin(['tenant:list', 'stray']), /Unexpected argument 'stray'/);
+    expectUsageError(await admin(['tenant:lsit']), /Unknown command tenant:lsit/);
+    expectUsageError(await admin(['tenant:list', '--url', 'not a url']), /--url must be the service's http\(s\) URL/);
+  });
+
+  it('finds the service as it listens: --url, else PUBLIC_BASE_URL, else HOST and PORT', async () => {
+    const { port } = new URL(origin);
+    const elsewhere = 'http://127.0.0.1:9';
+    const byUrl = await admin(['tenant:list', '--size', '1', '--url', origin], '');
+    expect(byUrl.status, byUrl.stderr).toBe(0);
+    const overridden = await runAdmin(elsewhere, ['tenant:list', '--size', '1', '--url', origin]);
+    expect(overridden.status, overridden.stderr).toBe(0);
+    const byHostAndPort = await runAdmin('', ['tenant:list', '--size', '1'], '', { HOST: '0.0.0.0', PORT: port });
+    expect(byHostAndPort.status, byHostAndPort.stderr).toBe(0);
+    expect(byHostAndPort.json.data).toHaveLength(1);
+
+    const unreachable = await runAdmin(elsewhere, ['tenant:list']);
+    expect(unreachable.status).toBe(1);
+    expect(unreachable.stderr).toContain(`Cannot reach the service at ${elsewhere}`);
+    expect(unreachable.stderr).not.toMatch(/^\s+at /m);
+    const badPort = await runAdmin('', ['tenant:list'], '', { PORT: 'eighty' });
+    expectUsageError(badPort, /Invalid configuration: PORT/);
+  });
+});
+
+describe('quickstart', () => {
+  it('makes a tenant and a key with every scope, prints lines that work, and keeps the tenant when run again', async () => {
+    const first = await admin(['quickstart']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`export BASE=${origin}\n`);
+    const key = /^export KEY=(cpk_\S+)$/m.exec(first.stdout)![1]!;
+    const tenantId = /^Tenant +Quickstart (\S+) \(created\)$/m.exec(first.stdout)![1]!;
+    expect((await rest.get('/api/instant/indexes', { token: key })).status).toBe(200);
+
+    // Each curl line, pasted into a shell after the two exports (the edge page needs the internet).
+    const curls = first.stdout.split('\n').filter((line) => line.startsWith('curl ') && !line.includes('$BASE/edge/'));
+    expect(curls).toHaveLength(3);
+    for (const line of curls) {
+      const ran = spawnSync('bash', ['-c', line], {
+        env: { PATH: process.env.PATH, BASE: origin, KEY: key },
+        encoding: 'utf8',
+      });
+      expect(ran.status, line).toBe(0);
+      const body = JSON.parse(ran.stdout);
+      expect(body.error, `${line}\n${ran.stdout}`).toBeUndefined();
+    }
+
+    const second = await admin(['quickstart']);
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stdout).toContain(`Quickstart ${tenantId} (already there: kept)`);
+    const secondKey = /^export KEY=(cpk_\S+)$/m.exec(second.stdout)![1]!;
+    expect(secondKey).not.toBe(key);
+    expect((await rest.get('/api/instant/indexes', { token: key })).status).toBe(200);
+    expect((await rest.get('/api/instant/indexes', { token: secondKey })).status).toBe(200);
+    const tenants = await sql(databaseUrl, "SELECT id FROM tenants WHERE name = 'Quickstart'");
+    expect(tenants).toHaveLength(1);
   });
 });
