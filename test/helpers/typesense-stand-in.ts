@@ -94,6 +94,48 @@ function typeError(field: Field, value: unknown): string | null {
 
 const names = (list: unknown) => (typeof list === 'string' && list !== '' ? list.split(',') : []);
 
+/** The entries of `facet_by`: split at commas outside a range facet's parentheses. */
+function facetEntries(list: unknown): string[] {
+  if (typeof list !== 'string' || list === '') return [];
+  const entries: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < list.length; i++) {
+    if (list[i] === '(') depth += 1;
+    else if (list[i] === ')') depth -= 1;
+    else if (list[i] === ',' && depth === 0) {
+      entries.push(list.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  entries.push(list.slice(start).trim());
+  return entries;
+}
+
+/**
+ * A range facet `field(Label:[from, to], ...)` checked as Typesense checks it (collection.cpp,
+ * test/collection_faceting_test.cpp): alphanumeric labels, numeric bounds, contiguous ranges, and
+ * an integer or float facet field. Returns the error message, or null.
+ */
+function rangeFacetRefusal(entry: string, field: Field | undefined): string | null {
+  const inner = /^[\w.]+\((.*)\)$/.exec(entry)?.[1];
+  if (inner === undefined) return null;
+  if (!/^(int32|int64|float)(\[\])?$/.test(field?.type ?? ''))
+    return 'Range facet is restricted to only integer and float fields.';
+  let previousEnd: number | undefined;
+  for (const range of inner.split(/\]\s*,\s*/)) {
+    const parts = /^([A-Za-z0-9]+):\[([^,\]]*),([^\]]*)\]?$/.exec(range.trim());
+    if (!parts) return 'Error splitting the facet range values.';
+    const from = Number(parts[2]!.trim());
+    const to = Number(parts[3]!.trim());
+    if (parts[2]!.trim() === '' || parts[3]!.trim() === '' || !Number.isFinite(from) || !Number.isFinite(to))
+      return 'Facet range value is not valid.';
+    if (previousEnd !== undefined && from !== previousEnd) return 'Ranges in range facet syntax should be continous.';
+    previousEnd = to;
+  }
+  return null;
+}
+
 /**
  * What Typesense answers when a search names a field the schema lacks or whose flags do not allow
  * the use (status and message as in its server source, collection.cpp and filter.cpp).
@@ -103,9 +145,12 @@ function refusal(search: Record<string, unknown>, fields: Field[]): SearchAnswer
   for (const name of names(search.query_by)) {
     if (!field(name)) return { code: 404, error: `Could not find a field named \`${name}\` in the schema.` };
   }
-  for (const name of names(search.facet_by)) {
+  for (const entry of facetEntries(search.facet_by)) {
+    const name = entry.replace(/\(.*$/, '');
     if (!field(name)?.facet)
       return { code: 404, error: `Could not find a facet field named \`${name}\` in the schema.` };
+    const refused = rangeFacetRefusal(entry, field(name));
+    if (refused) return { code: 400, error: refused };
   }
   for (const name of names(search.group_by)) {
     if (!field(name)?.facet) return { code: 400, error: `Group by field \`${name}\` should be a facet field.` };

@@ -163,6 +163,14 @@ export function toEngineQuery(
       message: `${facetQuery.field} is not a facet field of index ${index.alias}`,
     });
   }
+  const facetRanges = context.facet_ranges ?? undefined;
+  for (const field of Object.keys(facetRanges ?? {})) {
+    if (!facetFields.includes(field) || fieldType(index, field) !== 'NUMBER')
+      problems.push({
+        field: `${where}.facet_ranges.${field}`,
+        message: `${field} is not a NUMBER facet field of index ${index.alias}`,
+      });
+  }
   let sort: SortKey[];
   if (context.sort) {
     const translated = toSortKeys(index, context.sort, `${where}.sort`);
@@ -183,6 +191,16 @@ export function toEngineQuery(
       sort,
       disjunctiveFacets: context.disjunctive_facets ?? false,
       ...(facetQuery ? { facetQuery: { field: facetQuery.field, q: facetQuery.q } } : {}),
+      ...(facetRanges
+        ? {
+            facetRanges: Object.fromEntries(
+              Object.entries(facetRanges).map(([field, ranges]) => [
+                field,
+                ranges.map((range) => ({ label: range.label, from: range.from ?? null, to: range.to ?? null })),
+              ]),
+            ),
+          }
+        : {}),
     },
   };
 }

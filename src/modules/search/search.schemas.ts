@@ -13,6 +13,7 @@ import {
 import { BUILT_IN_RANKING_RULES, FIELD_TYPES, FILTER_OPERATORS } from './engine/engine';
 import { MAX_DOCUMENT_ID_LENGTH, RESERVED_FIELD_NAMES, SORT_RULE } from './definition';
 import { storableText, trimmedName } from '../../kernel/validation';
+import { FacetRangesInput, FacetRangesOutput } from './facet-ranges.schemas';
 import { Language, MatchingInput, MatchingOutput } from './matching.schemas';
 import { tokenize } from './engine/text';
 
@@ -376,6 +377,7 @@ export const SearchContext = z
           'word, the last also as a prefix, with the typo budget of its length) with their counts under the ' +
           "query and filters (without the field's own filters when `disjunctive_facets` is true).",
       }),
+    facet_ranges: FacetRangesInput.nullable().optional(),
     disjunctive_facets: z
       .boolean()
       .nullable()
@@ -545,6 +547,7 @@ const IndexResult = z
       .array(z.object({ value: z.string(), count: z.int() }))
       .optional()
       .openapi({ description: 'With a `facet_query`: the matching values, most frequent first (at most 100).' }),
+    facet_ranges: FacetRangesOutput.optional(),
     facets_stats: z.record(
       z.string(),
       z.object({ min: z.number(), max: z.number(), avg: z.number(), sum: z.number() }),

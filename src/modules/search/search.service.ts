@@ -266,6 +266,7 @@ export class SearchService {
       count,
       facets: result.facets,
       ...(result.facetHits ? { facet_hits: result.facetHits } : {}),
+      ...(result.facetRanges ? { facet_ranges: result.facetRanges } : {}),
       facets_stats: result.facetsStats,
       hits: result.hits.map((hit, i) => {
         const position = offset + i + 1;

@@ -75,6 +75,17 @@ export type FilterGroup = { any: EngineFilter[] } | { all: EngineFilter[] };
 
 export type EngineFilter = FieldFilter | FilterGroup;
 
+/** A named range of a NUMBER field: `from` ≤ value < `to`, null for no bound. */
+export interface FacetRange {
+  label: string;
+  from: number | null;
+  to: number | null;
+}
+
+export interface FacetRangeCount extends FacetRange {
+  count: number;
+}
+
 export interface EngineQuery {
   q: string;
   filters: EngineFilter[];
@@ -89,6 +100,8 @@ export interface EngineQuery {
   disjunctiveFacets: boolean;
   /** Values of this facet field matching `q` (each word, the last as a prefix, with typos), counted. */
   facetQuery?: { field: string; q: string };
+  /** Named ranges per NUMBER facet field, counted like facets (disjunctively when asked). */
+  facetRanges?: Record<string, FacetRange[]>;
   /** Documents placed at these 1-based positions when they pass the filters, whatever the query words. */
   pin?: { id: string; position: number }[];
   /** Documents never returned. */
@@ -126,6 +139,8 @@ export interface EngineResult {
   facetsStats: Record<string, FacetStats>;
   /** With a facet query: the matching values, most frequent first. */
   facetHits?: FacetHit[];
+  /** With facet ranges: each range with its count, in the order asked. */
+  facetRanges?: Record<string, FacetRangeCount[]>;
 }
 
 /**

@@ -19,6 +19,7 @@ import type {
   Scalar,
   SortKey,
 } from './engine';
+import { countRanges } from './facet-ranges';
 import { filtersWithout, passesFilters } from './filter-match';
 import { phraseSynonyms, phraseTokens, replacePhrases, stopPhrases, type PhraseIndex } from './phrases';
 import { TermTrie } from './term-trie';
@@ -401,6 +402,7 @@ export class MemoryIndex {
       ? this.disjunctiveFacetsOf(visible, filtered, query)
       : this.facetsOf(filtered, query.facets);
     const facetHits = query.facetQuery && this.facetHitsOf(visible, filtered, query, query.facetQuery);
+    const facetRanges = query.facetRanges && this.facetRangesOf(visible, filtered, query, query.facetRanges);
     const pins = this.pinned(query, hidden);
     const ranked = this.rank(filtered, words, matches, typos, query.sort, query.offset + query.limit + pins.length);
     const order = pins.length === 0 ? ranked.slots : placePins(ranked.slots, pins);
@@ -412,7 +414,30 @@ export class MemoryIndex {
       facets,
       facetsStats,
       ...(facetHits ? { facetHits } : {}),
+      ...(facetRanges ? { facetRanges } : {}),
     };
+  }
+
+  /** Each field's ranges counted over the matches (without the field's own filters when disjunctive). */
+  private facetRangesOf(
+    candidates: number[],
+    filtered: number[],
+    query: EngineQuery,
+    ranges: NonNullable<EngineQuery['facetRanges']>,
+  ) {
+    const counted: NonNullable<EngineResult['facetRanges']> = {};
+    for (const [field, fieldRanges] of Object.entries(ranges)) {
+      const others = query.disjunctiveFacets ? filtersWithout(query.filters, field) : query.filters;
+      const slots =
+        others.length === query.filters.length
+          ? filtered
+          : candidates.filter((slot) => passesFilters(this.documents[slot]!.values, others));
+      counted[field] = countRanges(
+        slots.map((slot) => this.documents[slot]!.values[field]),
+        fieldRanges,
+      );
+    }
+    return counted;
   }
 
   /** The pinned documents that exist, are not hidden and pass the filters, by position. */

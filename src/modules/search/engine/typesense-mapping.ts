@@ -452,7 +452,7 @@ export function toSearches(
     if (own.filter_by === undefined) delete own.filter_by;
     return own;
   });
-  const searches = [main, ...facetSearches];
+  const searches = [main, ...facetSearches, ...rangeSearches(definition, collection, query, protocol)];
   if (query.facetQuery) {
     const { field, q } = query.facetQuery;
     const others = query.disjunctiveFacets ? filtersWithout(query.filters, field) : query.filters;
@@ -468,6 +468,34 @@ export function toSearches(
     searches.push({ ...valueSearch, facet_query: `${searched}:${q}` });
   }
   return { searches, facetSearchFields };
+}
+
+/**
+ * Typesense's range facet bounds: `[from, to]` holds from ≤ value < to, and ranges must be
+ * contiguous (as the schema of `facet_ranges` asks); an open end is the widest safe integer.
+ */
+const rangeBound = (value: number | null, open: number) => String(value ?? open);
+
+/**
+ * One hit-less search per field with ranges, `facet_by: field(r0:[from, to], ...)`: Typesense takes
+ * letters and digits only in a range's label, so ranges go by their place and are named back.
+ */
+function rangeSearches(
+  definition: IndexDefinition,
+  collection: string,
+  query: EngineQuery,
+  protocol: TypesenseProtocol,
+): Record<string, unknown>[] {
+  return Object.entries(query.facetRanges ?? {}).map(([field, ranges]) => {
+    const filters = query.disjunctiveFacets ? filtersWithout(query.filters, field) : query.filters;
+    const search = toSearch(definition, collection, { ...query, filters, facets: [], limit: 0, offset: 0 }, protocol);
+    if (search.filter_by === undefined) delete search.filter_by;
+    const bounds = ranges.map(
+      (range, i) =>
+        `r${i}:[${rangeBound(range.from, -Number.MAX_SAFE_INTEGER)}, ${rangeBound(range.to, Number.MAX_SAFE_INTEGER)}]`,
+    );
+    return { ...search, facet_by: `${field}(${bounds.join(', ')})`, max_facet_values: ranges.length };
+  });
 }
 
 const isNumberFacet = (definition: IndexDefinition, field: string) =>
@@ -567,8 +595,19 @@ export function fromSearchResults(
     if (own.facetsStats[field]) result.facetsStats[field] = own.facetsStats[field];
     else delete result.facetsStats[field];
   });
+  const rangeFields = Object.entries(query.facetRanges ?? {});
+  if (rangeFields.length > 0) {
+    result.facetRanges = Object.fromEntries(
+      rangeFields.map(([field, ranges], i) => {
+        const facet = results[facetSearchFields.length + 1 + i]?.facet_counts?.find((f) => f.field_name === field);
+        const counts = new Map((facet?.counts ?? []).map((count) => [count.value, count.count]));
+        return [field, ranges.map((range, r) => ({ ...range, count: counts.get(`r${r}`) ?? 0 }))];
+      }),
+    );
+  }
   if (query.facetQuery) {
-    const counts = toFacets(definition, results[facetSearchFields.length + 1]!).facets[query.facetQuery.field] ?? {};
+    const at = facetSearchFields.length + 1 + rangeFields.length;
+    const counts = toFacets(definition, results[at]!).facets[query.facetQuery.field] ?? {};
     result.facetHits = Object.entries(counts)
       .map(([value, count]) => ({ value, count }))
       .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
