@@ -34,7 +34,7 @@ const minimalProxyOutput = (key: string) => ({
   routes: {
     path: '/',
     origin: { uri: 'https://shop.example.com', is_bucket: null },
-    settings: { cache: NULL_CACHE, auth: NULL_AUTH },
+    settings: { cache: NULL_CACHE, auth: NULL_AUTH, image: null },
   },
   auth: { signature: NULL_SIGNATURE },
   oauth: NULL_OAUTH,
@@ -67,6 +67,7 @@ const fullRoute = {
       compression: { is_enabled: true, min_bytes: 512 },
     },
     auth: { is_required: true, scope: 'proxies:read' },
+    image: { is_enabled: true, sizes: ['200x200', '640x0'], max_input_pixels: 1_000_000 },
   },
 };
 const wildcardRoute = {
@@ -75,6 +76,7 @@ const wildcardRoute = {
   settings: {
     cache: { age: 0, is_as_origin: true, is_public: false, stale_while_revalidate: null, key: null, compression: null },
     auth: { is_required: false, scope: 'search' },
+    image: null,
   },
 };
 const fullProxy = (key: string) => ({
@@ -182,7 +184,7 @@ describe('create, get, replace and delete', () => {
       routes: {
         path: '/new',
         origin: { uri: 'https://new.example.com', is_bucket: null },
-        settings: { cache: NULL_CACHE, auth: NULL_AUTH },
+        settings: { cache: NULL_CACHE, auth: NULL_AUTH, image: null },
       },
       auth: { signature: NULL_SIGNATURE },
       oauth: NULL_OAUTH,
@@ -287,7 +289,7 @@ describe('every field round-trips', () => {
       {
         path: '/plain',
         origin: { uri: 'https://plain.example.com', is_bucket: null },
-        settings: { cache: NULL_CACHE, auth: NULL_AUTH },
+        settings: { cache: NULL_CACHE, auth: NULL_AUTH, image: null },
       },
     ];
     expect(created.status).toBe(201);

@@ -109,6 +109,7 @@ describe('list', () => {
             compression: null,
           },
           auth: { is_required: null, scope: null },
+          image: null,
         },
       });
     }

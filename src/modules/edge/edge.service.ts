@@ -33,6 +33,8 @@ import {
 import { responseTags, TAG_HEADERS } from './cache-tags';
 import { TrafficLog } from './analytics/traffic-log';
 import * as repository from './edge.repository';
+import { ImageVariants } from './image-variants';
+import { asksForTransform } from './images';
 import {
   CONDITIONAL_HEADERS,
   endToEndHeaders,
@@ -239,6 +241,8 @@ function answerableRoute(proxy: EdgeProxy, request: CacheLookup): HitRoute {
   if ((match.isWildcard && proxy.signature.secret !== null) || auth.is_required === true || !usesCache(cache)) {
     return unanswerable;
   }
+  // Transforms are checked (options, size, signature) and keyed by the image variants.
+  if (match.route.settings.image?.is_enabled === true && asksForTransform(request.query)) return unanswerable;
   const rule = keyRuleOf(cache.key);
   return { proxy, cacheKey: `${cacheKeyPrefix(proxy.key, path!)}?${keyedQuery(request.query, rule)}`, rule };
 }
@@ -267,6 +271,7 @@ export class EdgeService {
   readonly stats = new EdgeCacheStats();
   /** Traffic per proxy, for its analytics and metrics. */
   readonly traffic: TrafficLog;
+  private readonly images: ImageVariants;
   /** Tells this process's purge notifications from those of the others. */
   private readonly instanceId = randomUUID();
   private readonly configs = new LRUCache<string, Promise<EdgeProxy | null>>({
@@ -295,6 +300,22 @@ export class EdgeService {
   ) {
     this.cache = new ResponseCache(config.cacheMaxBytes);
     this.traffic = new TrafficLog(db, logError);
+    this.images = new ImageVariants({
+      cache: this.cache,
+      purges: () => this.purges,
+      source: (request) => this.answer(request),
+      sourceEntry: (request) => this.cachedEntryOf(request),
+      fromCache: (entry, request, status) => this.fromCache(entry, request, status),
+    });
+  }
+
+  /** The stored entry a GET of `request` is answered from, if any (the route's key rule applied). */
+  private cachedEntryOf(request: EdgeRequest): CachedResponse | undefined {
+    const proxy = this.loaded.get(request.key);
+    if (!proxy) return undefined;
+    const route = answerableRoute(proxy, request);
+    if (route.cacheKey === null) return undefined;
+    return this.cache.get(route.cacheKey + keySuffix(request.headers, route.rule), Date.now());
   }
 
   /** Bytes this process's response cache holds. */
@@ -425,6 +446,21 @@ export class EdgeService {
       compressionVary: rule === null ? ACCEPT_ENCODING : [...rule.vary, ...ACCEPT_ENCODING],
     };
     const caching = usesCache(cache) && this.config.cacheMaxBytes > 0;
+    const image = match.route.settings.image;
+    if (
+      image?.is_enabled === true &&
+      (request.method === 'GET' || request.method === 'HEAD') &&
+      asksForTransform(query)
+    ) {
+      return this.images.serve(request, query, {
+        settings: image,
+        keyPrefix: cacheKeyPrefix(proxy.key, path),
+        path,
+        secret: proxy.signature.secret,
+        age: caching ? (cache.age ?? 0) : 0,
+        visibility: resolved.visibility,
+      });
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       // Every query variant of the path is invalidated, in every process when any could hold one.
       return this.forward(resolved, UNSAFE_METHODS.has(request.method) && caching ? { key: proxy.key, path } : null);

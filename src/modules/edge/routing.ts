@@ -4,6 +4,7 @@
  */
 import type { EdgeCacheKeySettings } from './cache-key';
 import type { EdgeCompressionSettings } from './compression';
+import type { EdgeImageSettings } from './images';
 
 export interface EdgeCacheSettings {
   age: number | null;
@@ -25,7 +26,8 @@ export interface EdgeAuthSettings {
 export interface EdgeRoute {
   path: string;
   origin: { uri: string; is_bucket: boolean | null };
-  settings: { cache: EdgeCacheSettings; auth: EdgeAuthSettings };
+  /** `image` is absent from proxies stored before it existed. */
+  settings: { cache: EdgeCacheSettings; auth: EdgeAuthSettings; image?: EdgeImageSettings | null };
 }
 
 export const WILDCARD_PATH = '*';

@@ -40,6 +40,7 @@ export const PROXY_EXAMPLE = {
           compression: null,
         },
         auth: NO_AUTH,
+        image: null,
       },
     },
     {
@@ -63,6 +64,7 @@ export const PROXY_EXAMPLE = {
           compression: null,
         },
         auth: NO_AUTH,
+        image: null,
       },
     },
   ],

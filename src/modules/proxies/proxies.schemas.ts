@@ -184,6 +184,45 @@ export const AuthSettings = z
   .strict()
   .openapi('ProxyAuthSettings');
 
+export const MAX_IMAGE_SIZES = 50;
+const MAX_INPUT_PIXELS = 268_402_689;
+
+export const ImageSettings = z
+  .object({
+    is_enabled: nullableBoolean.openapi({
+      description:
+        'Transform images on this route when the URL asks: `w` and `h` (pixels, 1-4096), `fit` (`cover`, ' +
+        '`contain`, `fill`, `inside`, `outside`), `format` (`webp`, `avif`, `jpeg`, `png`, or `auto` from the ' +
+        "client's `Accept`) and `q` (quality 1-100). Variants are cached beside their source and purged with it.",
+    }),
+    sizes: z
+      .array(z.string().regex(/^\d{1,4}x\d{1,4}$/, 'must be <width>x<height>, e.g. 400x300 (0 for either side: auto)'))
+      .max(MAX_IMAGE_SIZES)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          `Sizes allowed without a signed URL (at most ${MAX_IMAGE_SIZES}), as \`<w>x<h>\` with 0 for a side left ` +
+          'out of the URL. Other sizes need `expires` and `signature`: the hex HMAC-SHA256, keyed with ' +
+          '`auth.signature.secret`, of `<path>?<options>` + "\\n" + `<expires>`, `<options>` being the given ' +
+          'options among `w`, `h`, `fit`, `format`, `q` in that order, e.g. `/a.jpg?w=640&format=webp`.',
+        example: ['200x200', '640x0'],
+      }),
+    max_input_pixels: z
+      .int()
+      .min(1)
+      .max(MAX_INPUT_PIXELS)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'Largest source image decoded (width × height), against decompression bombs; default 40000000. ' +
+          'A larger one is a 502.',
+      }),
+  })
+  .strict()
+  .openapi('ProxyImageSettings');
+
 const RoutePath = z
   .string()
   .min(1)
@@ -206,7 +245,11 @@ export const Route = z
       })
       .strict(),
     settings: z
-      .object({ cache: CacheSettings.nullable().optional(), auth: AuthSettings.nullable().optional() })
+      .object({
+        cache: CacheSettings.nullable().optional(),
+        auth: AuthSettings.nullable().optional(),
+        image: ImageSettings.nullable().optional(),
+      })
       .strict()
       .nullable()
       .optional(),
@@ -325,7 +368,17 @@ const RouteOut = z
   .object({
     path: z.string(),
     origin: z.object({ uri: z.string(), is_bucket: z.boolean().nullable() }),
-    settings: z.object({ cache: CacheOut, auth: AuthOut }),
+    settings: z.object({
+      cache: CacheOut,
+      auth: AuthOut,
+      image: z
+        .object({
+          is_enabled: z.boolean().nullable(),
+          sizes: z.array(z.string()).nullable(),
+          max_input_pixels: z.int().nullable(),
+        })
+        .nullable(),
+    }),
   })
   .openapi('ProxyRouteOutput');
 

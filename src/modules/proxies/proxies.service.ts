@@ -47,8 +47,22 @@ const authSettings = (auth: AuthInput) => ({ is_required: auth?.is_required ?? n
 const route = (input: RouteInput) => ({
   path: input.path,
   origin: { uri: input.origin.uri, is_bucket: input.origin.is_bucket ?? null },
-  settings: { cache: cacheSettings(input.settings?.cache), auth: authSettings(input.settings?.auth) },
+  settings: {
+    cache: cacheSettings(input.settings?.cache),
+    auth: authSettings(input.settings?.auth),
+    image: imageSettings(input.settings?.image),
+  },
 });
+
+type ImageInput = { is_enabled?: boolean | null; sizes?: string[] | null; max_input_pixels?: number | null };
+const imageSettings = (image: ImageInput | null | undefined) =>
+  image == null
+    ? null
+    : {
+        is_enabled: image.is_enabled ?? null,
+        sizes: image.sizes ?? null,
+        max_input_pixels: image.max_input_pixels ?? null,
+      };
 
 /** Every optional field spelled out as null, so stored and returned proxies always have one shape. */
 function toStored(key: string, input: ProxyInput): repository.StoredProxy {
@@ -79,7 +93,11 @@ type RouteRecord = Exclude<ProxyRecord['routes'], unknown[]>;
 /** A stored route with the cache settings added since it was stored spelled out as null too. */
 const routeRecord = (stored: RouteRecord): RouteRecord => ({
   ...stored,
-  settings: { ...stored.settings, cache: cacheSettings(stored.settings.cache) },
+  settings: {
+    ...stored.settings,
+    cache: cacheSettings(stored.settings.cache),
+    image: imageSettings(stored.settings.image),
+  },
 });
 
 export function toRecord(row: ProxyRow): ProxyRecord {
