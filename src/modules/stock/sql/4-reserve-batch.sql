@@ -45,6 +45,8 @@ DECLARE
     take_products uuid[];
     take_positions uuid[];
     mutation_ids uuid[];
+    -- Whether any of the batch's SKUs has a safety stock at the warehouse (most have none).
+    kept_back boolean;
 BEGIN
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_requests) e WHERE (e ->> 'warehouse_id')::uuid IS DISTINCT FROM warehouse) THEN
         RAISE EXCEPTION 'reserve_stock_batch: the requests of a batch name one warehouse';
@@ -76,6 +78,8 @@ BEGIN
     SELECT coalesce(array_agg(coalesce(t.quantity, 0) ORDER BY f.o), '{}') INTO product_left
       FROM unnest(found_ids) WITH ORDINALITY AS f(id, o)
       LEFT JOIN stock_available_totals(p_tenant_id, found_ids, warehouse) AS t ON t.product_id = f.id;
+    kept_back := EXISTS (SELECT 1 FROM safety_stocks s
+                          WHERE s.tenant_id = p_tenant_id AND s.warehouse_id = warehouse AND s.product_id = ANY(found_ids));
 
     -- Each request in turn against what the earlier ones left.
     FOR req IN
@@ -99,8 +103,10 @@ BEGIN
             CONTINUE WHEN req_products[k] = ANY(req_products[1:k - 1]);
             SELECT sum(u.q)::bigint INTO need FROM unnest(req_products, req.quantities) AS u(p, q) WHERE u.p = req_products[k];
             -- What the earlier requests left, beyond the safety stock the request's channel keeps back.
-            have := greatest(product_left[array_position(found_ids, req_products[k])]
-                             - stock_safety_stock(p_tenant_id, req_products[k], warehouse, req.channel_id), 0);
+            have := product_left[array_position(found_ids, req_products[k])];
+            IF kept_back THEN
+                have := greatest(have - stock_safety_stock(p_tenant_id, req_products[k], warehouse, req.channel_id), 0);
+            END IF;
             IF need > have THEN
                 short_item := k;
                 EXIT;
