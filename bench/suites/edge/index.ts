@@ -7,16 +7,26 @@ import { startNodeServer, type RunningServer } from '../../lib/stack';
 import type { Suite } from '../../lib/suite';
 import type { Fixture } from '../../lib/fixture';
 import type { Teardown } from '../../lib/teardown';
+import sharp from 'sharp';
 import { findNginx, startNginxCache } from './nginx';
 
 /** Size of the page the origin serves: a small HTML page or JSON document. */
 const BODY_BYTES = 4 * 1024;
 const PROXY_KEY = 'bench-edge';
 
-/** The origin: a fixed page, answered from memory. */
+/** A photo for the image variant rows, made once. */
+const photo = await sharp({ create: { width: 1600, height: 1200, channels: 3, background: '#c85028' } })
+  .jpeg()
+  .toBuffer();
+
+/** The origin: a fixed page, and a photo under `.jpg` paths, answered from memory. */
 function createOriginListener(): http.RequestListener {
   const body = Buffer.alloc(BODY_BYTES, 'a');
-  return (_request, response) => {
+  return (request, response) => {
+    if (request.url?.endsWith('.jpg')) {
+      response.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': String(photo.length) });
+      return void response.end(photo);
+    }
     response.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
       'content-length': String(body.length),
@@ -90,10 +100,21 @@ export const edgeSuite: Suite = {
           settings: { cache: { age: 3600, is_public: true } },
         },
         { path: '/live', origin: { uri: `${origin.origin}/page` } },
+        {
+          path: '/compressed',
+          origin: { uri: `${origin.origin}/page` },
+          settings: { cache: { age: 3600, is_public: true, compression: { is_enabled: true } } },
+        },
+        {
+          path: '/images',
+          origin: { uri: `${origin.origin}/page` },
+          settings: { cache: { age: 3600, is_public: true }, image: { is_enabled: true, sizes: ['320x0'] } },
+        },
       ],
     });
 
-    const cases: (Omit<Measurement, 'result'> & { request: LoadRequest; cache?: string })[] = [
+    /** `bytes`: the body length each case answers, BODY_BYTES unless said (fetch undoes the compression). */
+    const cases: (Omit<Measurement, 'result'> & { request: LoadRequest; cache?: string; bytes?: number })[] = [
       {
         id: 'edge.origin',
         label: 'GET page: origin served directly',
@@ -130,14 +151,32 @@ export const edgeSuite: Suite = {
         baselines: ['edge.origin', 'edge.bare-proxy', ...(nginx ? ['edge.nginx'] : [])],
         cache: 'HIT',
       },
+      {
+        id: 'edge.hit-compressed',
+        label: 'GET page: edge, cached hit, brotli (Accept-Encoding: gzip, br)',
+        request: {
+          url: `${edge.origin}/edge/${PROXY_KEY}/compressed/index.html`,
+          headers: { 'accept-encoding': 'gzip, deflate, br' },
+        },
+        baselines: ['edge.hit', ...(nginx ? ['edge.nginx'] : [])],
+        cache: 'HIT',
+      },
+      {
+        id: 'edge.image-hit',
+        label: 'GET image: edge, cached 320 px WebP variant of a 1600 × 1200 JPEG',
+        request: { url: `${edge.origin}/edge/${PROXY_KEY}/images/photo.jpg?w=320&format=webp` },
+        baselines: ['edge.hit'],
+        cache: 'HIT',
+        bytes: -1,
+      },
     ];
 
     // Each case must answer the page before it is loaded; the cached case is warmed into the cache.
-    for (const { id, request, cache } of cases) {
-      if (cache === 'HIT') await (await fetch(request.url)).text();
-      const response = await fetch(request.url);
-      const body = await response.text();
-      if (response.status !== 200 || body.length !== BODY_BYTES)
+    for (const { id, request, cache, bytes = BODY_BYTES } of cases) {
+      if (cache === 'HIT') await (await fetch(request.url, { headers: request.headers })).arrayBuffer();
+      const response = await fetch(request.url, { headers: request.headers });
+      const body = Buffer.from(await response.arrayBuffer());
+      if (response.status !== 200 || (bytes !== -1 && body.length !== bytes))
         throw new Error(`${id}: ${request.url} answered ${response.status} with ${body.length} bytes`);
       if (cache && response.headers.get('x-cache') !== cache)
         throw new Error(`${id}: expected X-Cache ${cache}, got ${response.headers.get('x-cache')}`);
