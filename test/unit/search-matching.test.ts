@@ -105,6 +105,17 @@ describe('matching settings of the embedded engine', () => {
     expect(ids(indexOf({}, [{ id: 'hit', title: 'fietsen' }]), 'fiets ')).toEqual([]);
   });
 
+  it("measures typos against the words as written in a stemmed index, with the typed word's budget", () => {
+    const index = indexOf({ language: 'en' }, [
+      { id: 'keyboard', title: 'Mechanical keyboard' },
+      { id: 'chair', title: 'Office chair' },
+    ]);
+    expect(ids(index, 'mechanicl ')).toEqual(['keyboard']);
+    expect(ids(index, 'ofice ')).toEqual(['chair']);
+    const [hit] = index.search(query('mechanicl ')).hits;
+    expect((hit!.highlight.title as { value: string }).value).toBe('<mark>Mechanical</mark> keyboard');
+  });
+
   it('tokenizes with the default rules when nothing is set', () => {
     const matcher = new TextMatcher();
     expect(matcher.words('Café AB-1234 c++')).toEqual(['cafe', 'ab', '1234', 'c']);

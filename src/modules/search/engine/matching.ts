@@ -57,6 +57,8 @@ const escapeClass = (chars: string[]) => chars.map((char) => char.replace(/[\\\]
 
 export interface WordAt {
   word: string;
+  /** The word as written (normalized), before stemming. */
+  typed: string;
   start: number;
   end: number;
 }
@@ -79,10 +81,10 @@ export class TextMatcher {
   wordsAt(text: string, exact = false): WordAt[] {
     const words: WordAt[] = [];
     for (const match of text.matchAll(this.wordPattern)) {
-      let word = normalizeWord(match[0]);
-      if (!word) continue;
-      if (this.stem && !exact) word = this.stem(word);
-      words.push({ word, start: match.index, end: match.index + match[0].length });
+      const typed = normalizeWord(match[0]);
+      if (!typed) continue;
+      const word = this.stem && !exact ? this.stem(typed) : typed;
+      words.push({ word, typed, start: match.index, end: match.index + match[0].length });
     }
     return words;
   }

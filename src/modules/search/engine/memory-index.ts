@@ -177,6 +177,11 @@ export class MemoryIndex {
         this.words[at++] = FIELD_END;
         const typed = stemmed && !exact ? texts.flatMap((text) => matcher.words(text, true)) : fieldWords;
         for (const token of phraseTokens(typed, this.phrases.documents)) this.post(this.termId(token), slot);
+        // The words as written, beside their stems, for typos: `mechanicl` is a typo of `mechanical`, not of `mechan`.
+        if (typed !== fieldWords)
+          typed.forEach((word, i) => {
+            if (word !== fieldWords[i]) this.post(this.termId(word), slot);
+          });
         for (const text of texts)
           for (const joined of matcher.joinedWords(text))
             this.post(this.termId(exact ? EXACT_MARK + joined : joined), slot);
@@ -234,7 +239,8 @@ export class MemoryIndex {
         if (this.termIds.has(synonym) && !matches.has(synonym)) matches.set(synonym, { typos: 0, exact: false });
       }
     }
-    const budget = this.matcher.typoBudget(word);
+    // The budget is the typed word's: a stem is shorter than the word it stands for.
+    const budget = this.matcher.typoBudget(typed);
     if (!this.dictionary) {
       // Terms of exact fields sort first (their mark is below every character a word has) and are left out.
       const sorted = [...this.terms].sort();
@@ -244,8 +250,13 @@ export class MemoryIndex {
     }
     const terms = this.dictionary.sorted;
     if (budget > 0) {
-      for (const [term, typos] of this.dictionary.trie.within(word, budget))
-        if (!matches.has(term)) matches.set(term, { typos, exact: false });
+      // A stemmed index holds the words as written too, so a typo in a word is measured against them.
+      for (const start of word === typed ? [word] : [word, typed]) {
+        for (const [term, typos] of this.dictionary.trie.within(start, budget)) {
+          const known = matches.get(term);
+          if (!known || (!known.exact && typos < known.typos)) matches.set(term, { typos, exact: false });
+        }
+      }
     }
     if (prefix) {
       // A stemmed index completes the word as typed too: a stem may be shorter than what was typed so far.
@@ -712,7 +723,9 @@ export class MemoryIndex {
         // Stemmed words are compared as stems and marked as written.
         for (const token of this.matcher.wordsAt(text, exact)) {
           const term = exact ? EXACT_MARK + token.word : token.word;
-          const which = matches.findIndex((wordMatches) => wordMatches.has(term));
+          const which = matches.findIndex(
+            (wordMatches) => wordMatches.has(term) || (token.typed !== token.word && wordMatches.has(token.typed)),
+          );
           if (which === -1) continue;
           matched.add(which);
           out +=
