@@ -19,5 +19,7 @@ export function bannerLines({ baseUrl, masterKeyFile, masterKeyGenerated }: Bann
     `  GraphQL        ${baseUrl}/graphql (GraphiQL in a browser)`,
     `  health         ${baseUrl}/healthz`,
     `  master key     ${masterKey}`,
+    `  first API key  npm run admin -- quickstart   (a tenant, a key with every scope, curl lines to paste)`,
+    `  demo data      npm run seed   (a shop of 1,000 products and its search page at ${baseUrl}/demo/demo-shop)`,
   ];
 }

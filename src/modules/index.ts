@@ -7,6 +7,7 @@ import { authModule } from './auth';
 import { broadcastsModule } from './broadcasts';
 import { catalogModule } from './catalog';
 import type { Module } from './context';
+import { demoModule } from './demo';
 import { edgeModule } from './edge';
 import { housekeepingModule } from './housekeeping';
 import { oauthModule } from './oauth';
@@ -36,4 +37,5 @@ export const modules: readonly Module[] = [
   broadcastsModule,
   housekeepingModule,
   referenceModule,
+  demoModule,
 ];

@@ -78,6 +78,8 @@ describe('pages', () => {
     for (const href of ['/docs', '/graphql', '/healthz', '/openapi.yaml', '/openapi.json', '/graphql/schema.graphql'])
       expect(html.body).toContain(`href="${href}"`);
     expect(html.headers['content-security-policy']).toContain("default-src 'self'");
+    // The one command that gets a newcomer a key.
+    expect(html.body).toContain('<code>npm run admin -- quickstart</code>');
   });
 
   it('/docs loads the reference renderer and its settings from this origin only', async () => {

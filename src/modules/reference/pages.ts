@@ -27,7 +27,11 @@ export function homePage(name: string, version: string, links: Link[]) {
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}
 code{color:#6e6e73;font-size:.85em}li{margin:.4rem 0}</style></head>
 <body><h1>${escape(name)}</h1><p>Version ${escape(version)}. REST under <code>/api</code>, GraphQL at
-<code>/graphql</code>, both with an API key as bearer token.</p><ul>${items}</ul></body></html>`;
+<code>/graphql</code>, both with an API key as bearer token.</p>
+<p>Get a key: run <code>npm run admin -- quickstart</code> in the service's folder. It makes a tenant and a key with
+every scope, and prints lines to paste into a shell for REST, GraphQL and the edge. Demo data:
+<code>npm run seed</code> (a shop of 1,000 products, searchable at <code>/demo/demo-shop</code>).</p>
+<ul>${items}</ul></body></html>`;
 }
 
 export const docsPage = (name: string) => `<!doctype html>
