@@ -9,9 +9,10 @@
 import { execFile } from 'node:child_process';
 import process from 'node:process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -76,11 +77,42 @@ const tool = (name, args) =>
     throw new Error(`${name} ${args.join(' ')} failed`, { cause: error });
   });
 
+/**
+ * Runs `work` while holding a lock directory, so that processes started together (the multi-process
+ * tests start several services at once) generate one at a time; a lock older than `STALE_LOCK_MS`
+ * was left by a process that died and is taken over.
+ */
+const STALE_LOCK_MS = 120_000;
+async function whileLocked(work) {
+  const lock = join(root, 'src/__generated__/.generate.lock');
+  mkdirSync(dirname(lock), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+      else await sleep(100);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 async function generatePrismaClient() {
-  const digest = staleDigest(prismaGroup);
-  if (digest === null) return;
-  await tool('prisma', ['generate']);
-  writeFileSync(join(root, prismaGroup.stampFile), digest);
+  if (staleDigest(prismaGroup) === null) return;
+  await whileLocked(async () => {
+    // Another process may have generated it while this one waited for the lock.
+    const digest = staleDigest(prismaGroup);
+    if (digest === null) return;
+    await tool('prisma', ['generate']);
+    writeFileSync(join(root, prismaGroup.stampFile), digest);
+  });
 }
 
 /** The Prisma client, when its schema or the installed Prisma changed: all the service needs. */
