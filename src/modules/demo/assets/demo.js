@@ -174,7 +174,7 @@
     const result = body.data[0].results[0];
     statusBox.textContent =
       result.count === 0
-        ? 'No products match.'
+        ? 'No products match' + (state.q ? ' "' + state.q + '".' : '.')
         : result.count + (result.count === 1 ? ' product' : ' products') + (state.q ? ' for "' + state.q + '"' : '');
     renderHits(result);
     renderFacets(result);
