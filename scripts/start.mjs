@@ -1,6 +1,6 @@
 // What `npm start` runs (and the process tests, with the same node arguments): makes sure the
-// Prisma client is generated, compiles src/ into one ES module when a file under src/ changed
-// since the last compile, and runs it.
+// Prisma client is generated, compiles src/ into one ES module (and a chunk for each module it
+// imports only when needed) when a file under src/ changed since the last compile, and runs it.
 //
 // Why a compiled file rather than `node --import tsx src/main.ts`: a start spends most of its time
 // loading modules, and under tsx every module the service loads (its ~200 files and every package
@@ -8,7 +8,7 @@
 // src/ in one module and leaves the packages to node_modules, loaded by Node itself: the same code,
 // loaded about twice as fast. esbuild compiles it in well under a second.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import process from 'node:process';
@@ -56,12 +56,20 @@ const keepOwnImportMeta = {
   },
 };
 
-async function compile(outfile) {
+/**
+ * Compiles into `dir`: main.mjs, and a chunk for each module that is only imported dynamically (the
+ * tracing SDK, loaded only when tracing is on). Written into a temporary directory and renamed at
+ * the end: a second process starting meanwhile finds either no compile or a complete one.
+ */
+async function compile(dir) {
   const { build } = await import('esbuild');
-  const { outputFiles } = await build({
-    entryPoints: [join(sourceDir, 'main.ts')],
-    outfile,
-    write: false,
+  const temporary = `${dir}.${process.pid}.tmp`;
+  await build({
+    entryPoints: { main: join(sourceDir, 'main.ts') },
+    outdir: temporary,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunk-[hash]',
+    splitting: true,
     bundle: true,
     packages: 'external',
     platform: 'node',
@@ -72,25 +80,25 @@ async function compile(outfile) {
     logLevel: 'warning',
     plugins: [keepOwnImportMeta],
   });
-  // Each file under a temporary name, renamed at the end, the module last: a second process starting
-  // meanwhile finds either no compiled file or a complete one.
-  for (const file of outputFiles.sort((a, b) => b.path.length - a.path.length)) {
-    const temporary = `${file.path}.${process.pid}.tmp`;
-    writeFileSync(temporary, file.contents);
-    renameSync(temporary, file.path);
+  try {
+    renameSync(temporary, dir);
+  } catch (error) {
+    // Another process finished the same compile first: its directory is as good as this one.
+    if (!existsSync(dir)) throw error;
+    rmSync(temporary, { recursive: true, force: true });
   }
   // Earlier compiles of other sources go.
-  const current = basename(outfile);
   for (const name of readdirSync(outputDir))
-    if (!name.startsWith(current)) rmSync(join(outputDir, name), { force: true });
+    if (name !== basename(dir) && !name.includes('.tmp'))
+      rmSync(join(outputDir, name), { recursive: true, force: true });
 }
 
 await generateForService();
-const outfile = join(outputDir, `main-${sourceSignature()}.mjs`);
-if (!existsSync(outfile)) {
+const compiled = join(outputDir, sourceSignature());
+if (!existsSync(compiled)) {
   mkdirSync(outputDir, { recursive: true });
-  await compile(outfile);
+  await compile(compiled);
 }
-// Stack traces name the TypeScript files and lines, through the compiled file's source map.
+// Stack traces name the TypeScript files and lines, through the compiled files' source maps.
 process.setSourceMapsEnabled(true);
-await import(pathToFileURL(outfile).href);
+await import(pathToFileURL(join(compiled, 'main.mjs')).href);
