@@ -112,9 +112,12 @@ export function authorizeImage(
       Math.floor(Date.now() / 1000),
     );
     if (verdict.ok) return;
-    throw new AppError('FORBIDDEN', verdict.reason);
+    throw new AppError('EDGE_SIGNATURE_INVALID', verdict.reason);
   }
-  throw new AppError('FORBIDDEN', `the image size ${size} is not allowed on this route without a signed URL`);
+  throw new AppError(
+    'EDGE_SIGNATURE_INVALID',
+    `the image size ${size} is not in the route's sizes: it needs a signed URL`,
+  );
 }
 
 /** The output format: the one asked for, or with `auto` the best the client's `Accept` takes. */
