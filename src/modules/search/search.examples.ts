@@ -41,6 +41,15 @@ export const INDEX_EXAMPLE = {
   stop_words: [],
   ranking_rules: ['words', 'typo', 'proximity', 'attribute', 'exactness'],
   sortable_fields: ['price'],
+  matching: {
+    exact_fields: [],
+    typos_on_digit_words: false,
+    min_word_length_for_one_typo: 5,
+    min_word_length_for_two_typos: 9,
+    token_separators: [],
+    symbols_to_index: [],
+  },
+  language: null,
   available_fields: [
     { key: 'title', type: 'STRING' },
     { key: 'brand', type: 'STRING' },
