@@ -480,7 +480,8 @@ describe('reservation sweeps', () => {
     const allow = await refuseRows('reservations', 'UPDATE', `OLD.id = '${bad}'`);
     const reported: ReleaseFailed[] = [];
     const sweepers = [0, 1, 2].map(
-      () => new ReservationService(t.db, t.services.cursors, t.services.channelWarehouses),
+      () =>
+        new ReservationService(t.db, t.services.cursors, t.services.channelWarehouses, t.services.reservationBatches),
     );
     try {
       const released = await Promise.all(
@@ -509,8 +510,18 @@ describe('reservation sweeps', () => {
     await expire(bad, 3_600);
     await expire(behind, 60);
     const allow = await refuseRows('reservations', 'UPDATE', `OLD.id = '${bad}'`);
-    const sweeper = new ReservationService(t.db, t.services.cursors, t.services.channelWarehouses);
-    const other = new ReservationService(t.db, t.services.cursors, t.services.channelWarehouses);
+    const sweeper = new ReservationService(
+      t.db,
+      t.services.cursors,
+      t.services.channelWarehouses,
+      t.services.reservationBatches,
+    );
+    const other = new ReservationService(
+      t.db,
+      t.services.cursors,
+      t.services.channelWarehouses,
+      t.services.reservationBatches,
+    );
     const reported: ReleaseFailed[] = [];
     try {
       // Batches of one: the bad reservation, oldest, comes first until this process gives up on it.

@@ -14,8 +14,8 @@ declare module '../context' {
 /** Reservations: stock held for a customer until it expires or is removed. */
 export const reservationsModule: Module = {
   name: 'reservations',
-  services: ({ db, cursors, channelWarehouses }) => ({
-    reservations: new ReservationService(db, cursors, channelWarehouses),
+  services: ({ db, cursors, channelWarehouses, reservationBatches }) => ({
+    reservations: new ReservationService(db, cursors, channelWarehouses, reservationBatches),
   }),
   graphql: {
     schema: 'reservations.graphql',

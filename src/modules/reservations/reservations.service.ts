@@ -1,5 +1,5 @@
 import type { CursorCodec } from '../../kernel/cursor';
-import { isInterruption, writeInterrupted, writeTransaction, type Db, type Tx } from '../../kernel/db';
+import { writeInterrupted, writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { AppError, invalidState, notFound } from '../../kernel/errors';
 import { invalidInput } from '../../kernel/validation';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
@@ -15,7 +15,6 @@ import {
 } from '../stock/allocation-target';
 import { planAllocation } from '../stock/allocation-plan';
 import type { ChannelWarehouseCache } from '../catalog/channel-warehouses';
-import { HotKeyBatcher, type BatchOutcome } from '../../kernel/hot-key-batcher';
 import * as stock from '../stock';
 import * as repository from './reservations.repository';
 import type { ReservationRecord, ReservationStatus } from './reservations.repository';
@@ -72,16 +71,6 @@ export async function claimForOrder(tx: Tx, tenantId: string, reservationId: str
 
 /** Reservations: stock held for a customer until an order exists, `expires_at` passes or it is removed. */
 export class ReservationService {
-  /** Reservations without an idempotency key, batched by tenant, warehouse and SKUs (see `createReservation`). */
-  private readonly batcher = new HotKeyBatcher<
-    { tenantId: string; reservation: repository.BatchedReservation },
-    repository.BatchReserveOutcome
-  >({
-    inFlightPerKey: 2,
-    maxBatch: 100,
-    run: (batch) => this.runBatch(batch),
-  });
-
   /** Expired reservations this process released (`releaseExpired`), since it started. */
   expiredReleased = 0;
 
@@ -92,6 +81,8 @@ export class ReservationService {
     private readonly db: Db,
     private readonly cursors: CursorCodec,
     private readonly channelWarehouses: ChannelWarehouseCache,
+    /** The stock module's batched path for reservations at one warehouse. */
+    private readonly batches: stock.ReservationBatches,
   ) {}
 
   /**
@@ -219,7 +210,7 @@ export class ReservationService {
     const context = this.context(principal, id);
     // UUIDv7s of one millisecond are not ordered among themselves: sorted, items keep input order.
     const itemIds = input.items.map(() => uuidv7()).sort();
-    const reservation: repository.BatchedReservation = {
+    const reservation: stock.BatchedReservation = {
       businessId: input.business_id,
       warehouseId: input.warehouse_id,
       channelId: input.channel_id,
@@ -235,11 +226,7 @@ export class ReservationService {
     const { tenantId } = principal;
     if (!idempotency) {
       // The common case: in one statement with the other reservations of these SKUs that arrive meanwhile.
-      const skus = [...new Set(input.items.map((item) => item.sku))].sort();
-      const done = await this.batcher.submit(JSON.stringify([tenantId, reservation.warehouseId, skus]), {
-        tenantId,
-        reservation,
-      });
+      const done = await this.batches.reserve(tenantId, reservation);
       if (done.outcome !== 'EXPIRED') return this.answer(tenantId, input, reservation, done);
     }
     // With an idempotency key, or when an expired reservation still holds units of these SKUs.
@@ -252,8 +239,8 @@ export class ReservationService {
     const createdId = await stock.withBoundedContention(tenantId, requests, () =>
       writeTransaction(this.db, (tx) =>
         runIdempotent(tx, tenantId, idempotency, async () => {
-          const [done] = await repository.reserveStockBatch(tx, tenantId, [reservation]);
-          if (done!.outcome !== 'EXPIRED') return (await this.answer(tenantId, input, reservation, done!)).id;
+          const done = await this.batches.reserveIn(tx, tenantId, reservation);
+          if (done.outcome !== 'EXPIRED') return (await this.answer(tenantId, input, reservation, done)).id;
           // Release the expired reservations first (whether or not the sweeper got to them yet), then reserve.
           await repository.insertReservation(tx, tenantId, {
             ...reservation,
@@ -271,8 +258,8 @@ export class ReservationService {
   private async answer(
     tenantId: string,
     input: LocatedReservationInput,
-    reservation: repository.BatchedReservation,
-    done: repository.BatchReserveOutcome,
+    reservation: stock.BatchedReservation,
+    done: stock.BatchReserveOutcome,
   ) {
     switch (done.outcome) {
       case 'RESERVED':
@@ -312,27 +299,6 @@ export class ReservationService {
         throw writeInterrupted('the catalog changed while the reservation was checked; send it again');
       case 'EXPIRED':
         throw new Error('an EXPIRED outcome takes the general path');
-    }
-  }
-
-  /**
-   * One batch of the batcher: a statement cut off fails them all as interrupted; another error is retried one by one.
-   */
-  private async runBatch(
-    batch: { tenantId: string; reservation: repository.BatchedReservation }[],
-  ): Promise<BatchOutcome<repository.BatchReserveOutcome>[]> {
-    const { tenantId } = batch[0]!;
-    try {
-      const outcomes = await repository.reserveStockBatch(
-        this.db,
-        tenantId,
-        batch.map((entry) => entry.reservation),
-      );
-      return outcomes.map((value) => ({ ok: true, value }));
-    } catch (error) {
-      if (isInterruption(error)) return batch.map(() => ({ ok: false, error: writeInterrupted() }));
-      if (batch.length === 1) return [{ ok: false, error }];
-      return Promise.all(batch.map(async (entry) => (await this.runBatch([entry]))[0]!));
     }
   }
 

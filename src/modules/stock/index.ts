@@ -3,18 +3,24 @@ import { inventoryOperations } from './inventory.routes';
 import { stockResolvers } from './stock.resolvers';
 import { SafetyStockService } from './safety-stock.service';
 import { StockService } from './stock.service';
+import { ReservationBatches } from './writes/batched';
 
 declare module '../context' {
   interface Services {
     stock: StockService;
     safetyStock: SafetyStockService;
+    reservationBatches: ReservationBatches;
   }
 }
 
 /** Inventory lines, the grouped inventory, the stock ledger and the REST inventory writes. */
 export const stockModule: Module = {
   name: 'stock',
-  services: ({ db, cursors }) => ({ stock: new StockService(db, cursors), safetyStock: new SafetyStockService(db) }),
+  services: ({ db, cursors }) => ({
+    stock: new StockService(db, cursors),
+    safetyStock: new SafetyStockService(db),
+    reservationBatches: new ReservationBatches(db),
+  }),
   rest: inventoryOperations,
   graphql: {
     schema: 'stock.graphql',
@@ -42,3 +48,4 @@ export { commitReserved, endReservations, EXPIRY_ACTOR, lock, move, release, shi
 export type { Allocation, Holders, MoveTarget } from './writes/held';
 export { receive, type Arrival } from './writes/placing';
 export type { StockChange } from './writes/stock-change';
+export type { BatchedReservation, BatchReserveOutcome, ReservationBatches } from './writes/batched';
