@@ -6,13 +6,13 @@
  */
 import { createHmac } from 'node:crypto';
 import sharp from 'sharp';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTenant, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
 import { expectRestError } from '../helpers/rest';
 import { edgeGet, proxyWith, startEdgeApp, startOrigin } from '../helpers/edge';
 
-const { rest, baseUrl, databaseUrl } = await startEdgeApp();
+const { rest, baseUrl, databaseUrl, services } = await startEdgeApp();
 const PROXIES = '/api/storage/edge/proxies';
 const SECRET = 'image-secret-0123456789';
 
@@ -118,6 +118,22 @@ describe('image transforms', () => {
     expect(purged.status).toBe(204);
     expect((await get('logo.png?w=100&h=100&format=webp')).headers['x-cache']).toBe('MISS');
     expect(originCount('logo.png')).toBe(fetched + 1);
+  });
+
+  it('answers hits of listed sizes before the service, per Accept with format=auto', async () => {
+    for (const accept of ['image/webp', '*/*']) await get('photo.jpg?w=200&format=auto', { accept });
+    const serve = vi.spyOn(services.edge, 'serve');
+    try {
+      const webp = await get('photo.jpg?w=200&format=auto', { accept: 'image/webp' });
+      const jpeg = await get('photo.jpg?w=200&format=auto', { accept: '*/*' });
+      expect([webp.headers['x-cache'], webp.headers['content-type']]).toEqual(['HIT', 'image/webp']);
+      expect([jpeg.headers['x-cache'], jpeg.headers['content-type']]).toEqual(['HIT', 'image/jpeg']);
+      expect(serve).not.toHaveBeenCalled();
+      expect((await get('photo.jpg?w=9&format=auto')).status).toBe(403);
+      expect(serve).toHaveBeenCalled();
+    } finally {
+      serve.mockRestore();
+    }
   });
 
   it('refuses a size not on the list unless the URL is signed for exactly those options', async () => {

@@ -33,7 +33,7 @@ import {
 import { responseTags, TAG_HEADERS } from './cache-tags';
 import { TrafficLog } from './analytics/traffic-log';
 import * as repository from './edge.repository';
-import { ImageVariants } from './image-variants';
+import { formatKey, ImageVariants, listedVariantKey } from './image-variants';
 import { asksForTransform } from './images';
 import {
   CONDITIONAL_HEADERS,
@@ -107,6 +107,8 @@ interface HitRoute {
   proxy: EdgeProxy;
   cacheKey: string | null;
   rule: KeyRule | null;
+  /** For an image variant: `cacheKey` ends before its format, this one or (null, `auto`) the client's. */
+  imageFormat?: string | null;
 }
 /** Bounds of `hitRoutes`: at most about 2 × 4 Mi characters of URLs and cache keys; longer URLs are not kept. */
 const MAX_HIT_ROUTES_LENGTH = 4 * 1024 * 1024;
@@ -241,14 +243,22 @@ function answerableRoute(proxy: EdgeProxy, request: CacheLookup): HitRoute {
   if ((match.isWildcard && proxy.signature.secret !== null) || auth.is_required === true || !usesCache(cache)) {
     return unanswerable;
   }
-  // Transforms are checked (options, size, signature) and keyed by the image variants.
-  if (match.route.settings.image?.is_enabled === true && asksForTransform(request.query)) return unanswerable;
+  const image = match.route.settings.image;
+  if (image?.is_enabled === true && asksForTransform(request.query)) {
+    // Variants of listed sizes are answered here; the others (signed, malformed) by the image variants.
+    const variant = listedVariantKey(cacheKeyPrefix(proxy.key, path!), request.query, image);
+    return variant === null ? unanswerable : { proxy, cacheKey: variant.base, rule: null, imageFormat: variant.format };
+  }
   const rule = keyRuleOf(cache.key);
   return { proxy, cacheKey: `${cacheKeyPrefix(proxy.key, path!)}?${keyedQuery(request.query, rule)}`, rule };
 }
 
-const varyMatches = (entry: CachedResponse, headers: IncomingHttpHeaders) =>
-  Object.entries(entry.varyOn).every(([name, value]) => (headerValue(headers[name]) ?? '') === value);
+/** Whether the request's headers are those the entry was fetched with (a loop: this is on every hit). */
+function varyMatches(entry: CachedResponse, headers: IncomingHttpHeaders): boolean {
+  const varyOn = entry.varyOn;
+  for (const name in varyOn) if ((headerValue(headers[name]) ?? '') !== varyOn[name]) return false;
+  return true;
+}
 
 /**
  * The edge data plane: answers GET and HEAD for a proxy key from its routes, through a response
@@ -507,7 +517,12 @@ export class EdgeService {
     const route = this.hitRoute(proxy, request);
     if (route.cacheKey === null) return null;
     const now = Date.now();
-    const cacheKey = route.rule === null ? route.cacheKey : route.cacheKey + keySuffix(request.headers, route.rule);
+    const cacheKey =
+      route.imageFormat !== undefined
+        ? route.cacheKey + (route.imageFormat ?? formatKey({ format: 'auto' }, request.headers.accept))
+        : route.rule === null
+          ? route.cacheKey
+          : route.cacheKey + keySuffix(request.headers, route.rule);
     const entry = this.cache.get(cacheKey, now);
     if (!entry || entry.freshUntil <= now || !varyMatches(entry, request.headers)) return null;
     const { headers } = request;

@@ -15,6 +15,7 @@ import {
   IMAGE_PARAMETERS,
   imageRequestOf,
   outputFormat,
+  type ImageRequest,
   sourceFormat,
   transformImage,
   type EdgeImageSettings,
@@ -66,6 +67,42 @@ async function collect(body: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** The query of a transform request's source: without the transform options and the signature. */
+const sourceQueryOf = (query: string) =>
+  withoutQueryParameters(query, [...IMAGE_PARAMETERS, EXPIRES_PARAMETER, SIGNATURE_PARAMETER]);
+
+/** A variant's cache key up to its format: the source's path and query, then the options. */
+const variantKeyBase = (keyPrefix: string, sourceQuery: string, image: ImageRequest) =>
+  `${keyPrefix}?${sourceQuery}\nimage ${image.canonical} `;
+
+/** The last part of a variant's key: its format, or with `auto` what of `Accept` decides it. */
+export const formatKey = (image: { format: string }, accept: string | string[] | undefined) =>
+  image.format === 'auto' ? acceptKey(accept) : image.format;
+
+/**
+ * For answering variant hits before the service: the key of a transform URL up to its format, and
+ * the format (null: `auto`, decided per request by `formatKey`). Null when the URL needs checks
+ * made per request: malformed options, or a size not on the route's list (a signed URL, whose
+ * expiry passes).
+ */
+export function listedVariantKey(
+  keyPrefix: string,
+  query: string,
+  settings: EdgeImageSettings,
+): { base: string; format: string | null } | null {
+  let image: ImageRequest;
+  try {
+    image = imageRequestOf(query);
+  } catch {
+    return null;
+  }
+  if (!(settings.sizes ?? []).includes(`${image.width ?? 0}x${image.height ?? 0}`)) return null;
+  return {
+    base: variantKeyBase(keyPrefix, sourceQueryOf(query), image),
+    format: image.format === 'auto' ? null : image.format,
+  };
+}
+
 /** The format key of an `auto` request: what of the client's `Accept` the answer depends on. */
 function acceptKey(accept: string | string[] | undefined): string {
   const value = Array.isArray(accept) ? accept.join(',') : (accept ?? '');
@@ -82,9 +119,8 @@ export class ImageVariants {
     const image = imageRequestOf(query);
     const { expires, signature } = signatureParameters(query);
     authorizeImage(route.settings, image, route.path, { secret: route.secret, expires, signature });
-    const sourceQuery = withoutQueryParameters(query, [...IMAGE_PARAMETERS, EXPIRES_PARAMETER, SIGNATURE_PARAMETER]);
-    const format = image.format === 'auto' ? acceptKey(request.headers.accept) : image.format;
-    const key = `${route.keyPrefix}?${sourceQuery}\nimage ${image.canonical} ${format}`;
+    const sourceQuery = sourceQueryOf(query);
+    const key = variantKeyBase(route.keyPrefix, sourceQuery, image) + formatKey(image, request.headers.accept);
     const now = Date.now();
     const cached = this.host.cache.get(key, now);
     if (cached !== undefined && cached.freshUntil > now) return this.host.fromCache(cached, request, 'HIT');
