@@ -3,7 +3,8 @@
  * run as a child process against a listening service: each prints the API's JSON answer and exits
  * 0, or 1 when the API refused, or 2 for a command line it cannot send.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../helpers/admin-cli';
 import { createKey, createTenant, type Tenant } from '../helpers/app';
@@ -224,11 +225,11 @@ describe('quickstart', () => {
     const curls = first.stdout.split('\n').filter((line) => line.startsWith('curl ') && !line.includes('$BASE/edge/'));
     expect(curls).toHaveLength(3);
     for (const line of curls) {
-      const ran = spawnSync('bash', ['-c', line], {
+      // Asynchronously: this test's own process serves the requests.
+      const ran = await promisify(execFile)('bash', ['-c', line], {
         env: { PATH: process.env.PATH, BASE: origin, KEY: key },
         encoding: 'utf8',
       });
-      expect(ran.status, line).toBe(0);
       const body = JSON.parse(ran.stdout);
       expect(body.error, `${line}\n${ran.stdout}`).toBeUndefined();
     }
