@@ -306,10 +306,11 @@ export class EdgeService {
     private readonly db: Db,
     private readonly authenticator: Authenticator,
     private readonly config: EdgeConfig,
-    private readonly logError: (error: unknown) => void = () => {},
+    /** Reports a failure no client sees, with what it left undone. */
+    private readonly logError: (error: unknown, what: string) => void = () => {},
   ) {
     this.cache = new ResponseCache(config.cacheMaxBytes);
-    this.traffic = new TrafficLog(db, logError);
+    this.traffic = new TrafficLog(db, (error) => logError(error, 'traffic counts were not stored'));
     this.images = new ImageVariants({
       cache: this.cache,
       purges: () => this.purges,
@@ -618,7 +619,9 @@ export class EdgeService {
     if (invalidate && (response.statusCode ?? 500) < 400) {
       // The query string is the part of the cache key after the path. The origin has carried the
       // request out: a failed announcement leaves the others' copies to expire, never the client without its answer.
-      await this.purgeEverywhere({ key: invalidate.key, path: `${invalidate.path}?` }).catch(this.logError);
+      await this.purgeEverywhere({ key: invalidate.key, path: `${invalidate.path}?` }).catch((error: unknown) =>
+        this.logError(error, 'a cache invalidation was not announced to the other processes'),
+      );
     }
     return this.relay(resolved, response, 0, false, () => {});
   }
@@ -720,15 +723,18 @@ export class EdgeService {
           return finish({ kind: 'entry', entry, stale: false });
         }
         // Compressed once, before it is stored; the requests waiting meanwhile are served from it too.
-        compressBody(body).then(
-          (encoded) => {
+        // A compression that fails leaves the response stored as it came: the origin's answer is still good.
+        compressBody(body)
+          .catch((error: unknown) => {
+            this.logError(error, 'a response was stored without its compressed forms');
+            return undefined;
+          })
+          .then((encoded) => {
             if (this.purges !== purgesBefore) return finish({ kind: 'pass' });
             entry.encoded = encoded;
             this.cache.set(cacheKey, entry);
             finish({ kind: 'entry', entry, stale: false });
-          },
-          (error: unknown) => finish({ kind: 'error', error }),
-        );
+          });
       });
     } catch (error) {
       finish({ kind: 'error', error });

@@ -19,8 +19,8 @@ declare module '../context' {
 export const edgeModule: Module = {
   name: 'edge',
   services: ({ db, authenticator, config, notifications, log }) => {
-    const edge = new EdgeService(db, authenticator, config.edge, (error) =>
-      log.warn({ err: error }, 'edge: a cache invalidation was not announced to the other processes'),
+    const edge = new EdgeService(db, authenticator, config.edge, (error, what) =>
+      log.warn({ err: error }, `edge: ${what}`),
     );
     // Changes and purges made by any process reach this one's configurations and cache.
     notifications.on(PROXY_CHANGED_CHANNEL, (key) => edge.forgetProxy(key));
