@@ -26,12 +26,12 @@ function runnableExamples(readme: string): Example[] {
   const examples: Example[] = [];
   const lines = readme.split('\n');
   for (let index = 0; index < lines.length; index++) {
-    if (lines[index].trim() !== '```sh run') continue;
+    if (lines[index]!.trim() !== '```sh run') continue;
     const start = index + 1;
     let end = start;
-    while (end < lines.length && lines[end].trim() !== '```') end++;
+    while (end < lines.length && lines[end]!.trim() !== '```') end++;
     const script = lines.slice(start, end).join('\n');
-    const expected = [...script.matchAll(/#\s*→\s*(\d{3}(?: errors)?)/g)].map((match) => match[1]);
+    const expected = [...script.matchAll(/#\s*→\s*(\d{3}(?: errors)?)/g)].map((match) => match[1]!);
     examples.push({ line: start + 1, script, expected });
     index = end;
   }
@@ -69,9 +69,10 @@ function statusesPerBlock(stderr: string, blocks: number): string[][] {
     const marker = /^@@block (\d+)$/.exec(line);
     if (marker) block = Number(marker[1]);
     const status = /@@status (\d{3}|errors)$/.exec(line);
-    if (!status || block < 0) continue;
-    if (status[1] === 'errors') seen[block][seen[block].length - 1] += ' errors';
-    else seen[block].push(status[1]);
+    const statuses = seen[block];
+    if (!status || !statuses) continue;
+    if (status[1] === 'errors') statuses[statuses.length - 1] += ' errors';
+    else statuses.push(status[1]!);
   }
   return seen;
 }
@@ -116,7 +117,7 @@ describe("the README's examples", () => {
     const failures = examples.flatMap((example, index) =>
       JSON.stringify(seen[index]) === JSON.stringify(example.expected)
         ? []
-        : [`README line ${example.line}: expected ${example.expected.join(', ')}; got ${seen[index].join(', ')}`],
+        : [`README line ${example.line}: expected ${example.expected.join(', ')}; got ${seen[index]!.join(', ')}`],
     );
     const tail = `\nstdout:\n${run.stdout.slice(-4000)}\nstderr:\n${run.stderr.slice(-4000)}`;
     expect(failures, failures.join('\n') + tail).toEqual([]);
