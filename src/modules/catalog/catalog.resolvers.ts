@@ -6,6 +6,7 @@ import {
   CreateProductInput,
   CreateWarehouseInput,
   UpdateWarehouseInput,
+  SetBundleComponentsInput,
   SetSalesChannelWarehousesInput,
   UpdateNamedInput,
   UpdatePositionInput,
@@ -95,9 +96,15 @@ export const catalogResolvers: Resolvers = {
     deleteSalesChannel: async (_parent, { input }, { principal, services }) => ({
       id: await services.catalog.deleteSalesChannel(principal, input.id),
     }),
+    setBundleComponents: async (_parent, { input }, { principal, services }) => ({
+      product: await services.bundles.setComponents(principal, parseInput(SetBundleComponentsInput, input)),
+    }),
   },
   Product: {
     gtin: (product) => product.gtin ?? [],
+    is_bundle: (product) => product.isBundle,
+    components: (product, _args, { services }) =>
+      product.isBundle ? services.bundles.componentsOfProduct(product.tenantId, product.id) : [],
     ...timestamps,
   },
   Business: timestamps,

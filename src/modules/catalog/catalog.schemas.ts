@@ -50,3 +50,21 @@ export const SetSalesChannelWarehousesInput = z.object({
     .array(z.string())
     .max(MAX_CHANNEL_WAREHOUSES, `may hold at most ${MAX_CHANNEL_WAREHOUSES} warehouses`),
 });
+
+/** Most components of one bundle, and most units of one component in a unit of a bundle. */
+export const MAX_BUNDLE_COMPONENTS = 100;
+export const MAX_COMPONENT_QUANTITY = 1_000_000;
+
+export const SetBundleComponentsInput = z
+  .object({
+    product_id: z.string().nullish(),
+    sku: Sku.nullish(),
+    components: z
+      .array(z.object({ sku: Sku, quantity: z.number().int().min(1).max(MAX_COMPONENT_QUANTITY) }))
+      .max(MAX_BUNDLE_COMPONENTS, `may hold at most ${MAX_BUNDLE_COMPONENTS} components`),
+  })
+  .refine((input) => (input.product_id == null) !== (input.sku == null), {
+    message: 'name the product by product_id or by sku, not both',
+    path: ['product_id'],
+  });
+export type SetBundleComponentsInput = z.output<typeof SetBundleComponentsInput>;

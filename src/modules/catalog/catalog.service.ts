@@ -11,6 +11,7 @@ import type {
   Warehouse as WarehouseRow,
 } from '../../__generated__/prisma/client';
 import { requireScope, type Principal } from '../auth/scopes';
+import * as bundles from './bundles.repository';
 import * as repository from './catalog.repository';
 import type { ChannelWarehouseCache } from './channel-warehouses';
 import type { AllocationStrategy } from '../stock/allocation-plan';
@@ -134,10 +135,14 @@ export class CatalogService {
     }
   }
 
-  /** Deletes a product that no stock refers to. */
+  /** Deletes a product that no stock refers to and no bundle contains; a bundle goes with its component list. */
   async deleteProduct(principal: Principal, id: string): Promise<string> {
     requireScope(principal, 'catalog:write');
-    await this.deleteStockHolder(principal.tenantId, 'product', 'product_id', checkId('product', id));
+    const { tenantId } = principal;
+    if (isUuid(id) && (await bundles.isComponent(this.db, tenantId, id.toLowerCase())))
+      throw conflict(`product "${id}" is a component of a bundle; it cannot be deleted`);
+    await this.deleteStockHolder(tenantId, 'product', 'product_id', checkId('product', id));
+    await bundles.replaceComponents(this.db, tenantId, id.toLowerCase(), []);
     return id;
   }
 

@@ -1,4 +1,5 @@
 import type { Module } from '../context';
+import { BundleService } from './bundles.service';
 import { catalogResolvers } from './catalog.resolvers';
 import { CatalogService } from './catalog.service';
 import { ChannelWarehouseCache, SALES_CHANNEL_CHANGED } from './channel-warehouses';
@@ -6,6 +7,7 @@ import { ChannelWarehouseCache, SALES_CHANNEL_CHANGED } from './channel-warehous
 declare module '../context' {
   interface Services {
     catalog: CatalogService;
+    bundles: BundleService;
     /** What each sales channel sells from, kept by this process (see `ChannelWarehouseCache`). */
     channelWarehouses: ChannelWarehouseCache;
   }
@@ -21,7 +23,11 @@ export const catalogModule: Module = {
     // Changes made by any process reach this one's copy of the channels.
     notifications.on(SALES_CHANNEL_CHANGED, (tenantChannel) => channelWarehouses.forget(tenantChannel));
     notifications.onReconnect(() => channelWarehouses.forgetAll());
-    return { catalog: new CatalogService(db, cursors, channelWarehouses), channelWarehouses };
+    return {
+      catalog: new CatalogService(db, cursors, channelWarehouses),
+      bundles: new BundleService(db),
+      channelWarehouses,
+    };
   },
   graphql: {
     schema: 'catalog.graphql',
@@ -43,3 +49,4 @@ export {
   productsBySkus,
   warehousesByIds,
 } from './catalog.repository';
+export { bundleHasNoStock } from './bundles.service';

@@ -200,6 +200,7 @@ export class StockService {
       const warehouse = warehouseById.get(entry.warehouseId.toLowerCase());
       const businessId = entry.businessId.toLowerCase();
       if (!product) at('sku', `"${entry.sku}" is not a product of the tenant`);
+      else if (product.isBundle) at('sku', catalog.bundleHasNoStock(entry.sku));
       if (!warehouse) at('warehouseId', `"${entry.warehouseId}" is not a warehouse of the tenant`);
       if (!businessIds.has(businessId)) at('businessId', `"${entry.businessId}" is not a business of the tenant`);
       else if (warehouse && warehouse.businessId !== businessId) {

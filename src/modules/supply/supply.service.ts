@@ -257,6 +257,8 @@ export class SupplyService {
       const product = products.find((p) => p.sku === item.sku);
       if (!product)
         problems.push({ field: `items[${index}].sku`, message: `"${item.sku}" is not a product of the tenant` });
+      else if (product.isBundle)
+        problems.push({ field: `items[${index}].sku`, message: catalog.bundleHasNoStock(item.sku) });
       return { id: itemIds[index]!, productId: product?.id ?? '', quantity: item.quantity };
     });
     if (problems.length > 0) throw invalidInput(problems);

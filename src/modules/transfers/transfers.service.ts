@@ -46,6 +46,8 @@ export class TransferService {
       const product = products.find((candidate) => candidate.sku === item.sku);
       if (!product)
         problems.push({ field: `items[${index}].sku`, message: `"${item.sku}" is not a product of the tenant` });
+      else if (product.isBundle)
+        problems.push({ field: `items[${index}].sku`, message: catalog.bundleHasNoStock(item.sku) });
       return { id: itemIds[index]!, productId: product?.id ?? '', sku: item.sku, quantity: item.quantity };
     });
     if (problems.length > 0) throw invalidInput(problems);

@@ -1,0 +1,107 @@
+import { writeTransaction, type Db, type DbOrTx } from '../../kernel/db';
+import { conflict, notFound, type FieldProblem } from '../../kernel/errors';
+import { isUuid } from '../../kernel/ids';
+import { invalidInput } from '../../kernel/validation';
+import type { Product as ProductRow } from '../../__generated__/prisma/client';
+import { requireScope, type Principal } from '../auth/scopes';
+import * as bundles from './bundles.repository';
+import * as repository from './catalog.repository';
+import type { SetBundleComponentsInput } from './catalog.schemas';
+
+/** A component of a bundle as GraphQL shows it. */
+export interface BundleComponentView {
+  product: ProductRow;
+  quantity: number;
+}
+
+/** Bundles (kits): products sold as a set of components, with no inventory lines of their own. */
+export class BundleService {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Makes a product a bundle of `components` (replacing any it had), or a plain product again
+   * with none. Refused for a product that is a component, a component that is a bundle or the
+   * product itself, and a product with stock of its own (CONFLICT).
+   */
+  async setComponents(principal: Principal, input: SetBundleComponentsInput): Promise<ProductRow> {
+    requireScope(principal, 'catalog:write');
+    const { tenantId } = principal;
+    const named = input.product_id ?? input.sku!;
+    const productField = input.product_id != null ? 'product_id' : 'sku';
+    return writeTransaction(this.db, async (tx) => {
+      await bundles.lockBundleDefinitions(tx, tenantId);
+      const [bundle] =
+        input.product_id != null
+          ? isUuid(input.product_id)
+            ? await repository.productsByIds(tx, tenantId, [input.product_id.toLowerCase()])
+            : []
+          : await repository.productsBySkus(tx, tenantId, [input.sku!]);
+      if (!bundle || !(await bundles.lockProduct(tx, tenantId, bundle.id))) {
+        throw notFound(`no product ${productField === 'sku' ? 'with sku' : 'with id'} "${named}"`);
+      }
+      const skus = input.components.map((component) => component.sku);
+      const bySku = new Map(
+        (await repository.productsBySkus(tx, tenantId, [...new Set(skus)])).map((product) => [product.sku, product]),
+      );
+      const problems: FieldProblem[] = [];
+      if (input.components.length > 0 && (await bundles.isComponent(tx, tenantId, bundle.id))) {
+        problems.push({
+          field: `input.${productField}`,
+          message: `"${named}" is a component of a bundle: a bundle cannot be inside a bundle`,
+        });
+      }
+      input.components.forEach((component, index) => {
+        const field = `input.components[${index}].sku`;
+        const product = bySku.get(component.sku);
+        if (skus.indexOf(component.sku) !== index)
+          problems.push({ field, message: `"${component.sku}" appears more than once` });
+        else if (!product) problems.push({ field, message: `"${component.sku}" is not a product of the tenant` });
+        else if (product.id === bundle.id) problems.push({ field, message: 'a bundle cannot contain itself' });
+        else if (product.isBundle)
+          problems.push({ field, message: `"${component.sku}" is a bundle: a bundle cannot be inside a bundle` });
+      });
+      if (problems.length > 0) throw invalidInput(problems);
+      if (input.components.length > 0 && !bundle.isBundle) {
+        const references = await repository.stockReferences(tx, tenantId, 'product_id', bundle.id);
+        if (references.lines || references.incoming) {
+          throw conflict(
+            `product "${bundle.sku}" has ${references.lines ? 'inventory lines' : 'announced stock'}: ` +
+              'a bundle has no stock of its own; remove it first',
+          );
+        }
+      }
+      await bundles.replaceComponents(
+        tx,
+        tenantId,
+        bundle.id,
+        input.components.map((component) => ({
+          componentId: bySku.get(component.sku)!.id,
+          quantity: component.quantity,
+        })),
+      );
+      return (await repository.productsByIds(tx, tenantId, [bundle.id]))[0]!;
+    });
+  }
+
+  /** The components of a bundle (none for another product), in the order last set. */
+  async components(db: DbOrTx, tenantId: string, bundleId: string): Promise<BundleComponentView[]> {
+    const rows = await bundles.componentsOf(db, tenantId, [bundleId]);
+    const products = new Map(
+      (
+        await repository.productsByIds(
+          db,
+          tenantId,
+          rows.map((row) => row.componentId),
+        )
+      ).map((product) => [product.id, product]),
+    );
+    return rows.map((row) => ({ product: products.get(row.componentId)!, quantity: Number(row.quantity) }));
+  }
+
+  /** The components of a product's bundle, for the GraphQL field. */
+  componentsOfProduct = (tenantId: string, bundleId: string) => this.components(this.db, tenantId, bundleId);
+}
+
+/** Why a stock write refuses a bundle's SKU (its field problem's message). */
+export const bundleHasNoStock = (sku: string) =>
+  `"${sku}" is a bundle: it has no stock of its own; add, supply or transfer its components instead`;
