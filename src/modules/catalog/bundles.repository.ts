@@ -31,18 +31,15 @@ export const isComponent = async (db: DbOrTx, tenantId: string, productId: strin
   null;
 
 /**
- * Serialises the tenant's bundle definitions: with two definitions in flight, neither could see
- * that the other makes its component a bundle (a bundle inside a bundle).
+ * Locks the product rows (ascending id, so two writers cannot deadlock); the ids of those that
+ * exist. Every bundle definition locks its bundle and its components: two definitions that could
+ * together put a bundle inside a bundle share a product, so one waits for the other.
  */
-export async function lockBundleDefinitions(tx: Tx, tenantId: string) {
-  await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${`bundles:${tenantId}`}, 0))`;
-}
-
-/** Locks the product row; false when the tenant has no such product. */
-export async function lockProduct(tx: Tx, tenantId: string, id: string) {
-  const rows = await tx.$queryRaw<unknown[]>`
-    SELECT 1 FROM products WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid FOR UPDATE`;
-  return rows.length === 1;
+export async function lockProducts(tx: Tx, tenantId: string, ids: string[]) {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id::text FROM products WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[])
+     ORDER BY id FOR UPDATE`;
+  return new Set(rows.map((row) => row.id));
 }
 
 /** Replaces a bundle's components (none: a plain product again) and sets the product's flag. */
@@ -66,4 +63,15 @@ export async function replaceComponents(
     where: { tenantId, id: bundleId },
     data: { isBundle: components.length > 0, updatedAt: new Date() },
   });
+}
+
+/** The components (with their SKUs) of those of `productIds` that are bundles, in the order last set. */
+export async function componentsWithSkus(db: DbOrTx, tenantId: string, productIds: readonly string[]) {
+  if (productIds.length === 0) return [];
+  const rows = await db.$queryRaw<unknown[]>`
+    SELECT c.bundle_id AS "bundleId", c.component_id AS "componentId", p.sku, c.quantity
+      FROM bundle_components c JOIN products p ON p.tenant_id = c.tenant_id AND p.id = c.component_id
+     WHERE c.tenant_id = ${tenantId}::uuid AND c.bundle_id = ANY(${[...productIds]}::uuid[])
+     ORDER BY c.bundle_id, c.position`;
+  return rows.map((row) => ComponentRow.extend({ sku: z.string() }).parse(row));
 }

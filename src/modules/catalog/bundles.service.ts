@@ -29,20 +29,24 @@ export class BundleService {
     const named = input.product_id ?? input.sku!;
     const productField = input.product_id != null ? 'product_id' : 'sku';
     return writeTransaction(this.db, async (tx) => {
-      await bundles.lockBundleDefinitions(tx, tenantId);
-      const [bundle] =
+      const [requested] =
         input.product_id != null
           ? isUuid(input.product_id)
             ? await repository.productsByIds(tx, tenantId, [input.product_id.toLowerCase()])
             : []
           : await repository.productsBySkus(tx, tenantId, [input.sku!]);
-      if (!bundle || !(await bundles.lockProduct(tx, tenantId, bundle.id))) {
+      const skus = input.components.map((component) => component.sku);
+      const components = await repository.productsBySkus(tx, tenantId, [...new Set(skus)]);
+      const locked = requested
+        ? await bundles.lockProducts(tx, tenantId, [requested.id, ...components.map((product) => product.id)])
+        : new Set<string>();
+      if (!requested || !locked.has(requested.id)) {
         throw notFound(`no product ${productField === 'sku' ? 'with sku' : 'with id'} "${named}"`);
       }
-      const skus = input.components.map((component) => component.sku);
-      const bySku = new Map(
-        (await repository.productsBySkus(tx, tenantId, [...new Set(skus)])).map((product) => [product.sku, product]),
-      );
+      // Read again under the locks: a product may have become (or stopped being) a bundle meanwhile.
+      const current = await repository.productsByIds(tx, tenantId, [...locked]);
+      const bundle = current.find((product) => product.id === requested.id)!;
+      const bySku = new Map(current.map((product) => [product.sku, product]));
       const problems: FieldProblem[] = [];
       if (input.components.length > 0 && (await bundles.isComponent(tx, tenantId, bundle.id))) {
         problems.push({

@@ -50,3 +50,4 @@ export {
   warehousesByIds,
 } from './catalog.repository';
 export { bundleHasNoStock } from './bundles.service';
+export { componentsWithSkus as bundleComponents } from './bundles.repository';

@@ -83,7 +83,7 @@ export async function createShipment(
         tenantId,
         { orderItemIds: items.map(({ item }) => item.id) },
         orderChange(principal, 'ALLOCATION', order.id),
-        new Map(items.map(({ item, quantity }) => [item.id, quantity])),
+        new Map(items.map(({ item, quantity }) => [item.id, { productId: item.productId, quantity }])),
       );
       const ids: string[] = [];
       for (const [index, { item, quantity }] of items.entries()) {

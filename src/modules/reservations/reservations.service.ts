@@ -227,9 +227,10 @@ export class ReservationService {
     if (!idempotency) {
       // The common case: in one statement with the other reservations of these SKUs that arrive meanwhile.
       const done = await this.batches.reserve(tenantId, reservation);
-      if (done.outcome !== 'EXPIRED') return this.answer(tenantId, input, reservation, done);
+      if (done.outcome !== 'EXPIRED' && done.outcome !== 'BUNDLE')
+        return this.answer(tenantId, input, reservation, done);
     }
-    // With an idempotency key, or when an expired reservation still holds units of these SKUs.
+    // With an idempotency key, when an expired reservation still holds units of these SKUs, or for a bundle.
     const target = await resolveAllocationTarget(this.db, tenantId, input);
     const requests = target.items.map((item) => ({
       ...item,
@@ -240,8 +241,10 @@ export class ReservationService {
       writeTransaction(this.db, (tx) =>
         runIdempotent(tx, tenantId, idempotency, async () => {
           const done = await this.batches.reserveIn(tx, tenantId, reservation);
-          if (done.outcome !== 'EXPIRED') return (await this.answer(tenantId, input, reservation, done)).id;
-          // Release the expired reservations first (whether or not the sweeper got to them yet), then reserve.
+          if (done.outcome !== 'EXPIRED' && done.outcome !== 'BUNDLE')
+            return (await this.answer(tenantId, input, reservation, done)).id;
+          // Release the expired reservations first (whether or not the sweeper got to them yet), then
+          // reserve; a bundle's components are reserved under their own SKUs' locks.
           await repository.insertReservation(tx, tenantId, {
             ...reservation,
             items: target.items.map((item, index) => ({ ...item, id: itemIds[index]! })),
@@ -298,7 +301,8 @@ export class ReservationService {
         await resolveAllocationTarget(this.db, tenantId, input);
         throw writeInterrupted('the catalog changed while the reservation was checked; send it again');
       case 'EXPIRED':
-        throw new Error('an EXPIRED outcome takes the general path');
+      case 'BUNDLE':
+        throw new Error(`an ${done.outcome} outcome takes the general path`);
     }
   }
 

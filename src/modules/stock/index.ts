@@ -45,7 +45,7 @@ export const stockModule: Module = {
 export { commit, outOfStock, refuseWhenShort, reserve, withBoundedContention } from './writes/allocating';
 export type { Allocating, AllocationRequest, Pair } from './writes/allocating';
 export { commitReserved, endReservations, EXPIRY_ACTOR, lock, move, release, ship, writeOff } from './writes/held';
-export type { Allocation, Holders, MoveTarget } from './writes/held';
+export type { Allocation, HeldUnits, Holders, MoveTarget } from './writes/held';
 export { receive, type Arrival } from './writes/placing';
 export type { StockChange } from './writes/stock-change';
 export type { BatchedReservation, BatchReserveOutcome, ReservationBatches } from './writes/batched';

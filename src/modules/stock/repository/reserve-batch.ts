@@ -28,7 +28,7 @@ export interface BatchedReservation {
  */
 export type BatchReserveOutcome =
   | { outcome: 'RESERVED'; createdAt: Date; productIds: string[] }
-  | { outcome: 'TAKEN' | 'EXPIRED' | 'INVALID' }
+  | { outcome: 'TAKEN' | 'EXPIRED' | 'BUNDLE' | 'INVALID' }
   | { outcome: 'SHORT'; itemIndex: number; requested: number; available: number };
 
 /** One row of `reserve_stock_batch`: the outcome of the reservation at `ordinal` (1-based). */
@@ -48,7 +48,8 @@ const BatchOutcomeRow = z.object({
  * summed quantity checked against what the earlier ones left, the reservations and their items,
  * the moves from AVAILABLE to RESERVED lines, the allocations, one ALLOCATION ledger row per item
  * and line moved from, and their broadcasts. One outcome per reservation; nothing is written for
- * one that is not RESERVED, and nothing at all (no lock taken) when the outcome is EXPIRED.
+ * one that is not RESERVED, and nothing at all (no lock taken) when the outcome is EXPIRED or
+ * BUNDLE (a SKU is a bundle: its components are reserved on the general path).
  */
 export async function reserveStockBatch(
   db: DbOrTx,
@@ -94,6 +95,7 @@ export async function reserveStockBatch(
           };
         case 'TAKEN':
         case 'EXPIRED':
+        case 'BUNDLE':
         case 'INVALID':
           return { outcome: row.outcome };
         default:

@@ -7,6 +7,8 @@
 --   ('TAKEN')    a reservation with this id exists (or comes earlier in the batch);
 --   ('EXPIRED')  an expired reservation still holds units of the batch's SKUs: nothing at all was
 --                written and no lock taken; the caller releases it on its general path;
+--   ('BUNDLE')   a SKU of the batch is a bundle: nothing at all was written and no lock taken; the
+--                caller reserves its components on its general path (`reserve`);
 --   ('SHORT', n, requested, available)  the SKU of item n (1-based, its first item) is short;
 --   ('RESERVED', ..., created_at, product_ids)  done: the reservation, its items, the units moved
 --                from AVAILABLE lines (earliest expiry first) to RESERVED lines, the allocations,
@@ -47,13 +49,15 @@ DECLARE
     mutation_ids uuid[];
     -- Whether any of the batch's SKUs has a safety stock at the warehouse (most have none).
     kept_back boolean;
+    -- Whether any of the batch's SKUs is a bundle.
+    bundled boolean;
 BEGIN
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_requests) e WHERE (e ->> 'warehouse_id')::uuid IS DISTINCT FROM warehouse) THEN
         RAISE EXCEPTION 'reserve_stock_batch: the requests of a batch name one warehouse';
     END IF;
 
     -- The tenant's products, businesses (owning the warehouse) and channels among those named.
-    SELECT array_agg(p.sku), array_agg(p.id) INTO found_skus, found_ids
+    SELECT array_agg(p.sku), array_agg(p.id), coalesce(bool_or(p.is_bundle), false) INTO found_skus, found_ids, bundled
       FROM products p
      WHERE p.tenant_id = p_tenant_id
        AND p.sku IN (SELECT s FROM jsonb_array_elements(p_requests) e CROSS JOIN LATERAL jsonb_array_elements_text(e -> 'skus') AS s);
@@ -67,6 +71,12 @@ BEGIN
         SELECT c.id FROM sales_channels c
          WHERE c.tenant_id = p_tenant_id AND c.id IN (SELECT (e ->> 'channel_id')::uuid FROM jsonb_array_elements(p_requests) e));
 
+    -- The batch's SKUs are its key: a batch is all bundles' or none.
+    IF bundled THEN
+        RETURN QUERY SELECT (e ->> 'n')::int, 'BUNDLE'::text, NULL::int, NULL::bigint, NULL::bigint, NULL::timestamptz, NULL::uuid[]
+                       FROM jsonb_array_elements(p_requests) e ORDER BY 1;
+        RETURN;
+    END IF;
     IF EXISTS (SELECT 1 FROM expired_reservation_holdings(p_tenant_id, found_ids, array_fill(warehouse, ARRAY[cardinality(found_ids)]))) THEN
         RETURN QUERY SELECT (e ->> 'n')::int, 'EXPIRED'::text, NULL::int, NULL::bigint, NULL::bigint, NULL::timestamptz, NULL::uuid[]
                        FROM jsonb_array_elements(p_requests) e ORDER BY 1;

@@ -12,6 +12,7 @@ import { planAllocation, type AllocationPart, type AllocationStrategy, type Plan
 import * as repository from '../repository/allocations';
 import * as ledger from '../repository/ledger';
 import * as locks from '../repository/locks';
+import { expandBundles, type ExpandedRequest } from './bundles';
 import { EXPIRY_ACTOR, releaseEnded } from './held';
 import type { StockChange } from './stock-change';
 
@@ -54,12 +55,13 @@ async function lockForAllocation(tx: Tx, tenantId: string, pairs: Pair[]) {
 
 /** OUT_OF_STOCK naming the item whose SKU is short. */
 export function outOfStock(
-  request: Pick<AllocationRequest, 'sku' | 'warehouseId' | 'field'>,
+  request: Pick<ExpandedRequest, 'sku' | 'warehouseId' | 'field' | 'bundle'>,
   requested: number,
   available: number,
 ) {
+  const of = request.bundle ? ` (a component of bundle "${request.bundle.sku}")` : '';
   const reason =
-    `out of stock: SKU "${request.sku}" has ${available} available at warehouse ` +
+    `out of stock: SKU "${request.sku}"${of} has ${available} available at warehouse ` +
     `"${request.warehouseId}", ${requested} requested`;
   return new AppError('OUT_OF_STOCK', reason, { details: [{ field: request.field, message: 'out of stock' }] });
 }
@@ -77,7 +79,10 @@ export async function refuseWhenShort(
   channelId: string | null,
   mayBackorder: (request: AllocationRequest) => boolean = () => false,
 ) {
-  requests = requests.filter((request) => !mayBackorder(request));
+  // A bundle's components never wait as backorders.
+  requests = (await expandBundles(db, tenantId, requests)).filter(
+    (request) => request.bundle || !mayBackorder(request),
+  );
   if (requests.length === 0) return;
   const sellable = await repository.sellableNow(db, tenantId, requests, channelId);
   const requested = new Map<string, number>();
@@ -112,7 +117,8 @@ async function allocateLocked(
     const left = available.get(key) ?? 0;
     const requested = group.reduce((sum, request) => sum + request.quantity, 0);
     if (requested <= left) continue;
-    if (!mayBackorder(group[0]!)) throw outOfStock(group[0]!, requested, left);
+    if (!mayBackorder(group[0]!) || group.some((request: ExpandedRequest) => request.bundle))
+      throw outOfStock(group.find((request: ExpandedRequest) => request.bundle) ?? group[0]!, requested, left);
     // Backorders allowed: the items that fit (in input order) are allocated, the others wait.
     let rest = left;
     for (const request of group) {
@@ -161,8 +167,9 @@ async function allocating(
   mayBackorder?: (request: AllocationRequest) => boolean,
 ) {
   if ('requests' in order) {
-    await lockForAllocation(tx, tenantId, order.requests);
-    return allocateLocked(tx, tenantId, order.requests, state, order, mayBackorder);
+    const requests = await expandBundles(tx, tenantId, order.requests);
+    await lockForAllocation(tx, tenantId, requests);
+    return allocateLocked(tx, tenantId, requests, state, order, mayBackorder);
   }
   // Every item at every warehouse of the channel is locked, then planned over what is available.
   const { items, warehouseIds, strategy, nearest } = order.route;

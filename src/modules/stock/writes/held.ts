@@ -15,6 +15,7 @@ import * as lineRepository from '../repository/lines';
 import type { LineIdentity } from '../repository/lines';
 import * as locks from '../repository/locks';
 import type { InventoryItemState, StockActor } from '../stock.types';
+import { expandItems } from './bundles';
 import { checkSinglePosition } from './positions';
 import type { StockChange } from './stock-change';
 
@@ -154,6 +155,12 @@ export async function release(tx: Tx, tenantId: string, holders: Holders, change
   await ledger.recordMutations(tx, tenantId, change, changes);
 }
 
+/** Units of a holder's product (an order item's): a bundle's are its components' units. */
+export interface HeldUnits {
+  productId: string;
+  quantity: number;
+}
+
 /**
  * The holders' units leave stock (shipped, written off): all of them, or per holder id the
  * `quantities` given, taken from its allocations in order; the rest stays held.
@@ -163,12 +170,20 @@ async function takeOut(
   tenantId: string,
   holders: Holders,
   change: StockChange,
-  quantities?: Map<string, number>,
+  quantities?: Map<string, HeldUnits>,
 ) {
   const changes: LineChangeRecord[] = [];
-  const left = new Map(quantities);
+  const key = (holder: string, productId: string) => `${holder}:${productId}`;
+  const parts = quantities
+    ? await expandItems(
+        tx,
+        tenantId,
+        [...quantities].map(([id, units]) => ({ id, ...units })),
+      )
+    : [];
+  const left = new Map(parts.map((part) => [key(part.id, part.productId), part.quantity]));
   for (const allocation of await lockHeld(tx, tenantId, holders)) {
-    const holder = holderOf(allocation);
+    const holder = key(holderOf(allocation), allocation.productId);
     const take = Math.min(left.get(holder) ?? allocation.quantity, allocation.quantity);
     if (take === 0) continue;
     if (quantities) left.set(holder, (left.get(holder) ?? 0) - take);
@@ -183,13 +198,16 @@ async function takeOut(
   await ledger.recordMutations(tx, tenantId, change, changes);
 }
 
-/** Ships what the holders hold (all, or `quantities` per holder id): the units leave the warehouse. */
+/**
+ * Ships what the holders hold (all, or the units of `quantities` per holder id, a bundle's as its
+ * components'): the units leave the warehouse.
+ */
 export const ship = (
   tx: Tx,
   tenantId: string,
   holders: Holders,
   change: StockChange,
-  quantities?: Map<string, number>,
+  quantities?: Map<string, HeldUnits>,
 ) => takeOut(tx, tenantId, holders, change, quantities);
 
 /** Writes off what the holders hold (units that cannot be found): they leave the inventory. */
@@ -242,15 +260,18 @@ export async function commitReserved(
 ) {
   const held = await lockHeld(tx, tenantId, { reservationIds: [reservationId] });
   await claim();
-  const left = new Map(items.map((item) => [item.id, item.quantity]));
+  // An item of a bundle takes its components' units, each under the item's id.
+  const parts = await expandItems(tx, tenantId, items);
+  const key = (item: { id: string; productId: string }) => `${item.id}:${item.productId}`;
+  const left = new Map(parts.map((item) => [key(item), item.quantity]));
   const committed: Allocation[] = [];
   const changes: LineChangeRecord[] = [];
   for (const allocation of held) {
     let rest = allocation.quantity;
-    for (const item of items.filter((candidate) => candidate.productId === allocation.productId)) {
-      const take = Math.min(rest, left.get(item.id)!);
+    for (const item of parts.filter((candidate) => candidate.productId === allocation.productId)) {
+      const take = Math.min(rest, left.get(key(item))!);
       if (take === 0) continue;
-      left.set(item.id, left.get(item.id)! - take);
+      left.set(key(item), left.get(key(item))! - take);
       rest -= take;
       const at = { state: 'COMMITTED' as const, positionId: allocation.positionId };
       changes.push(await moveAllocation(tx, tenantId, { ...allocation, quantity: take }, at));

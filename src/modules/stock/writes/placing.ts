@@ -11,6 +11,7 @@ import type { LineChangeRecord } from '../repository/ledger';
 import * as lineRepository from '../repository/lines';
 import * as locks from '../repository/locks';
 import type { StockReference } from '../stock.types';
+import { expandItems } from './bundles';
 import { checkSinglePosition } from './positions';
 import type { StockChange } from './stock-change';
 
@@ -30,10 +31,16 @@ export interface Arrival {
 
 /**
  * Puts the arrivals on hand as units without batch, serial number or expiry, in order, all or none;
- * one ledger row (delta +quantity) per arrival.
+ * one ledger row (delta +quantity) per arrival (per component of a bundle's).
  */
 export async function receive(tx: Tx, tenantId: string, arrivals: Arrival[], change: StockChange) {
   if (arrivals.length === 0) return;
+  // A bundle restocked arrives as its components.
+  arrivals = await expandItems(
+    tx,
+    tenantId,
+    arrivals.map((arrival, index) => ({ ...arrival, id: String(index) })),
+  );
   await locks.lockStockLevels(tx, tenantId, arrivals);
   const identities = arrivals.map((arrival) => ({
     productId: arrival.productId,
