@@ -5,6 +5,9 @@ import { startFullStack, startNodeServer } from '../../lib/stack';
 import { probe, type Suite } from '../../lib/suite';
 
 const SKU = 'BENCH-0000';
+/** A bundle of three components, one unit of each. */
+const BUNDLE = 'BENCH-KIT';
+const COMPONENTS = ['BENCH-PART-1', 'BENCH-PART-2', 'BENCH-PART-3'];
 /** Enough units that no run sells out. */
 const SEEDED_UNITS = 60_000_000;
 
@@ -19,6 +22,7 @@ export const reservationsSuite: Suite = {
   notes: [
     `"over a channel's 3 warehouses" reserves through a sales channel without a warehouse (${SEEDED_UNITS / 3} units at each of its three): the channel's warehouses and strategy come from the process's copy (kept coherent through PostgreSQL notifications), so a PRIORITY reservation goes straight to the batched path of the channel's first warehouse, which checks availability under its lock; one that finds it short is planned again under the locks of all three.`,
     `"reserve 1 unit" creates a reservation of one unit of one SKU (${SEEDED_UNITS} available at one warehouse): validation, the SKU's stock lock, the move from AVAILABLE to RESERVED, the reservation rows and the ledger row, each reservation all or none. Reservations of the SKU that arrive while earlier ones hold its lock go to the database together, in one statement. Every request contends for the same SKU.`,
+    `"reserve 1 bundle" reserves one unit of a bundle of 3 components (${SEEDED_UNITS} of each at one warehouse): the batched path sees the bundle and hands it to the general path, which takes the three components' locks in their global order and moves each in one transaction.`,
     `The raw row is one autocommit conditional UPDATE of one row per request over bare node:http: what the hot-row update alone costs. The 200-client row shows whether throughput holds when four times as many clients queue for the same SKU.`,
   ],
   async run({ fixture, teardown, measure, log }) {
@@ -40,6 +44,15 @@ export const reservationsSuite: Suite = {
     );
     teardown.add('drop bench_hot_row', async () => {
       await db.$executeRawUnsafe('DROP TABLE IF EXISTS bench_hot_row');
+    });
+    for (const sku of [...COMPONENTS, BUNDLE]) await services.catalog.createProduct(principal, { sku, name: sku });
+    await services.stock.addItems(
+      principal,
+      COMPONENTS.map((sku) => ({ sku, warehouseId: warehouse.id, businessId: business.id, quantity: SEEDED_UNITS })),
+    );
+    await services.bundles.setComponents(principal, {
+      sku: BUNDLE,
+      components: COMPONENTS.map((sku) => ({ sku, quantity: 1 })),
     });
     log(`seeded ${SEEDED_UNITS} units of ${SKU}`);
     // The same SKU spread over three warehouses that a second channel sells from, for reservations
@@ -77,7 +90,7 @@ export const reservationsSuite: Suite = {
       teardown,
     );
     const full = await startFullStack(fixture, teardown);
-    const reserve = (connections: number, across = false): LoadRequest => ({
+    const reserve = (connections: number, across = false, sku = SKU): LoadRequest => ({
       url: `${full.origin}/graphql`,
       method: 'POST',
       connections,
@@ -89,7 +102,7 @@ export const reservationsSuite: Suite = {
             business_id: business.id,
             ...(across ? { channel_id: spreadChannel.id } : { warehouse_id: warehouse.id, channel_id: channel.id }),
             customer: { name: 'Bench' },
-            items: [{ sku: SKU, quantity: 1 }],
+            items: [{ sku, quantity: 1 }],
             expires_at: Date.now() + 29 * 24 * 3_600_000,
           },
         },
@@ -117,6 +130,12 @@ export const reservationsSuite: Suite = {
         id: 'reserve.spread',
         label: "reserve 1 unit of a hot SKU over a channel's 3 warehouses (PRIORITY), 50 clients",
         request: reserve(50, true),
+        baselines: ['reserve.50'],
+      },
+      {
+        id: 'reserve.bundle',
+        label: 'reserve 1 bundle of 3 components at one warehouse: full stack, 50 clients',
+        request: reserve(50, false, BUNDLE),
         baselines: ['reserve.50'],
       },
     ];

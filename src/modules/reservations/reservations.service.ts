@@ -224,11 +224,14 @@ export class ReservationService {
       references: context.references,
     };
     const { tenantId } = principal;
+    // Whether a SKU is a bundle: known once the batched path said so.
+    let bundled = false;
     if (!idempotency) {
       // The common case: in one statement with the other reservations of these SKUs that arrive meanwhile.
       const done = await this.batches.reserve(tenantId, reservation);
       if (done.outcome !== 'EXPIRED' && done.outcome !== 'BUNDLE')
         return this.answer(tenantId, input, reservation, done);
+      bundled = done.outcome === 'BUNDLE';
     }
     // With an idempotency key, when an expired reservation still holds units of these SKUs, or for a bundle.
     const target = await resolveAllocationTarget(this.db, tenantId, input);
@@ -237,12 +240,18 @@ export class ReservationService {
       warehouseId: target.warehouseId,
       holder: { reservationId: id },
     }));
+    // A bundle short in a committed snapshot is refused before its components' locks are queued for.
+    if (bundled) await stock.refuseWhenShort(this.db, tenantId, requests, target.channelId);
     const createdId = await stock.withBoundedContention(tenantId, requests, () =>
       writeTransaction(this.db, (tx) =>
         runIdempotent(tx, tenantId, idempotency, async () => {
-          const done = await this.batches.reserveIn(tx, tenantId, reservation);
+          const done = bundled
+            ? { outcome: 'BUNDLE' as const }
+            : await this.batches.reserveIn(tx, tenantId, reservation);
           if (done.outcome !== 'EXPIRED' && done.outcome !== 'BUNDLE')
             return (await this.answer(tenantId, input, reservation, done)).id;
+          if (clientId !== undefined && (await repository.isReservationIdUsed(tx, tenantId, id)))
+            throw clientIdTaken('reservation', id);
           // Release the expired reservations first (whether or not the sweeper got to them yet), then
           // reserve; a bundle's components are reserved under their own SKUs' locks.
           await repository.insertReservation(tx, tenantId, {
