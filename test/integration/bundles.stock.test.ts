@@ -85,6 +85,31 @@ beforeAll(async () => {
   ]);
 });
 
+describe('the availability of a bundle', () => {
+  const INVENTORY = `query($sku: String, $filters: InventoryFilterInput) { inventory(sku: $sku, filters: $filters, first: 10) {
+    edges { node { sku quantity quantity_available quantity_reserved quantity_sellable } } } }`;
+  const nodes = async (sku: string, filters?: Record<string, unknown>) =>
+    (await graphqlData(t, world.tenant.key, INVENTORY, { sku, filters })).inventory.edges.map(
+      (edge: { node: unknown }) => edge.node,
+    );
+
+  it('is the fewest bundles its components make, per warehouse and per channel', async () => {
+    expect(await nodes('KIT-A')).toEqual([
+      { sku: 'KIT-A', quantity: 50, quantity_available: 50, quantity_reserved: 0, quantity_sellable: 50 },
+    ]);
+    expect((await nodes('KIT-B'))[0]).toMatchObject({ quantity_available: 33, quantity_sellable: 33 });
+    await graphqlData(
+      t,
+      world.tenant.key,
+      `mutation($input: SetSalesChannelWarehousesInput!) { setSalesChannelWarehouses(input: $input) { sales_channel { id } } }`,
+      { input: { channel_id: world.channelId, warehouse_ids: [world.warehouseId] } },
+    );
+    expect(await nodes('KIT-A', { channel_id: world.channelId })).toEqual([
+      { sku: 'KIT-A', quantity: 50, quantity_available: 50, quantity_reserved: 0, quantity_sellable: 50 },
+    ]);
+  });
+});
+
 describe('a reservation of a bundle', () => {
   it('reserves its components, and releases them when removed', async () => {
     const before = await componentLevels();
@@ -173,7 +198,7 @@ describe('an order of a bundle', () => {
     });
     await mutate('cancelOrder', { id: order.id });
     expect(await componentLevels()).toEqual(before);
-    expect(await levels(t, world, 'KIT-A')).toMatchObject({ quantity: 0, committed: 0 });
+    expect(await levels(t, world, 'KIT-A')).toMatchObject({ quantity: 50, available: 50, committed: 0 });
     await expectStockInvariants(t, world.tenant.id);
   });
 

@@ -8,6 +8,7 @@ import { int8, int8OrNull, uuid, type RowModel } from '../../../kernel/rows';
 import { Prisma } from '../../../__generated__/prisma/client';
 import type { InventoryGroup, InventoryLine } from '../stock.types';
 import { inequality, stockConditions, type LineFilter } from './filters';
+import { bundleGroupCtes } from './bundle-reads';
 import { LINE_SELECT, LineRow } from './lines';
 
 type Sql = Prisma.Sql;
@@ -52,8 +53,9 @@ function groupSelect(tenantId: string, filter: LineFilter) {
       ? Prisma.sql`
           (SELECT coalesce(sum(k.safety), 0) FROM kept k WHERE k.product_id = g.product_id)::bigint
             AS "quantitySafety",
-          (SELECT coalesce(sum(greatest(k.available - k.safety, 0)), 0) FROM kept k
-            WHERE k.product_id = g.product_id)::bigint AS "quantitySellable"`
+          CASE WHEN g.bundled THEN g."quantityAvailable" ELSE
+            (SELECT coalesce(sum(greatest(k.available - k.safety, 0)), 0) FROM kept k
+              WHERE k.product_id = g.product_id)::bigint END AS "quantitySellable"`
       : Prisma.sql`
           coalesce(k.safety, 0)::bigint AS "quantitySafety",
           greatest(g."quantityAvailable" - coalesce(k.safety, 0), 0)::bigint AS "quantitySellable"`;
@@ -61,6 +63,7 @@ function groupSelect(tenantId: string, filter: LineFilter) {
     filter.channelId !== undefined
       ? Prisma.empty
       : Prisma.sql`LEFT JOIN kept k ON k.product_id = g.product_id AND k.warehouse_id = g.warehouse_id`;
+  const bundles = bundleGroupCtes(tenantId, filter);
   return Prisma.sql`
     WITH lines AS (
       SELECT i.product_id, i.warehouse_id, i.position_id, i.id, i.quantity, i.state, i.cost_amount, i.cost_currency,
@@ -81,7 +84,7 @@ function groupSelect(tenantId: string, filter: LineFilter) {
        WHERE ${and(stockConditions('a', tenantId, filter))}
     ), placed AS (
       SELECT product_id, ${place}, id, quantity, state, cost_amount, cost_currency, expected FROM lines
-    ), g AS (
+    ), line_groups AS (
       SELECT product_id, warehouse_id, position_id,
              coalesce(array_agg(id ORDER BY id) FILTER (WHERE id IS NOT NULL), '{}') AS ids,
              sum(quantity)::bigint AS quantity,
@@ -104,6 +107,18 @@ function groupSelect(tenantId: string, filter: LineFilter) {
              stock_safety_stock(${tenantId}::uuid, product_id, warehouse_id,
                ${filter.channelId ?? null}::uuid) AS safety
         FROM lines GROUP BY product_id, warehouse_id
+    ), ${
+      bundles ??
+      Prisma.sql`bundle_groups AS (
+      SELECT NULL::uuid AS product_id, NULL::uuid AS warehouse_id, NULL::uuid AS position_id, '{}'::uuid[] AS ids,
+             0::bigint AS available WHERE false
+    )`
+    }, g AS (
+      SELECT *, false AS bundled FROM line_groups
+      UNION ALL
+      -- A bundle's group: every unit it can be sold as is available.
+      SELECT product_id, warehouse_id, position_id, ids, available, available, 0, 0, 0, 0, NULL, NULL, true
+        FROM bundle_groups
     )
     SELECT g.product_id AS "productId", p.sku, g.warehouse_id AS "warehouseId", g.position_id AS "positionId", g.ids,
            g.quantity, g."quantityAvailable", g."quantityCommitted", g."quantityReserved", g."quantityUnavailable",
