@@ -245,3 +245,42 @@ describe('two bundles sharing a component', () => {
     },
   );
 });
+
+describe('a bundle through a sales channel without a warehouse', () => {
+  it('is planned whole at the warehouses whose components make it, and committed or reserved there', async () => {
+    const second = world.catalog.warehouseIds[1];
+    await addStock(t, world, 'SKU-1', 5, { warehouseId: second });
+    await addStock(t, world, 'SKU-2', 10, { warehouseId: second });
+    await graphqlData(
+      t,
+      world.tenant.key,
+      `mutation($input: SetSalesChannelWarehousesInput!) { setSalesChannelWarehouses(input: $input) { sales_channel { id } } }`,
+      { input: { channel_id: world.channelId, warehouse_ids: [second] } },
+    );
+    const through = (items: { sku: string; quantity: number }[]) => ({
+      business_id: world.catalog.businessId,
+      channel_id: world.channelId,
+      items,
+    });
+    const order = await graphqlData(t, world.tenant.key, CREATE_ORDER, {
+      input: through([{ sku: 'KIT-A', quantity: 3 }]),
+    });
+    expect(await levels(t, world, 'SKU-1', second)).toMatchObject({ available: 2, committed: 3 });
+    expect(await levels(t, world, 'SKU-2', second)).toMatchObject({ available: 4, committed: 6 });
+    await graphqlData(t, world.tenant.key, RESERVE, {
+      input: {
+        ...through([{ sku: 'KIT-A', quantity: 2 }]),
+        allocation_strategy: 'MOST_STOCK',
+        customer: { name: 'Buyer' },
+        expires_at: Date.now() + 3_600_000,
+      },
+    });
+    expect(await levels(t, world, 'SKU-2', second)).toMatchObject({ available: 0, reserved: 4 });
+    await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', CREATE_ORDER, {
+      input: through([{ sku: 'KIT-A', quantity: 1 }]),
+    });
+    await mutate('cancelOrder', { id: order.createOrder.order.id });
+    expect(await levels(t, world, 'SKU-1', second)).toMatchObject({ committed: 0 });
+    await expectStockInvariants(t, world.tenant.id);
+  });
+});

@@ -12,7 +12,7 @@ import { planAllocation, type AllocationPart, type AllocationStrategy, type Plan
 import * as repository from '../repository/allocations';
 import * as ledger from '../repository/ledger';
 import * as locks from '../repository/locks';
-import { expandBundles, type ExpandedRequest } from './bundles';
+import { bundlePlan, expandBundles, type ExpandedRequest } from './bundles';
 import { EXPIRY_ACTOR, releaseEnded } from './held';
 import type { StockChange } from './stock-change';
 
@@ -176,9 +176,12 @@ async function allocating(
   const pairs = items.flatMap((item) =>
     warehouseIds.map((warehouseId) => ({ productId: item.productId, warehouseId })),
   );
-  await lockForAllocation(tx, tenantId, pairs);
-  const available = await repository.availableTotals(tx, tenantId, pairs, order.channelId);
-  const requests = await order.place(planAllocation(items, warehouseIds, available, strategy, nearest));
+  // A bundle is planned as a whole at each warehouse, by what its components there make.
+  const { lockPairs, bundleAvailability } = await bundlePlan(tx, tenantId, pairs);
+  await lockForAllocation(tx, tenantId, lockPairs);
+  const available = bundleAvailability(await repository.availableTotals(tx, tenantId, lockPairs, order.channelId));
+  const parts = planAllocation(items, warehouseIds, available, strategy, nearest);
+  const requests = await expandBundles(tx, tenantId, await order.place(parts));
   return allocateLocked(tx, tenantId, requests, state, order);
 }
 

@@ -46,3 +46,28 @@ export async function expandItems<Item extends { id: string; productId: string; 
     }));
   });
 }
+
+/**
+ * The pairs to lock and plan for items at warehouses: a bundle's pairs are its components', and
+ * `bundleAvailability` turns their available units into the bundle's.
+ */
+export async function bundlePlan(db: DbOrTx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+  const components = await catalog.bundleComponents(db, tenantId, [...new Set(pairs.map((pair) => pair.productId))]);
+  const lockPairs = pairs.flatMap((pair) => {
+    const own = components.filter((component) => component.bundleId === pair.productId);
+    return own.length === 0 ? [pair] : own.map((component) => ({ ...pair, productId: component.componentId }));
+  });
+  /** Adds each bundle's availability at each warehouse: the fewest bundles its components' units make. */
+  const bundleAvailability = (available: Map<string, number>) => {
+    for (const pair of pairs) {
+      const own = components.filter((component) => component.bundleId === pair.productId);
+      if (own.length === 0) continue;
+      const each = own.map((component) =>
+        Math.floor((available.get(`${component.componentId}:${pair.warehouseId}`) ?? 0) / Number(component.quantity)),
+      );
+      available.set(`${pair.productId}:${pair.warehouseId}`, Math.min(...each));
+    }
+    return available;
+  };
+  return { lockPairs, bundleAvailability };
+}
