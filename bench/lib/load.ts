@@ -125,7 +125,12 @@ export class LoadGenerator {
 /** Callbacks into measureAll, for figures taken beside the load (an event-loop delay histogram, say). */
 export interface MeasureHooks {
   /** Called once the warm-up is over, just before the first measured round. */
-  beforeMeasuring?: () => void;
+  beforeMeasuring?: () => void | Promise<void>;
+  /**
+   * CPU time so far, in µs, of the process running the server under test, when that is not this
+   * process (a server in a child process); by default this process's own.
+   */
+  cpuMicros?: () => Promise<number>;
 }
 
 const median = (values: number[]) => {
@@ -150,20 +155,25 @@ export async function measureAll(
     for (const request of requests)
       await generator.run(request, request.connections ?? settings.connections, settings.warmupSeconds);
   }
-  hooks.beforeMeasuring?.();
+  await hooks.beforeMeasuring?.();
+  const cpuMicros =
+    hooks.cpuMicros ??
+    (async () => {
+      const { user, system } = process.cpuUsage();
+      return user + system;
+    });
   const roundSeconds = settings.durationSeconds / settings.rounds;
   const rounds = requests.map(() => [] as { run: RunnerResult; cpuMicros: number }[]);
   for (let round = 0; round < settings.rounds; round++) {
     for (let offset = 0; offset < requests.length; offset++) {
       const index = (round + offset) % requests.length;
-      const cpuBefore = process.cpuUsage();
+      const cpuBefore = await cpuMicros();
       const run = await generator.run(
         requests[index]!,
         requests[index]!.connections ?? settings.connections,
         roundSeconds,
       );
-      const cpu = process.cpuUsage(cpuBefore);
-      rounds[index]!.push({ run, cpuMicros: cpu.user + cpu.system });
+      rounds[index]!.push({ run, cpuMicros: (await cpuMicros()) - cpuBefore });
     }
   }
   return rounds.map((runs) => {

@@ -1,11 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { LoadRequest, LoadResult } from '../../lib/load';
 import type { Measurement } from '../../lib/report';
-import { startFullStack } from '../../lib/stack';
 import { probe, type Suite } from '../../lib/suite';
 import type { Teardown } from '../../lib/teardown';
 import type { HostileSummary, ReplyMessage, StartMessage, StopMessage } from './hostile-clients';
+import type { ServerReply, ServerRequest } from './server-process';
 
 const PROXIES_PATH = '/api/storage/edge/proxies';
 const MEASURED_CLIENTS = 50;
@@ -68,11 +67,65 @@ class HostileClients {
   }
 }
 
-/** How late the histogram's timer fired, in ms: its interval minus its resolution. */
-const lateness = (histogram: IntervalHistogram) => ({
-  p99Ms: Math.max(0, histogram.percentile(99) / 1e6 - RESOLUTION_MS),
-  maxMs: Math.max(0, histogram.max / 1e6 - RESOLUTION_MS),
-});
+/**
+ * The service under load, in a process of its own (server-process.ts), as a deployment runs it:
+ * its event loop and heap hold nothing of the benchmark's other suites.
+ */
+class ServiceProcess {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly origin: string,
+  ) {}
+
+  static async start(teardown: Teardown, databaseUrl: string, masterKey: string): Promise<ServiceProcess> {
+    const child = fork(new URL('./server-process.ts', import.meta.url), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: [...process.execArgv],
+    });
+    teardown.add('stop the service process', () => {
+      if (child.connected) child.disconnect();
+    });
+    const reply = await exchange(
+      child,
+      { type: 'start', databaseUrl, masterKey, resolutionMs: RESOLUTION_MS },
+      'listening',
+    );
+    return new ServiceProcess(child, `http://127.0.0.1:${(reply as { port: number }).port}`);
+  }
+
+  async resetDelay(): Promise<void> {
+    await exchange(this.child, { type: 'reset' }, 'reset');
+  }
+
+  async figures(): Promise<{ p99Ms: number; maxMs: number; cpuMicros: number }> {
+    const reply = (await exchange(this.child, { type: 'read' }, 'figures')) as Extract<
+      ServerReply,
+      { type: 'figures' }
+    >;
+    // How late the histogram's timer fired, in ms: its interval minus its resolution.
+    return {
+      p99Ms: Math.max(0, reply.p99Ns / 1e6 - RESOLUTION_MS),
+      maxMs: Math.max(0, reply.maxNs / 1e6 - RESOLUTION_MS),
+      cpuMicros: reply.cpuMicros,
+    };
+  }
+}
+
+function exchange(child: ChildProcess, message: ServerRequest, expected: ServerReply['type']): Promise<ServerReply> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (reply: ServerReply) => {
+      if (reply.type !== expected) return;
+      child.off('exit', onExit);
+      child.off('message', onMessage);
+      resolve(reply);
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      reject(new Error(`service process exited (${signal ?? code}) before "${expected}"`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    child.send(message);
+  });
+}
 
 function describeHostile(summary: HostileSummary): string {
   const count = (record: Record<string, number>) => Object.values(record).reduce((sum, n) => sum + n, 0);
@@ -95,8 +148,8 @@ function describeHostile(summary: HostileSummary): string {
 }
 
 const notes = [
-  `Hostile input: GET ${PROXIES_PATH}/{key} (full stack, API key, as in the HTTP stack rows) from ${MEASURED_CLIENTS} autocannon clients, first alone, then while ${HOSTILE_CLIENTS} more clients, in a process of their own, each POST ${PROXIES_PATH} with the API key and {"data":[[[…]]]} nested ${spaced(DEPTH)} deep (${Math.round(deepBody(DEPTH).length / 1024)} KiB), one request after another over keep-alive connections, each given up after ${HOSTILE_TIMEOUT_MS / 1000} s (a timeout). The two phases run one after the other, not interleaved: the hostile clients send through the whole of theirs, warm-up included, and the requests in flight when it ends are waited for. CPU µs/req of the second row includes the server's work on the hostile bodies.`,
-  `Hostile input, event-loop delay: monitorEventLoopDelay (${RESOLUTION_MS} ms resolution) in the process running the server, reset when a phase's measured rounds begin; a figure is how late its timer fired, i.e. how long anything arriving then waited before the server could look at it.`,
+  `Hostile input: GET ${PROXIES_PATH}/{key} (full stack, API key, as in the HTTP stack rows, served by the service in a process of its own as a deployment runs it, so its heap and event loop hold nothing of the other suites) from ${MEASURED_CLIENTS} autocannon clients, first alone, then while ${HOSTILE_CLIENTS} more clients, in a process of their own, each POST ${PROXIES_PATH} with the API key and {"data":[[[…]]]} nested ${spaced(DEPTH)} deep (${Math.round(deepBody(DEPTH).length / 1024)} KiB), one request after another over keep-alive connections, each given up after ${HOSTILE_TIMEOUT_MS / 1000} s (a timeout). The two phases run one after the other, not interleaved: the hostile clients send through the whole of theirs, warm-up included, and the requests in flight when it ends are waited for. CPU µs/req is the service process's, and in the second row includes its work on the hostile bodies.`,
+  `Hostile input, event-loop delay: monitorEventLoopDelay (${RESOLUTION_MS} ms resolution) in the service process, reset when a phase's measured rounds begin; a figure is how late its timer fired, i.e. how long anything arriving then waited before the server could look at it.`,
 ];
 
 /**
@@ -107,7 +160,7 @@ export const hostileSuite: Suite = {
   name: 'hostile input',
   notes,
   async run({ fixture, teardown, load, measure, log }) {
-    const full = await startFullStack(fixture, teardown);
+    const full = await ServiceProcess.start(teardown, fixture.databaseUrl, fixture.masterKey);
     const authorization = `Bearer ${fixture.apiKey}`;
     const get: LoadRequest = {
       url: `${full.origin}${PROXIES_PATH}/${encodeURIComponent(fixture.proxyKey)}`,
@@ -117,11 +170,12 @@ export const hostileSuite: Suite = {
     const answer = await probe(get);
     if (answer.status !== 200) throw new Error(`GET proxy answered ${answer.status}: ${JSON.stringify(answer.body)}`);
 
-    const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-    delay.enable();
     const measurePhase = async (): Promise<{ result: LoadResult; delay: { p99Ms: number; maxMs: number } }> => {
-      const [result] = await measure([get], { beforeMeasuring: () => delay.reset() });
-      return { result: result!, delay: lateness(delay) };
+      const [result] = await measure([get], {
+        beforeMeasuring: () => full.resetDelay(),
+        cpuMicros: async () => (await full.figures()).cpuMicros,
+      });
+      return { result: result!, delay: await full.figures() };
     };
 
     log('phase 1: no hostile clients');
@@ -142,7 +196,6 @@ export const hostileSuite: Suite = {
     const attacked = await measurePhase();
     log('waiting for the hostile requests in flight');
     const summary = await hostile.stop();
-    delay.disable();
 
     const ratio = attacked.result.requestsPerSecond / alone.result.requestsPerSecond;
     notes.push(
