@@ -65,9 +65,23 @@ export async function replaceComponents(
   });
 }
 
-/** The components (with their SKUs) of those of `productIds` that are bundles, in the order last set. */
+/**
+ * Takes the bundle definition locks of the products (`bundle_definition_lock`, ./sql/bundle-definitions.sql)
+ * to the end of the transaction: shared, for a write that reads whether they are bundles; exclusive,
+ * for the definition of one.
+ */
+export async function lockDefinitions(tx: DbOrTx, tenantId: string, productIds: readonly string[], exclusive: boolean) {
+  await tx.$executeRaw`SELECT bundle_definition_lock(${tenantId}::uuid, ${[...productIds]}::uuid[], ${exclusive})`;
+}
+
+/**
+ * The components (with their SKUs) of those of `productIds` that are bundles, in the order last set.
+ * Read under the products' shared definition locks: in a transaction, no definition of them changes
+ * before it ends (outside one, the read is of a committed definition).
+ */
 export async function componentsWithSkus(db: DbOrTx, tenantId: string, productIds: readonly string[]) {
   if (productIds.length === 0) return [];
+  await lockDefinitions(db, tenantId, productIds, false);
   const rows = await db.$queryRaw<unknown[]>`
     SELECT c.bundle_id AS "bundleId", c.component_id AS "componentId", p.sku, c.quantity
       FROM bundle_components c JOIN products p ON p.tenant_id = c.tenant_id AND p.id = c.component_id
@@ -75,3 +89,9 @@ export async function componentsWithSkus(db: DbOrTx, tenantId: string, productId
      ORDER BY c.bundle_id, c.position`;
   return rows.map((row) => ComponentRow.extend({ sku: z.string() }).parse(row));
 }
+
+/** The ids of the tenant's warehouses. */
+export const warehouseIdsOf = async (tx: DbOrTx, tenantId: string) =>
+  (await tx.warehouse.findMany({ where: { tenantId }, select: { id: true }, orderBy: { id: 'asc' } })).map(
+    (warehouse) => warehouse.id,
+  );

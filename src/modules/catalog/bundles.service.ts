@@ -4,6 +4,7 @@ import { isUuid } from '../../kernel/ids';
 import { invalidInput } from '../../kernel/validation';
 import type { Product as ProductRow } from '../../__generated__/prisma/client';
 import { requireScope, type Principal } from '../auth/scopes';
+import { rebaseStockAlerts } from '../broadcasts';
 import * as bundles from './bundles.repository';
 import * as repository from './catalog.repository';
 import type { SetBundleComponentsInput } from './catalog.schemas';
@@ -35,6 +36,8 @@ export class BundleService {
             ? await repository.productsByIds(tx, tenantId, [input.product_id.toLowerCase()])
             : []
           : await repository.productsBySkus(tx, tenantId, [input.sku!]);
+      // Writes that read this product's definition finish first; those after read the new one.
+      if (requested) await bundles.lockDefinitions(tx, tenantId, [requested.id], true);
       const skus = input.components.map((component) => component.sku);
       const components = await repository.productsBySkus(tx, tenantId, [...new Set(skus)]);
       const locked = requested
@@ -82,6 +85,13 @@ export class BundleService {
           componentId: bySku.get(component.sku)!.id,
           quantity: component.quantity,
         })),
+      );
+      // The bundle's low-stock level as its new components make it now: the next fall fires.
+      const warehouseIds = await bundles.warehouseIdsOf(tx, tenantId);
+      await rebaseStockAlerts(
+        tx,
+        tenantId,
+        warehouseIds.map((warehouseId) => ({ productId: bundle.id, warehouseId })),
       );
       return (await repository.productsByIds(tx, tenantId, [bundle.id]))[0]!;
     });

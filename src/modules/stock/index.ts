@@ -32,6 +32,7 @@ export const stockModule: Module = {
       Location: './stock.types#StockLocation',
       StockMutationReference: './stock.types#StockReference',
       InventoryList: './stock.types#StockReference',
+      BundleReference: './stock.types#StockReference',
       SafetyStock: './stock.types#SafetyStockRecord',
     },
   },

@@ -138,6 +138,9 @@ export const stockResolvers: Resolvers = {
     position: lineStock.position,
   },
   StockMutationReference: {
-    __resolveType: (reference: StockReference) => reference.type,
+    __resolveType: (reference: StockReference) => (reference.type === 'Bundle' ? 'BundleReference' : reference.type),
+  },
+  BundleReference: {
+    product: (reference, args, context) => lineStock.product({ productId: reference.id }, args, context),
   },
 };

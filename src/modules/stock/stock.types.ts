@@ -69,7 +69,8 @@ export interface InventoryGroup {
 
 /** An entity behind a stock mutation, as stored in its `references`. */
 export interface StockReference {
-  type: 'InventoryList' | 'Order' | 'Reservation' | 'Supply' | 'Transfer';
+  /** `Bundle`: the bundle whose component's units the row moved (its `id` is the bundle's product id). */
+  type: 'Bundle' | 'InventoryList' | 'Order' | 'Reservation' | 'Supply' | 'Transfer';
   id: string;
 }
 

@@ -4,6 +4,29 @@
 -- pair's stock lock (every writer holds it when it writes the ledger), and a fall of the level
 -- (NONE -> LOW, NONE -> OUT, LOW -> OUT) records one event, delivered to the sales channels that
 -- sell from the warehouse. A rise only lowers the stored level, so the next fall fires again.
+--
+-- A bundle has no lines: its level at a warehouse is that of what its components there make (the
+-- fewest bundles, floor(available / quantity per bundle) over its components), against the reorder
+-- point of the bundle's own item preference there (none: only OUT). A ledger row of a component
+-- re-reads the level of every bundle containing it at the row's warehouse, so a component falling
+-- low raises the events of the bundles it brings to or below their reorder point, named by the
+-- component's row. The bundle's level is read under the component's lock only: two writes of two
+-- different components of one bundle at once each store what they saw, in commit order.
+
+-- What is available of a product (not a bundle) at a warehouse, as the `inventory` query shows it:
+-- the AVAILABLE lines plus what reservations past their expiry still hold.
+CREATE OR REPLACE FUNCTION "stock_alert_available"(p_tenant_id uuid, p_product_id uuid, p_warehouse_id uuid)
+RETURNS bigint
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    RETURN (SELECT coalesce(sum(i.quantity), 0)::bigint
+              FROM inventory_items i
+             WHERE i.tenant_id = p_tenant_id AND i.product_id = p_product_id AND i.warehouse_id = p_warehouse_id
+               AND i.state = 'AVAILABLE')
+         + coalesce((SELECT sum(h.quantity)::bigint
+                       FROM expired_reservation_holdings(p_tenant_id, ARRAY[p_product_id], ARRAY[p_warehouse_id]) AS h), 0);
+END
+$$;
 
 -- The level now and the stored level of the pairs (`p_product_ids[n]`, `p_warehouse_ids[n]`),
 -- each once. Available is what the `inventory` query shows: the AVAILABLE lines plus what
@@ -22,13 +45,12 @@ BEGIN
     FOR pair IN SELECT DISTINCT u.p, u.w FROM unnest(p_product_ids, p_warehouse_ids) AS u(p, w) LOOP
         product_id := pair.p;
         warehouse_id := pair.w;
-        SELECT coalesce(sum(i.quantity), 0)::bigint INTO available
-          FROM inventory_items i
-         WHERE i.tenant_id = p_tenant_id AND i.product_id = pair.p AND i.warehouse_id = pair.w
-           AND i.state = 'AVAILABLE';
-        available := available + coalesce((
-            SELECT sum(h.quantity)::bigint
-              FROM expired_reservation_holdings(p_tenant_id, ARRAY[pair.p], ARRAY[pair.w]) AS h), 0);
+        -- A bundle: the fewest bundles its components make (null for a plain product).
+        SELECT min(stock_alert_available(p_tenant_id, c.component_id, pair.w) / c.quantity) INTO available
+          FROM bundle_components c WHERE c.tenant_id = p_tenant_id AND c.bundle_id = pair.p;
+        IF available IS NULL THEN
+            available := stock_alert_available(p_tenant_id, pair.p, pair.w);
+        END IF;
         SELECT max(f.reorder_point) INTO reorder_point
           FROM item_preferences f
          WHERE f.tenant_id = p_tenant_id AND f.product_id = pair.p AND f.warehouse_id = pair.w;
@@ -55,8 +77,8 @@ BEGIN
 END
 $$;
 
--- After each statement writing ledger rows: the level of every pair written, stored when it
--- changed; a fall records a stock event (naming the pair's last ledger row of the statement) and
+-- After each statement writing ledger rows: the level of every pair written (and of every bundle
+-- containing a product written, at the row's warehouse), stored when it changed; a fall records a stock event (naming the pair's last ledger row of the statement) and
 -- queues one delivery per channel webhook whose channel sells from the warehouse (a channel
 -- without a warehouse list sells from all). A pair seen for the first time only stores its level.
 -- Most writes change no level: they cost one read of the levels, and the statement that stores
@@ -71,7 +93,10 @@ DECLARE
 BEGIN
     FOR t IN
         SELECT w.tenant_id, array_agg(w.product_id) AS product_ids, array_agg(w.warehouse_id) AS warehouse_ids
-          FROM (SELECT DISTINCT m.tenant_id, m.product_id, m.warehouse_id FROM written m) AS w
+          FROM (SELECT DISTINCT m.tenant_id, m.product_id, m.warehouse_id FROM written m
+                UNION
+                SELECT DISTINCT m.tenant_id, c.bundle_id, m.warehouse_id FROM written m
+                  JOIN bundle_components c ON c.tenant_id = m.tenant_id AND c.component_id = m.product_id) AS w
          GROUP BY w.tenant_id
     LOOP
         SELECT array_agg(l.product_id), array_agg(l.warehouse_id) INTO changed_products, changed_warehouses
@@ -88,8 +113,12 @@ BEGIN
             DO UPDATE SET level = EXCLUDED.level, updated_at = now()),
         fallen AS MATERIALIZED (
             SELECT uuidv7_now() AS id, c.*,
+                   -- A bundle's event names the last row of its components.
                    (SELECT m.id FROM written m
-                     WHERE m.tenant_id = t.tenant_id AND m.product_id = c.product_id AND m.warehouse_id = c.warehouse_id
+                     WHERE m.tenant_id = t.tenant_id AND m.warehouse_id = c.warehouse_id
+                       AND (m.product_id = c.product_id
+                            OR m.product_id IN (SELECT bc.component_id FROM bundle_components bc
+                                                 WHERE bc.tenant_id = t.tenant_id AND bc.bundle_id = c.product_id))
                      ORDER BY m.sequence DESC LIMIT 1) AS mutation_id,
                    ARRAY(SELECT hook.channel_id FROM channel_webhooks hook
                           WHERE hook.tenant_id = t.tenant_id

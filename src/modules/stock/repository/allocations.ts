@@ -17,6 +17,8 @@ export interface Allocation {
   expiresAt: Date | null;
   state: InventoryItemState;
   quantity: number;
+  /** The bundle whose component these units are, when its holder holds them for an item of a bundle. */
+  bundleId?: string | null;
 }
 
 const ALLOCATION_COLUMNS = `id, reservation_id AS "reservationId", order_item_id AS "orderItemId",
@@ -37,6 +39,7 @@ const AllocationRow: RowModel<Allocation> = z.object({
   expiresAt: timestamp.nullable(),
   state: z.enum(INVENTORY_ITEM_STATES),
   quantity: int8,
+  bundleId: uuid.nullable().optional(),
 });
 const Pair = z.object({ productId: uuid, warehouseId: uuid });
 
@@ -67,10 +70,24 @@ export interface Holders {
   transferItemIds?: string[];
 }
 
-/** The allocations of some reservations, order items or transfer items. */
+/**
+ * The bundle an allocation's units are held for: its order item's product when that is a bundle
+ * of the allocation's product; for a reservation, its one item of a bundle of that product when the
+ * reservation has no item of the product itself (otherwise which item holds them is not recorded).
+ */
+const BUNDLE_OF_ALLOCATION = `(
+  SELECT c.bundle_id FROM bundle_components c
+   WHERE c.tenant_id = a.tenant_id AND c.component_id = a.product_id
+     AND (c.bundle_id = (SELECT oi.product_id FROM order_items oi WHERE oi.id = a.order_item_id)
+          OR (c.bundle_id IN (SELECT ri.product_id FROM reservation_items ri WHERE ri.reservation_id = a.reservation_id)
+              AND NOT EXISTS (SELECT 1 FROM reservation_items ri
+                               WHERE ri.reservation_id = a.reservation_id AND ri.product_id = a.product_id)))
+   ORDER BY c.bundle_id LIMIT 1) AS "bundleId"`;
+
+/** The allocations of some reservations, order items or transfer items, each with its bundle (if any). */
 export async function allocationsOf(tx: Tx, tenantId: string, holder: Holders) {
   const rows = await tx.$queryRawUnsafe<unknown[]>(
-    `SELECT ${ALLOCATION_COLUMNS} FROM stock_allocations
+    `SELECT ${ALLOCATION_COLUMNS}, ${BUNDLE_OF_ALLOCATION} FROM stock_allocations a
       WHERE tenant_id = $1::uuid AND (reservation_id = ANY($2::uuid[]) OR order_item_id = ANY($3::uuid[])
         OR transfer_item_id = ANY($4::uuid[])) ORDER BY id`,
     tenantId,

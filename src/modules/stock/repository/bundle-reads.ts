@@ -57,7 +57,7 @@ export function bundleGroupCtes(tenantId: string, filter: LineFilter): Sql | nul
       SELECT s.bundle_id, s.component_id, s.per_bundle, ${perPlace} FROM part_sellable s GROUP BY ${groupBy}
     ), bundle_groups AS (
       SELECT t.bundle_id AS product_id, t.warehouse_id, NULL::uuid AS position_id, '{}'::uuid[] AS ids,
-             min(t.sellable / t.per_bundle)::bigint AS available
+             min(floor(t.sellable / t.per_bundle))::bigint AS available
         FROM part_totals t GROUP BY t.bundle_id, t.warehouse_id
     )`;
 }

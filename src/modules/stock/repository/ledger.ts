@@ -141,7 +141,10 @@ const LedgerRow: RowModel<LedgerEntry> = z.object({
   actorType: z.string(),
   actorId: z.string(),
   references: z.array(
-    z.object({ type: z.enum(['InventoryList', 'Order', 'Reservation', 'Supply', 'Transfer']), id: z.string() }),
+    z.object({
+      type: z.enum(['Bundle', 'InventoryList', 'Order', 'Reservation', 'Supply', 'Transfer']),
+      id: z.string(),
+    }),
   ),
   messages: z.array(z.unknown()),
   createdAt: timestampColumn,

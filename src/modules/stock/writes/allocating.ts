@@ -12,7 +12,7 @@ import { planAllocation, type AllocationPart, type AllocationStrategy, type Plan
 import * as repository from '../repository/allocations';
 import * as ledger from '../repository/ledger';
 import * as locks from '../repository/locks';
-import { bundlePlan, expandBundles, type ExpandedRequest } from './bundles';
+import { bundlePlan, expandBundles, withBundle, type ExpandedRequest } from './bundles';
 import { EXPIRY_ACTOR, releaseEnded } from './held';
 import type { StockChange } from './stock-change';
 
@@ -126,12 +126,8 @@ async function allocateLocked(
       else backordered.add(request);
     }
   }
-  const taken = await repository.allocateFromLines(
-    tx,
-    tenantId,
-    state,
-    requests.filter((request) => !backordered.has(request)),
-  );
+  const allocated: ExpandedRequest[] = requests.filter((request) => !backordered.has(request));
+  const taken = await repository.allocateFromLines(tx, tenantId, state, allocated);
   await ledger.recordMutations(
     tx,
     tenantId,
@@ -143,6 +139,7 @@ async function allocateLocked(
       warehouseId: take.warehouseId,
       positionId: take.positionId,
       delta: 0,
+      references: withBundle(order.change.references, allocated[take.take - 1]!.bundle?.productId),
     })),
   );
   return backordered;

@@ -6,7 +6,17 @@
  */
 import type { DbOrTx } from '../../../kernel/db';
 import * as catalog from '../../catalog';
+import type { StockReference } from '../stock.types';
 import type { AllocationRequest } from './allocating';
+
+/**
+ * The references of a ledger row that moves units of a bundle's component: the change's own (the
+ * order, the reservation) followed by the bundle; the change's own alone for any other row.
+ */
+export const withBundle = (
+  references: StockReference[],
+  bundleId: string | null | undefined,
+): StockReference[] | undefined => (bundleId ? [...references, { type: 'Bundle', id: bundleId }] : undefined);
 
 /** A component request expanded from a bundle request: `bundle` is the request it came from. */
 export type ExpandedRequest = AllocationRequest & { bundle?: AllocationRequest };
@@ -28,12 +38,15 @@ export async function expandBundles(db: DbOrTx, tenantId: string, requests: Allo
   });
 }
 
-/** Items (of an order, a reservation) with every item of a bundle replaced by its components' units under its id. */
+/**
+ * Items (of an order, a reservation) with every item of a bundle replaced by its components' units
+ * under its id, each naming the bundle (`bundleId`).
+ */
 export async function expandItems<Item extends { id: string; productId: string; quantity: number }>(
   db: DbOrTx,
   tenantId: string,
   items: Item[],
-): Promise<Item[]> {
+): Promise<(Item & { bundleId?: string })[]> {
   const components = await catalog.bundleComponents(db, tenantId, [...new Set(items.map((item) => item.productId))]);
   if (components.length === 0) return items;
   return items.flatMap((item) => {
@@ -43,6 +56,7 @@ export async function expandItems<Item extends { id: string; productId: string; 
       ...item,
       productId: component.componentId,
       quantity: item.quantity * Number(component.quantity),
+      bundleId: item.productId,
     }));
   });
 }

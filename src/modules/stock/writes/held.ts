@@ -14,8 +14,8 @@ import type { LineChangeRecord } from '../repository/ledger';
 import * as lineRepository from '../repository/lines';
 import type { LineIdentity } from '../repository/lines';
 import * as locks from '../repository/locks';
-import type { InventoryItemState, StockActor } from '../stock.types';
-import { expandItems } from './bundles';
+import type { InventoryItemState, StockActor, StockReference } from '../stock.types';
+import { expandItems, withBundle } from './bundles';
 import { checkSinglePosition } from './positions';
 import type { StockChange } from './stock-change';
 
@@ -76,7 +76,7 @@ async function moveAllocation(
   tenantId: string,
   allocation: Allocation,
   target: { state: InventoryItemState; positionId: string | null } | null,
-  options: { keep?: boolean } = {},
+  options: { keep?: boolean; references: StockReference[] },
 ): Promise<LineChangeRecord> {
   const from = lineOf(allocation);
   const attributes = target ? await lineRepository.lineAttributes(tx, tenantId, from) : {};
@@ -87,7 +87,12 @@ async function moveAllocation(
         `first`,
     );
   }
-  const base = { id: uuidv7(), productId: allocation.productId, warehouseId: allocation.warehouseId };
+  const base = {
+    id: uuidv7(),
+    productId: allocation.productId,
+    warehouseId: allocation.warehouseId,
+    references: withBundle(options.references, allocation.bundleId),
+  };
   if (options.keep && target) await repository.updateAllocation(tx, allocation.id, target.state, target.positionId);
   else await repository.deleteAllocation(tx, allocation.id);
   if (!target) return { ...base, lineId, positionId: allocation.positionId, delta: -allocation.quantity };
@@ -115,12 +120,11 @@ export async function releaseEnded(
   const allocations = await repository.allocationsOf(tx, tenantId, { reservationIds: endedIds });
   for (const id of endedIds) {
     const changes: LineChangeRecord[] = [];
-    for (const allocation of allocations.filter((a) => a.reservationId === id)) {
-      changes.push(
-        await moveAllocation(tx, tenantId, allocation, { state: 'AVAILABLE', positionId: allocation.positionId }),
-      );
-    }
     const references = [{ type: 'Reservation' as const, id }];
+    for (const allocation of allocations.filter((a) => a.reservationId === id)) {
+      const target = { state: 'AVAILABLE' as const, positionId: allocation.positionId };
+      changes.push(await moveAllocation(tx, tenantId, allocation, target, { references }));
+    }
     await ledger.recordMutations(tx, tenantId, { source: 'ALLOCATION', actor, references }, changes);
   }
   return endedIds;
@@ -147,7 +151,7 @@ export async function release(tx: Tx, tenantId: string, holders: Holders, change
   for (const allocation of await lockHeld(tx, tenantId, holders)) {
     if (allocation.state === 'COMMITTED' || allocation.state === 'RESERVED') {
       const target = { state: 'AVAILABLE' as const, positionId: allocation.positionId };
-      changes.push(await moveAllocation(tx, tenantId, allocation, target));
+      changes.push(await moveAllocation(tx, tenantId, allocation, target, change));
     } else {
       await repository.deleteAllocation(tx, allocation.id);
     }
@@ -187,7 +191,7 @@ async function takeOut(
     const take = Math.min(left.get(holder) ?? allocation.quantity, allocation.quantity);
     if (take === 0) continue;
     if (quantities) left.set(holder, (left.get(holder) ?? 0) - take);
-    changes.push(await moveAllocation(tx, tenantId, { ...allocation, quantity: take }, null));
+    changes.push(await moveAllocation(tx, tenantId, { ...allocation, quantity: take }, null, change));
     // The units the holder keeps stay held by it.
     if (take < allocation.quantity) {
       await repository.insertAllocations(tx, tenantId, [
@@ -237,7 +241,12 @@ export async function move(
   const placements: { productId: string; warehouseId: string; field: string }[] = [];
   for (const allocation of await lockHeld(tx, tenantId, holders)) {
     const target = to(allocation);
-    changes.push(await moveAllocation(tx, tenantId, allocation, target, { keep: options.keepHolder }));
+    changes.push(
+      await moveAllocation(tx, tenantId, allocation, target, {
+        keep: options.keepHolder,
+        references: change.references,
+      }),
+    );
     if (target.positionId !== allocation.positionId) placements.push({ ...allocation, field: target.field ?? 'items' });
   }
   await checkSinglePosition(tx, tenantId, placements);
@@ -274,12 +283,12 @@ export async function commitReserved(
       left.set(key(item), left.get(key(item))! - take);
       rest -= take;
       const at = { state: 'COMMITTED' as const, positionId: allocation.positionId };
-      changes.push(await moveAllocation(tx, tenantId, { ...allocation, quantity: take }, at));
+      changes.push(await moveAllocation(tx, tenantId, { ...allocation, quantity: take }, at, change));
       committed.push({ ...allocation, ...at, id: uuidv7(), reservationId: null, orderItemId: item.id, quantity: take });
     }
     if (rest > 0) {
       const at = { state: 'AVAILABLE' as const, positionId: allocation.positionId };
-      changes.push(await moveAllocation(tx, tenantId, { ...allocation, quantity: rest }, at));
+      changes.push(await moveAllocation(tx, tenantId, { ...allocation, quantity: rest }, at, change));
     }
   }
   if ([...left.values()].some((quantity) => quantity > 0)) {

@@ -11,7 +11,7 @@ import type { LineChangeRecord } from '../repository/ledger';
 import * as lineRepository from '../repository/lines';
 import * as locks from '../repository/locks';
 import type { StockReference } from '../stock.types';
-import { expandItems } from './bundles';
+import { expandItems, withBundle } from './bundles';
 import { checkSinglePosition } from './positions';
 import type { StockChange } from './stock-change';
 
@@ -33,13 +33,13 @@ export interface Arrival {
  * Puts the arrivals on hand as units without batch, serial number or expiry, in order, all or none;
  * one ledger row (delta +quantity) per arrival (per component of a bundle's).
  */
-export async function receive(tx: Tx, tenantId: string, arrivals: Arrival[], change: StockChange) {
-  if (arrivals.length === 0) return;
+export async function receive(tx: Tx, tenantId: string, received: Arrival[], change: StockChange) {
+  if (received.length === 0) return;
   // A bundle restocked arrives as its components.
-  arrivals = await expandItems(
+  const arrivals = await expandItems(
     tx,
     tenantId,
-    arrivals.map((arrival, index) => ({ ...arrival, id: String(index) })),
+    received.map((arrival, index) => ({ ...arrival, id: String(index) })),
   );
   await locks.lockStockLevels(tx, tenantId, arrivals);
   const identities = arrivals.map((arrival) => ({
@@ -88,7 +88,7 @@ export async function receive(tx: Tx, tenantId: string, arrivals: Arrival[], cha
     warehouseId: arrival.warehouseId,
     positionId: arrival.positionId,
     delta: arrival.quantity,
-    references: arrival.references,
+    references: withBundle(arrival.references ?? change.references, arrival.bundleId) ?? arrival.references,
   }));
   await ledger.recordMutations(tx, tenantId, change, changes);
 }
