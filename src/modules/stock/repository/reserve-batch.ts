@@ -48,8 +48,9 @@ const BatchOutcomeRow = z.object({
  * summed quantity checked against what the earlier ones left, the reservations and their items,
  * the moves from AVAILABLE to RESERVED lines, the allocations, one ALLOCATION ledger row per item
  * and line moved from, and their broadcasts. One outcome per reservation; nothing is written for
- * one that is not RESERVED, and nothing at all (no lock taken) when the outcome is EXPIRED or
- * BUNDLE (a SKU is a bundle: its components are reserved on the general path).
+ * one that is not RESERVED, and nothing at all (no lock taken) when the outcome is EXPIRED. An
+ * item of a bundle is its components' units (their ledger rows name the bundle after the
+ * reservation); BUNDLE: one of its components is short (the general path names which).
  */
 export async function reserveStockBatch(
   db: DbOrTx,

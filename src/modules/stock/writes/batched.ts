@@ -25,8 +25,9 @@ export class ReservationBatches {
   /**
    * Reserves with the other reservations of its SKUs at its warehouse that arrive meanwhile, each
    * all or none. EXPIRED: an expired reservation still holds units of these SKUs and nothing was
-   * written; the caller takes the general path (`reserve`), which releases it first. BUNDLE: a SKU
-   * is a bundle and nothing was written; the general path reserves its components.
+   * written; the caller takes the general path (`reserve`), which releases it first. An item of a
+   * bundle is reserved as its components' units, like any other item; BUNDLE: a component of a
+   * bundle is short and nothing was written for this reservation; the general path names the component.
    */
   reserve(tenantId: string, reservation: BatchedReservation): Promise<BatchReserveOutcome> {
     const skus = [...new Set(reservation.items.map((item) => item.sku))].sort();
