@@ -144,6 +144,38 @@ describe('a reservation of a bundle', () => {
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
   });
 
+  it('counts a component named on its own and through the bundle together', async () => {
+    const before = await componentLevels();
+    const data = await graphqlData(t, world.tenant.key, RESERVE, {
+      input: reservationInput([
+        { sku: 'KIT-A', quantity: 2 },
+        { sku: 'SKU-1', quantity: 3 },
+      ]),
+    });
+    const after = await componentLevels();
+    expect(after['SKU-1'].reserved - before['SKU-1'].reserved).toBe(5);
+    expect(after['SKU-2'].reserved - before['SKU-2'].reserved).toBe(4);
+    await graphqlData(
+      t,
+      world.tenant.key,
+      `mutation($input: RemoveReservationInput!) { removeReservation(input: $input) { reservation { status } } }`,
+      { input: { id: data.createReservation.reservation.id } },
+    );
+    expect(await componentLevels()).toEqual(before);
+
+    // Each fits alone; together they need one SKU-1 more than there is.
+    const snapshot = await operationsSnapshot(t, world.tenant.id);
+    const error = await graphqlError(t, world.tenant.key, 'OUT_OF_STOCK', RESERVE, {
+      input: reservationInput([
+        { sku: 'SKU-1', quantity: before['SKU-1'].available },
+        { sku: 'KIT-A', quantity: 1 },
+      ]),
+    });
+    expect(error.message).toContain('SKU "SKU-1" (a component of bundle "KIT-A")');
+    expect(await operationsSnapshot(t, world.tenant.id)).toEqual(snapshot);
+    await expectStockInvariants(t, world.tenant.id);
+  });
+
   it('becomes an order whose item commits the components', async () => {
     const before = await componentLevels();
     const reservation = await graphqlData(t, world.tenant.key, RESERVE, {

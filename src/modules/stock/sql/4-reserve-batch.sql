@@ -7,8 +7,8 @@
 --   ('TAKEN')    a reservation with this id exists (or comes earlier in the batch);
 --   ('EXPIRED')  an expired reservation still holds units of the batch's SKUs: nothing at all was
 --                written and no lock taken; the caller releases it on its general path;
---   ('BUNDLE')   the request has an item of a bundle and one of the bundle's components is short:
---                nothing was written for it; the caller's general path names the short component;
+--   ('BUNDLE')   a component of a bundle of the request is short (named alone or through the
+--                bundle): nothing was written for it; the caller's general path names the component;
 --   ('SHORT', n, requested, available)  the SKU of item n (1-based, its first item) is short;
 --   ('RESERVED', ..., created_at, product_ids)  done: the reservation, its items, the units moved
 --                from AVAILABLE lines (earliest expiry first) to RESERVED lines, the allocations,
@@ -153,7 +153,9 @@ BEGIN
                 EXIT;
             END IF;
         END LOOP;
-        IF short_item IS NOT NULL AND unit_bundles[short_item] IS NOT NULL THEN
+        -- A short product that a bundle of the request takes from: the general path names the bundle's item.
+        IF short_item IS NOT NULL AND EXISTS (SELECT 1 FROM unnest(unit_products, unit_bundles) AS u(p, b)
+                                               WHERE u.p = unit_products[short_item] AND u.b IS NOT NULL) THEN
             RETURN QUERY SELECT req.n, 'BUNDLE'::text, NULL::int, NULL::bigint, NULL::bigint, NULL::timestamptz, NULL::uuid[];
             CONTINUE;
         ELSIF short_item IS NOT NULL THEN
