@@ -226,6 +226,23 @@ BEGIN
 END
 $$;
 
+-- The components (with their SKUs) of those of `p_product_ids` that are bundles, in the order last
+-- set, read after taking the products' shared definition locks: one round trip for a write's
+-- reading of its bundles (each statement of this function sees what committed before it ran).
+CREATE OR REPLACE FUNCTION "bundle_components_locked"(p_tenant_id uuid, p_product_ids uuid[])
+RETURNS TABLE (bundle_id uuid, component_id uuid, sku text, quantity bigint)
+LANGUAGE plpgsql VOLATILE AS $$
+#variable_conflict use_column
+BEGIN
+    PERFORM bundle_definition_lock(p_tenant_id, p_product_ids, false);
+    RETURN QUERY
+        SELECT c.bundle_id, c.component_id, p.sku, c.quantity
+          FROM bundle_components c JOIN products p ON p.tenant_id = c.tenant_id AND p.id = c.component_id
+         WHERE c.tenant_id = p_tenant_id AND c.bundle_id = ANY(p_product_ids)
+         ORDER BY c.bundle_id, c.position;
+END
+$$;
+
 -- src/modules/catalog/sql/notify-sales-channel-changes.sql
 
 -- Every process keeps the warehouses its sales channels sell from in memory. A change of a

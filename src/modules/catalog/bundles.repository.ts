@@ -76,17 +76,15 @@ export async function lockDefinitions(tx: DbOrTx, tenantId: string, productIds: 
 
 /**
  * The components (with their SKUs) of those of `productIds` that are bundles, in the order last set.
- * Read under the products' shared definition locks: in a transaction, no definition of them changes
- * before it ends (outside one, the read is of a committed definition).
+ * Read under the products' shared definition locks, in one statement (`bundle_components_locked`):
+ * in a transaction, no definition of them changes before it ends (outside one, the read is of a
+ * committed definition).
  */
 export async function componentsWithSkus(db: DbOrTx, tenantId: string, productIds: readonly string[]) {
   if (productIds.length === 0) return [];
-  await lockDefinitions(db, tenantId, productIds, false);
   const rows = await db.$queryRaw<unknown[]>`
-    SELECT c.bundle_id AS "bundleId", c.component_id AS "componentId", p.sku, c.quantity
-      FROM bundle_components c JOIN products p ON p.tenant_id = c.tenant_id AND p.id = c.component_id
-     WHERE c.tenant_id = ${tenantId}::uuid AND c.bundle_id = ANY(${[...productIds]}::uuid[])
-     ORDER BY c.bundle_id, c.position`;
+    SELECT bundle_id AS "bundleId", component_id AS "componentId", sku, quantity
+      FROM bundle_components_locked(${tenantId}::uuid, ${[...productIds]}::uuid[])`;
   return rows.map((row) => ComponentRow.extend({ sku: z.string() }).parse(row));
 }
 
