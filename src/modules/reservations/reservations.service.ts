@@ -224,7 +224,8 @@ export class ReservationService {
       references: context.references,
     };
     const { tenantId } = principal;
-    // Whether a SKU is a bundle: known once the batched path said so.
+    // Whether a component of a bundle of the request is short: known once the batched path said so;
+    // the general path then names the bundle's item and the component.
     let bundled = false;
     if (!idempotency) {
       // The common case: in one statement with the other reservations of these SKUs that arrive meanwhile.
@@ -233,7 +234,8 @@ export class ReservationService {
         return this.answer(tenantId, input, reservation, done);
       bundled = done.outcome === 'BUNDLE';
     }
-    // With an idempotency key, when an expired reservation still holds units of these SKUs, or for a bundle.
+    // With an idempotency key, when an expired reservation still holds units of these SKUs, or when a
+    // bundle's component is short.
     const target = await resolveAllocationTarget(this.db, tenantId, input);
     const requests = target.items.map((item) => ({
       ...item,
