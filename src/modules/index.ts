@@ -10,6 +10,7 @@ import type { Module } from './context';
 import { demoModule } from './demo';
 import { edgeModule } from './edge';
 import { housekeepingModule } from './housekeeping';
+import { mcpModule } from './mcp';
 import { oauthModule } from './oauth';
 import { ordersModule } from './orders';
 import { preferencesModule } from './preferences';
@@ -35,6 +36,7 @@ export const modules: readonly Module[] = [
   supplyModule,
   transfersModule,
   broadcastsModule,
+  mcpModule,
   housekeepingModule,
   referenceModule,
   demoModule,

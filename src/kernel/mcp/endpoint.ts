@@ -174,13 +174,13 @@ function webRequest(request: FastifyRequest): Request {
 }
 
 /**
- * Serves `tools` at `POST path` (stateless Streamable HTTP, JSON answers); other methods are 405
+ * Serves `tools` at `POST path` (stateless Streamable HTTP); other methods are 405
  * with `Allow: POST`: the endpoint sends nothing unasked, so there is no stream to open.
  */
 export function mountMcpEndpoint<C>(app: FastifyInstance, options: McpEndpointOptions<C>): McpHttpHandler {
   const handler = createMcpHandler((ctx) => buildServer(options, contextOf<C>(ctx.authInfo)), {
+    // The operations send nothing before their result, so every answer is one JSON body.
     legacy: 'stateless',
-    responseMode: 'json',
   });
   app.addHook('onClose', async () => handler.close());
 

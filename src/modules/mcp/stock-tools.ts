@@ -1,0 +1,285 @@
+/**
+ * The stock operations of `/mcp`: availability per SKU (and sales channel), reservations made,
+ * extended and released, and the status of an order. Each calls the same services as the GraphQL
+ * resolvers, for the token's tenant and under its scopes; the services' refusals (OUT_OF_STOCK,
+ * NOT_FOUND, INVALID_STATE, …) come back as results with `isError` and the error's code.
+ */
+import { z } from 'zod';
+import { requestFingerprint } from '../../kernel/idempotency';
+import { defineMcpTool, fail, ok, type McpTool } from '../../kernel/mcp';
+import { productsBySkus } from '../catalog';
+import type { ReservationRecord } from '../reservations';
+import type { Services } from '../context';
+import type { McpContext } from './mcp-auth';
+
+const MAX_SKUS = 50;
+/** Most inventory groups read for one availability check (positions × warehouses of its SKUs). */
+const MAX_GROUPS = 2_000;
+const DEFAULT_RESERVATION_SECONDS = 15 * 60;
+const MAX_RESERVATION_SECONDS = 30 * 24 * 60 * 60;
+
+const Uuid = z.uuid({ message: 'must be a UUID' });
+const Sku = z.string().min(1).max(255);
+const IdempotencyKey = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')
+  .describe('Unique per reservation: a repeated call with the same key and arguments returns the same reservation.');
+const Seconds = z
+  .int()
+  .min(60)
+  .max(MAX_RESERVATION_SECONDS)
+  .describe(`Seconds from now, from 60 to ${MAX_RESERVATION_SECONDS} (30 days).`);
+const Timestamp = z.iso.datetime().describe('ISO 8601 time (UTC).');
+
+const ReservationOutput = z.object({
+  id: z.string(),
+  status: z.enum(['ACTIVE', 'REMOVED', 'EXPIRED', 'CONVERTED']),
+  business_id: z.string(),
+  warehouse_id: z.string().describe('Where its first units come from.'),
+  channel_id: z.string(),
+  items: z.array(z.object({ sku: z.string(), quantity: z.int() })),
+  expires_at: Timestamp,
+  released_at: Timestamp.nullable(),
+  order_id: z.string().nullable().describe('The order the reservation became, once CONVERTED.'),
+  created_at: Timestamp,
+});
+
+const reservationOutput = (record: ReservationRecord): z.output<typeof ReservationOutput> => ({
+  id: record.id,
+  status: record.status,
+  business_id: record.businessId,
+  warehouse_id: record.warehouseId,
+  channel_id: record.channelId,
+  items: record.items.map((item) => ({ sku: item.sku, quantity: item.quantity })),
+  expires_at: record.expiresAt.toISOString(),
+  released_at: record.releasedAt?.toISOString() ?? null,
+  order_id: record.orderId,
+  created_at: record.createdAt.toISOString(),
+});
+
+type InventoryArguments = Parameters<Services['stock']['inventory']>[1];
+type InventoryPage = Awaited<ReturnType<Services['stock']['inventory']>>;
+
+/** An order item as the orders service reads it. */
+interface OrderItem {
+  sku: string;
+  quantity: number;
+  state: string;
+  shippedAt: number | null;
+}
+
+const checkAvailability = defineMcpTool({
+  name: 'check_availability',
+  title: 'Check availability',
+  description:
+    'Units of each SKU that can be sold now (available beyond safety stock), in total and per warehouse; with ' +
+    "channel_id, over the sales channel's warehouses. A bundle counts the bundles its components make.",
+  scopes: ['inventory:read'],
+  input: z.object({
+    skus: z.array(Sku).min(1).max(MAX_SKUS).describe(`The SKUs, at most ${MAX_SKUS}.`),
+    channel_id: Uuid.optional().describe("A sales channel: counts only its warehouses' stock."),
+    warehouse_id: Uuid.optional().describe('One warehouse.'),
+  }),
+  output: z.object({
+    channel_id: z.string().nullable(),
+    items: z.array(
+      z.object({
+        sku: z.string(),
+        is_bundle: z.boolean(),
+        sellable: z.int().describe('Units that can be reserved or ordered now.'),
+        available: z.int().describe('Units on hand and free, before safety stock.'),
+        reserved: z.int(),
+        warehouses: z
+          .array(z.object({ warehouse_id: z.string(), sellable: z.int() }))
+          .describe('Per warehouse (empty with channel_id: the channel counts as a whole).'),
+      }),
+    ),
+  }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async call(args, { principal, services }) {
+    const skus = [...new Set(args.skus)];
+    const products = await productsBySkus(services.db, principal.tenantId, skus);
+    const known = new Map(products.map((product) => [product.sku, product]));
+    const unknown = skus.filter((sku) => !known.has(sku));
+    if (unknown.length > 0) {
+      return fail('NOT_FOUND', `no product with SKU ${unknown.map((sku) => `"${sku}"`).join(', ')}`, {
+        skus: unknown,
+      });
+    }
+    const query: InventoryArguments = {
+      filters: {
+        sku: skus,
+        channel_id: args.channel_id?.toLowerCase() ?? null,
+        warehouse_id: args.warehouse_id ? [args.warehouse_id.toLowerCase()] : null,
+      },
+    };
+    const totals = new Map(
+      skus.map((sku) => [sku, { sellable: 0, available: 0, reserved: 0, at: new Map<string, number>() }]),
+    );
+    let after: string | null = null;
+    for (let read = 0; read < MAX_GROUPS;) {
+      const page: InventoryPage = await services.stock.inventory(principal, query, { size: 100, after });
+      for (const group of page.items) {
+        const total = totals.get(group.sku);
+        if (!total) continue;
+        total.sellable += group.quantitySellable;
+        total.available += group.quantityAvailable;
+        total.reserved += group.quantityReserved;
+        if (group.warehouseId) {
+          total.at.set(group.warehouseId, (total.at.get(group.warehouseId) ?? 0) + group.quantitySellable);
+        }
+      }
+      read += page.items.length;
+      if (!page.hasNextPage || !page.endCursor) break;
+      after = page.endCursor;
+    }
+    return ok({
+      channel_id: args.channel_id?.toLowerCase() ?? null,
+      items: skus.map((sku) => {
+        const total = totals.get(sku)!;
+        return {
+          sku,
+          is_bundle: known.get(sku)!.isBundle,
+          sellable: total.sellable,
+          available: total.available,
+          reserved: total.reserved,
+          warehouses: [...total.at].map(([warehouseId, sellable]) => ({ warehouse_id: warehouseId, sellable })),
+        };
+      }),
+    });
+  },
+});
+
+const reserveItemsInput = z.object({
+  business_id: Uuid,
+  channel_id: Uuid.describe('The sales channel the reservation is for.'),
+  warehouse_id: Uuid.optional().describe("Omitted: the units come from the channel's warehouses."),
+  items: z
+    .array(z.object({ sku: Sku, quantity: z.int().min(1).max(1_000_000) }))
+    .min(1)
+    .max(100),
+  customer: z.object({
+    name: z.string().min(1).max(255),
+    email: z.string().max(254).optional(),
+    phone: z.string().max(32).optional(),
+  }),
+  expires_in_seconds: Seconds.optional().describe(
+    `How long the units stay held; default ${DEFAULT_RESERVATION_SECONDS} (15 minutes), at most 30 days.`,
+  ),
+  notes: z.string().max(2000).optional(),
+  idempotency_key: IdempotencyKey,
+});
+
+const reserveItems = defineMcpTool({
+  name: 'reserve_items',
+  title: 'Reserve items',
+  description:
+    'Holds units of SKUs for a customer until the reservation expires, all or none (OUT_OF_STOCK when a SKU is ' +
+    'short). Requires an idempotency_key: a repeated call with the same key and arguments returns the same ' +
+    'reservation; the same key with other arguments is refused.',
+  scopes: ['inventory:write'],
+  input: reserveItemsInput,
+  output: z.object({ reservation: ReservationOutput }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  async call(args, { principal, services }) {
+    const { idempotency_key: key, ...rest } = args;
+    const seconds = args.expires_in_seconds ?? DEFAULT_RESERVATION_SECONDS;
+    const record = await services.reservations.createReservation(
+      principal,
+      {
+        business_id: args.business_id.toLowerCase(),
+        channel_id: args.channel_id.toLowerCase(),
+        warehouse_id: args.warehouse_id?.toLowerCase() ?? null,
+        items: args.items,
+        customer: args.customer,
+        expires_at: Date.now() + seconds * 1000,
+        notes: args.notes ?? null,
+      },
+      // The fingerprint is of the arguments as sent (a relative expiry), so a replay matches.
+      { key, fingerprint: requestFingerprint('mcp reserve_items', rest) },
+    );
+    return ok({ reservation: reservationOutput(record) });
+  },
+});
+
+const extendReservation = defineMcpTool({
+  name: 'extend_reservation',
+  title: 'Extend a reservation',
+  description:
+    'Moves the expiry of an ACTIVE reservation to expires_in_seconds from now (later than its current expiry).',
+  scopes: ['inventory:write'],
+  input: z.object({ reservation_id: z.string().min(1).max(64), expires_in_seconds: Seconds }),
+  output: z.object({ reservation: ReservationOutput }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async call(args, { principal, services }) {
+    const expiresAt = Date.now() + args.expires_in_seconds * 1000;
+    const record = await services.reservations.extendReservation(principal, args.reservation_id, expiresAt);
+    return ok({ reservation: reservationOutput(record) });
+  },
+});
+
+const releaseReservation = defineMcpTool({
+  name: 'release_reservation',
+  title: 'Release a reservation',
+  description: 'Ends an ACTIVE reservation: its units become available again.',
+  scopes: ['inventory:write'],
+  input: z.object({ reservation_id: z.string().min(1).max(64) }),
+  output: z.object({ reservation: ReservationOutput }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  async call(args, { principal, services }) {
+    const record = await services.reservations.removeReservation(principal, args.reservation_id);
+    return ok({ reservation: reservationOutput(record) });
+  },
+});
+
+const getOrderStatus = defineMcpTool({
+  name: 'get_order_status',
+  title: 'Get an order status',
+  description: 'The status of an order and of each of its items (allocated, shipped, cancelled, …).',
+  scopes: ['orders:read'],
+  input: z.object({ order_id: z.string().min(1).max(64) }),
+  output: z.object({
+    order: z.object({
+      id: z.string(),
+      status: z.enum(['OPEN', 'PARTIALLY_SHIPPED', 'SHIPPED', 'CANCELLED']),
+      business_id: z.string(),
+      warehouse_id: z.string(),
+      channel_id: z.string(),
+      items: z.array(
+        z.object({ sku: z.string(), quantity: z.int(), state: z.string(), shipped_at: Timestamp.nullable() }),
+      ),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+    }),
+  }),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async call(args, { principal, services }) {
+    const order = await services.orders.order(principal, args.order_id);
+    return ok({
+      order: {
+        id: order.id,
+        status: order.status,
+        business_id: order.businessId,
+        warehouse_id: order.warehouseId,
+        channel_id: order.channelId,
+        items: order.items.map((item: OrderItem) => ({
+          sku: item.sku,
+          quantity: item.quantity,
+          state: item.state,
+          shipped_at: item.shippedAt === null ? null : new Date(item.shippedAt).toISOString(),
+        })),
+        created_at: order.createdAt.toISOString(),
+        updated_at: order.updatedAt.toISOString(),
+      },
+    });
+  },
+});
+
+/** In the order `tools/list` gives them. */
+export const stockTools: McpTool<McpContext>[] = [
+  checkAvailability,
+  reserveItems,
+  extendReservation,
+  releaseReservation,
+  getOrderStatus,
+];
