@@ -65,6 +65,21 @@ export const MAX_TOOL_INPUT_ELEMENTS = 2_000;
 /** Headers of the connection, not of the message: not handed on to the SDK's web request. */
 const HOP_BY_HOP = new Set(['connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'host']);
 
+/** Whether `value` holds more than `limit` array elements and object members (stops counting there). */
+export function exceedsElements(value: unknown, limit: number): boolean {
+  let count = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (current === null || typeof current !== 'object') continue;
+    const members = Array.isArray(current) ? current : Object.values(current);
+    count += members.length;
+    if (count > limit) return true;
+    pending.push(...members);
+  }
+  return false;
+}
+
 const contextOf = <C>(authInfo: AuthInfo | undefined): C => authInfo?.extra?.context as C;
 
 function asText(value: unknown): string {
@@ -129,7 +144,15 @@ function buildServer<C>(options: McpEndpointOptions<C>, context: C): McpServer {
     const started = performance.now();
     const report = (outcome: McpCallOutcome, code?: string) =>
       options.onToolCall?.(name, outcome, performance.now() - started, context, code);
-    const parsed = tool.input.safeParse(request.params.arguments ?? {});
+    const args = request.params.arguments ?? {};
+    if (exceedsElements(args, MAX_TOOL_INPUT_ELEMENTS)) {
+      report('invalid_params');
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Invalid arguments for tool ${name}: more than ${MAX_TOOL_INPUT_ELEMENTS} array elements and object members`,
+      );
+    }
+    const parsed = tool.input.safeParse(args);
     if (!parsed.success) {
       report('invalid_params');
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${name}`, {
