@@ -117,6 +117,45 @@ describe('stock operations', () => {
     expect(missing).toMatchObject({ code: 'NOT_FOUND', details: { skus: ['NOPE'] } });
   });
 
+  it('check_availability over a sales channel counts its warehouses, and a bundle by what its components make', async () => {
+    const client = await connect(world.tenant.key);
+    const mutate = (mutation: string, input: Record<string, unknown>) =>
+      graphqlData(t, world.tenant.key, mutation, { input });
+    await mutate(`mutation($input: CreateProductInput!) { createProduct(input: $input) { product { id } } }`, {
+      sku: 'KIT-1',
+      name: 'Kit of two SKU-3',
+    });
+    await mutate(
+      `mutation($input: SetBundleComponentsInput!) { setBundleComponents(input: $input) { product { id } } }`,
+      { sku: 'KIT-1', components: [{ sku: 'SKU-3', quantity: 2 }] },
+    );
+    await mutate(
+      `mutation($input: SetSalesChannelWarehousesInput!) { setSalesChannelWarehouses(input: $input) { sales_channel { id } } }`,
+      { channel_id: world.channelId, warehouse_ids: [world.warehouseId] },
+    );
+    await addStock(t, world, 'SKU-3', 7);
+    await addStock(t, world, 'SKU-3', 50, { warehouseId: world.catalog.warehouseIds[1] });
+    const perWarehouse = await call(client, 'check_availability', { skus: ['KIT-1', 'SKU-3'] });
+    expect(perWarehouse.items.map((item: { sellable: number }) => item.sellable)).toEqual([3 + 25, 57]);
+    const out = await call(client, 'check_availability', { skus: ['KIT-1', 'SKU-3'], channel_id: world.channelId });
+    expect(out).toEqual({
+      channel_id: world.channelId,
+      items: [
+        expect.objectContaining({ sku: 'KIT-1', is_bundle: true, sellable: 3, warehouses: [] }),
+        expect.objectContaining({ sku: 'SKU-3', is_bundle: false, sellable: 7, warehouses: [] }),
+      ],
+    });
+    // Reserving two kits through the channel holds four units of the component.
+    const { reservation: kits } = await call(
+      client,
+      'reserve_items',
+      reservation({ warehouse_id: undefined, items: [{ sku: 'KIT-1', quantity: 2 }] }),
+    );
+    const after = await call(client, 'check_availability', { skus: ['KIT-1', 'SKU-3'], channel_id: world.channelId });
+    expect(after.items.map((item: { sellable: number }) => item.sellable)).toEqual([1, 3]);
+    await call(client, 'release_reservation', { reservation_id: kits.id });
+  });
+
   it('reserve_items holds units until expiry, replays a repeated key and refuses the key with other arguments', async () => {
     const client = await connect(world.tenant.key);
     const before = await sellable(client, 'SKU-1');
