@@ -21,6 +21,7 @@ import { searchModule } from './search';
 import { stockModule } from './stock';
 import { supplyModule } from './supply';
 import { transfersModule } from './transfers';
+import { ucpModule } from './ucp';
 
 export const modules: readonly Module[] = [
   authModule,
@@ -36,6 +37,7 @@ export const modules: readonly Module[] = [
   supplyModule,
   transfersModule,
   broadcastsModule,
+  ucpModule,
   mcpModule,
   housekeepingModule,
   referenceModule,

@@ -31,9 +31,10 @@ export function rewriteEdgeHost(
     const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
     if (!host.endsWith(suffix)) return undefined;
     const key = host.slice(0, -suffix.length);
-    return PROXY_KEY_PATTERN.test(key)
-      ? `${EDGE_PATH_PREFIX}${key}${url.startsWith('/') ? url : `/${url}`}`
-      : undefined;
+    if (!PROXY_KEY_PATTERN.test(key)) return undefined;
+    // The proxy's UCP profile is the service's own document, not the origin's.
+    if (url.split('?')[0] === '/.well-known/ucp') return `/ucp/${key}/.well-known/ucp`;
+    return `${EDGE_PATH_PREFIX}${key}${url.startsWith('/') ? url : `/${url}`}`;
   };
 }
 

@@ -1,0 +1,49 @@
+import type { FastifyRequest } from 'fastify';
+import { limitByAddress } from '../../kernel/rate-limit';
+import { mountMcpEndpoint } from '../../kernel/mcp';
+import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
+import type { Module, Services } from '../context';
+import type { CatalogToolContext } from './catalog-core';
+import { catalogTools } from './catalog-tools';
+import { UcpCatalogService } from './catalog.service';
+import { storefrontLimit, ucpOperations } from './ucp.routes';
+import { UCP_VERSION } from './ucp.schemas';
+import { notFound } from '../../kernel/errors';
+
+declare module '../context' {
+  interface Services {
+    ucp: UcpCatalogService;
+  }
+}
+
+export { catalogTools } from './catalog-tools';
+export type { CatalogToolContext } from './catalog-core';
+export { UCP_VERSION } from './ucp.schemas';
+
+/** The catalog operations' context for a tenant's named catalog (its `/mcp`). */
+export const tenantCatalog = (services: Services, tenantId: string): CatalogToolContext =>
+  services.ucp.forTenant(tenantId);
+
+/** The public storefront catalog's MCP endpoint: no token, the address's rate limit, the key's settings. */
+function mountStorefrontMcp(app: Parameters<NonNullable<Module['http']>>[0], services: Services) {
+  const limit = limitByAddress(services.rateLimits);
+  mountMcpEndpoint<CatalogToolContext>(app, {
+    path: '/ucp/:key/mcp',
+    serverInfo: { name: 'storefront-catalog', title: 'Storefront catalog (UCP)', version: UCP_VERSION },
+    tools: catalogTools,
+    async context(request: FastifyRequest) {
+      await limit(storefrontLimit.name, storefrontLimit.perMinute(services), request);
+      const { key } = request.params as { key: string };
+      if (!PROXY_KEY_PATTERN.test(key)) throw notFound(`no search engine with key "${key}"`);
+      return services.ucp.forProxy(key);
+    },
+  });
+}
+
+/** The catalog for agents: the UCP catalog capability over a tenant's search index, with live stock. */
+export const ucpModule: Module = {
+  name: 'ucp',
+  services: (services) => ({ ucp: new UcpCatalogService(services as Services) }),
+  rest: ucpOperations,
+  http: mountStorefrontMcp,
+};
