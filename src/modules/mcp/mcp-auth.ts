@@ -4,7 +4,7 @@
  * `WWW-Authenticate` challenge names the endpoint's protected resource metadata (RFC 9728), where
  * a client learns which authorization server to ask.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { errorBody } from '../../kernel/envelope';
 import { AppError } from '../../kernel/errors';
 import { HttpRefusal } from '../../kernel/mcp';
@@ -20,7 +20,7 @@ export const resourceMetadataUrl = (services: Services) =>
 export interface McpContext {
   principal: Principal;
   services: Services;
-  log: FastifyRequest['log'];
+  log: FastifyBaseLogger;
 }
 
 /** The request's principal, or the 401 refusing it (with the challenge). */
@@ -38,10 +38,4 @@ export async function authenticateMcp(services: Services, request: FastifyReques
       'WWW-Authenticate': `Bearer ${challenge.join(', ')}`,
     });
   }
-}
-
-/** The OAuth client behind the credential, or the API key's id. */
-export function clientIdOf(principal: Principal): string {
-  const { actor } = principal;
-  return actor.type === 'user' ? actor.clientId : actor.id;
 }
