@@ -64,6 +64,7 @@ const documents = [
   },
   { id: 'd2', product_id: 'P2', sku: 'SKU-2', title: 'Floor lamp', price: 80, categories: ['Lighting'] },
   { id: 'd3', product_id: 'P3', sku: 'SKU-3', title: 'Office chair', price: 150, categories: ['Furniture'] },
+  { id: 'd4', product_id: 'P4', sku: 'KIT-A', title: 'Reading kit', price: 99, categories: ['Kits'] },
   ...shades,
 ];
 
@@ -249,6 +250,29 @@ describe('the REST binding', () => {
     expect(await lookup()).toEqual({ available: false });
     await addStock(t, world, 'SKU-2', 3);
     expect(await lookup()).toEqual({ available: true });
+  });
+});
+
+describe('a bundle in the catalog', () => {
+  it('is available while its components make one', async () => {
+    const client = at('10.0.1.2');
+    const define = (mutation: string, input: unknown) => graphqlData(t, world.tenant.key, mutation, { input });
+    await define(`mutation($input: CreateProductInput!) { createProduct(input: $input) { product { id } } }`, {
+      sku: 'KIT-A',
+      name: 'Reading kit',
+    });
+    await define(
+      `mutation($input: SetBundleComponentsInput!) { setBundleComponents(input: $input) { product { id } } }`,
+      { sku: 'KIT-A', components: [{ sku: 'SKU-3', quantity: 2 }] },
+    );
+    const kit = async () =>
+      UcpGetProductResponse.parse((await client.post('/ucp/shop/catalog/product', { id: 'KIT-A' })).body).product
+        .variants[0]!.availability;
+    expect(await kit()).toEqual({ available: false });
+    await addStock(t, world, 'SKU-3', 1);
+    expect(await kit()).toEqual({ available: false });
+    await addStock(t, world, 'SKU-3', 1);
+    expect(await kit()).toEqual({ available: true });
   });
 });
 
