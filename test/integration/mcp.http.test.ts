@@ -243,7 +243,7 @@ describe('statelessness', () => {
         }),
       );
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(5);
+      expect(tools).toHaveLength(8);
       const reserved = await client.callTool({ name: 'reserve_items', arguments: reserveArgs() });
       expect(reserved.isError ?? false).toBe(false);
       const id = (reserved.structuredContent as { reservation: { id: string } }).reservation.id;

@@ -79,11 +79,14 @@ beforeAll(async () => {
 });
 
 describe('tools/list', () => {
-  it('lists the stock operations in a fixed order, each with its input and output schemas', async () => {
+  it('lists the catalog and stock operations in a fixed order, each with its input and output schemas', async () => {
     for (const legacy of [false, true]) {
       const client = await connect(world.tenant.key, { legacy });
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual([
+        'search_catalog',
+        'lookup_catalog',
+        'get_product',
         'check_availability',
         'reserve_items',
         'extend_reservation',

@@ -4,6 +4,7 @@ import { hasScope, type Scope } from '../auth/scopes';
 import type { Module, Services } from '../context';
 import { authenticateMcp, MCP_PATH, resourceMetadataUrl, type McpContext } from './mcp-auth';
 import { clientIdOf, createMcpMetrics, toolCallRecorder, type McpMetrics } from './mcp-observability';
+import { catalogTools, tenantCatalog } from '../ucp';
 import { stockTools } from './stock-tools';
 
 declare module '../context' {
@@ -13,11 +14,17 @@ declare module '../context' {
 }
 
 /**
- * The operations of `/mcp`, in the order `tools/list` gives them.
- * Catalog operations (search_catalog, lookup_catalog, get_product) join here once the UCP module
- * exports them, through a context adapter from `McpContext` to theirs.
+ * The operations of `/mcp`, in the order `tools/list` gives them: the UCP catalog operations over
+ * the catalog the token's tenant names (the same operations the public storefront serves), then
+ * the stock operations.
  */
-const tools = (): McpTool<McpContext>[] => [...stockTools];
+const tools = (): McpTool<McpContext>[] => [
+  ...catalogTools.map((tool): McpTool<McpContext> => ({
+    ...tool,
+    call: (args, { services, principal }) => tool.call(args, tenantCatalog(services, principal.tenantId)),
+  })),
+  ...stockTools,
+];
 
 /** The authenticated MCP endpoint: `POST /mcp`, each operation gated by scopes and scoped to the tenant. */
 export const mcpModule: Module = {
