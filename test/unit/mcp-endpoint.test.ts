@@ -182,6 +182,32 @@ describe('mountMcpEndpoint', () => {
   });
 });
 
+describe('subscriptions/listen', () => {
+  it('is acknowledged and closed at once: the operations never change, so no stream stays open', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: {
+        authorization: 'Bearer ok',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      payload: {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: true }, _meta: META },
+      },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain('notifications/subscriptions/acknowledged');
+    expect(response.body).toContain('"notifications":{}');
+    expect(response.body).toContain('"resultType":"complete"');
+  });
+});
+
 describe('exceedsElements', () => {
   it('counts array elements and object members at every depth, stopping past the limit', () => {
     expect(exceedsElements({ a: [1, 2], b: { c: 3 } }, 5)).toBe(false);

@@ -105,7 +105,8 @@ function domainError(error: unknown): McpToolResult<never> | undefined {
 
 function buildServer<C>(options: McpEndpointOptions<C>, context: C): McpServer {
   const server = new McpServer(options.serverInfo, {
-    capabilities: { tools: {} },
+    // The list of operations never changes while a process runs: nothing to listen for.
+    capabilities: { tools: { listChanged: false } },
     maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS,
   });
   const registered = new Map<string, { tool: McpTool<C>; outputSchemaJson: Record<string, unknown> | undefined }>();
