@@ -1,7 +1,5 @@
-import { buildApp } from './app';
 import { bannerLines } from './banner';
 import { ConfigError, loadConfig } from './kernel/config';
-import { createDb } from './kernel/db';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './kernel/embedded-postgres';
 import { resolveMasterKey } from './kernel/master-key';
 import { applyMigrations } from './kernel/migrations';
@@ -19,7 +17,13 @@ async function main() {
       : undefined;
   const masterKey = resolveMasterKey(config);
   let embedded: EmbeddedDatabase | undefined;
-  const databaseUrl = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir)).url;
+  // The application's code (most of a start) loads while the embedded PostgreSQL, a process of its
+  // own, starts beside it.
+  const [{ buildApp }, { createDb }, databaseUrl] = await Promise.all([
+    import('./app'),
+    import('./kernel/db'),
+    config.databaseUrl ?? startEmbeddedPostgres(config.dataDir).then((started) => (embedded = started).url),
+  ]);
   // Migrations take a session of their own: the direct URL, when the pool goes through a pooler.
   const migrations = await applyMigrations(config.databaseDirectUrl ?? databaseUrl);
   const db = createDb(databaseUrl, { poolSize: config.databasePoolSize });

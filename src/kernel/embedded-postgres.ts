@@ -103,30 +103,58 @@ class ClusterControl {
     private readonly account: { uid?: number; gid?: number },
   ) {}
 
+  private get logFile() {
+    return join(this.clusterDir, 'server.log');
+  }
+
   private run(args: string[]) {
     return execFileAsync(this.pgCtl, ['-D', this.clusterDir, ...args], { ...this.account, encoding: 'utf8' });
   }
 
-  /** Whether a server runs on the cluster: one left behind by a process that was killed. */
+  /**
+   * Whether a server runs on the cluster: one left behind by a process that was killed. Without a
+   * `postmaster.pid` none does, and pg_ctl need not be asked (a clean stop removes the file).
+   */
   async isRunning(): Promise<boolean> {
+    if (!existsSync(join(this.clusterDir, 'postmaster.pid'))) return false;
     return this.run(['status']).then(
       () => true,
       () => false,
     );
   }
 
+  /**
+   * Launches the server without pg_ctl's `--wait`, which looks whether the server is up only every
+   * 100 ms (a tenth of a second of every start spent waiting); `connect` tries every few
+   * milliseconds instead.
+   */
   async start(port: number): Promise<void> {
     const options = `-p ${port} -c listen_addresses=127.0.0.1 -c max_connections=200`;
-    await this.run([
-      'start',
-      '--wait',
-      '--timeout=60',
-      '--silent',
-      '-l',
-      join(this.clusterDir, 'server.log'),
-      '-o',
-      options,
-    ]);
+    await this.run(['start', '--no-wait', '--silent', '-l', this.logFile, '-o', options]);
+  }
+
+  /**
+   * A connected client, once the server just started accepts it. While it refuses (not listening
+   * yet, or starting up), tries again; gives up when the server is no longer running (its log says
+   * why) or after a minute.
+   */
+  async connect(url: string): Promise<pg.Client> {
+    const givingUpAt = Date.now() + 60_000;
+    for (let attempt = 1; ; attempt++) {
+      const client = new pg.Client({ connectionString: url });
+      try {
+        await client.connect();
+        return client;
+      } catch (error) {
+        await client.end().catch(() => {});
+        const code = (error as { code?: string }).code;
+        const starting = code === 'ECONNREFUSED' || code === '57P03'; // 57P03: the database system is starting up
+        if (!starting || Date.now() > givingUpAt) throw error;
+        if (attempt % 50 === 0 && !(await this.isRunning()))
+          throw new Error(`PostgreSQL did not start; its log is ${this.logFile}`, { cause: error });
+        await new Promise((resolveWait) => setTimeout(resolveWait, 5));
+      }
+    }
   }
 
   /** Fast shutdown: the service has closed its connections by then, or is gone. */
@@ -181,8 +209,7 @@ export async function startEmbeddedPostgres(
   }
   await cluster.start(port);
   const serverUrl = (name: string) => `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${name}`;
-  const client = new pg.Client({ connectionString: serverUrl('postgres') });
-  await client.connect();
+  const client = await cluster.connect(serverUrl('postgres'));
   try {
     await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
   } catch (error) {

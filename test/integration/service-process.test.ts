@@ -80,6 +80,28 @@ describe('the service process', () => {
     expect(await second.exited).toBe(0);
   });
 
+  it('after a killed process, stops the PostgreSQL server it left running and starts on the same data', async () => {
+    const dataDir = temporaryDir();
+    const killed = await startService({ DATA_DIR: dataDir });
+    // SIGKILL leaves no chance to stop PostgreSQL, which runs in a session of its own.
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    const pidFile = join(dataDir, 'postgres', 'postmaster.pid');
+    expect(existsSync(pidFile)).toBe(true);
+    const serverPid = () => Number.parseInt(readFileSync(pidFile, 'utf8').split('\n')[0]!, 10);
+    const leftPid = serverPid();
+    expect(() => process.kill(leftPid, 0)).not.toThrow();
+
+    const next = await startService({ DATA_DIR: dataDir });
+    expect(next.output()).toContain('stopped a PostgreSQL server a previous process left running');
+    expect(await (await fetch(url(next, '/healthz'))).json()).toEqual({ status: 'ok', database: 'up' });
+    // A server of its own (the one left was stopped; the cluster takes one server at a time).
+    expect(serverPid()).not.toBe(leftPid);
+    next.child.kill('SIGTERM');
+    expect(await next.exited).toBe(0);
+    expect(existsSync(pidFile)).toBe(false);
+  });
+
   describe.each([
     ['SIGTERM sent to the npm process alone', 'SIGTERM', 'npm'],
     ['SIGTERM sent to the service process alone', 'SIGTERM', 'service'],
