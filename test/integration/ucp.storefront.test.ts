@@ -381,6 +381,48 @@ describe('the public MCP endpoint', () => {
   });
 });
 
+/** A `tools/list` of a key's storefront MCP endpoint, as a 2026-07-28 client sends it. */
+const mcpPost = (key: string, remoteAddress: string) =>
+  t.app.inject({
+    method: 'POST',
+    url: `/ucp/${key}/mcp`,
+    remoteAddress,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/list',
+    },
+    payload: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'ucp-test', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
+  });
+
+describe('what the storefront MCP endpoint refuses', () => {
+  it('refuses unknown keys, private proxies and keys whose settings leave the catalog out', async () => {
+    expect((await mcpPost('shop', '10.0.4.1')).statusCode).toBe(200);
+    for (const [key, status] of [
+      ['nokey', 404],
+      ['hidden', 401],
+      ['blog', 404],
+      ['NOT_A_KEY', 404],
+    ] as const) {
+      const response = await mcpPost(key, '10.0.4.1');
+      expect(response.statusCode, response.body).toBe(status);
+      expect(JSON.parse(response.body).error.code).toBe(status);
+    }
+  });
+});
+
 describe('the limit per client address', () => {
   it('answers 429 with Retry-After beyond SEARCH_EVENTS_PER_MINUTE', async () => {
     const client = at('10.0.9.1');
@@ -390,5 +432,9 @@ describe('the limit per client address', () => {
     const refused = await client.post('/ucp/shop/catalog/lookup', { ids: ['P1'] });
     expectRestError(refused, 429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // The MCP endpoint of the storefront counts against the same limit.
+    const mcp = await mcpPost('shop', '10.0.9.1');
+    expect(mcp.statusCode, mcp.body).toBe(429);
+    expect(Number(mcp.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
