@@ -283,6 +283,15 @@ describe('what the storefront refuses', () => {
     expectRestError(await client.post('/ucp/nokey/catalog/search', { query: 'lamp' }), 404);
     expectRestError(await client.post('/ucp/hidden/catalog/search', { query: 'lamp' }), 401);
     expectRestError(await client.post('/ucp/blog/catalog/search', { query: 'lamp' }), 404);
+    // A private proxy answers its own tenant's token with scope search, as its search does.
+    const privately = await rest.post('/ucp/hidden/catalog/search', {
+      body: { query: 'lamp' },
+      headers: AGENT,
+      token: world.tenant.key,
+      remoteAddress: '10.0.2.1',
+    });
+    expect(privately.status, privately.rawBody).toBe(200);
+    expect(UcpSearchResponse.parse(privately.body).products.length).toBeGreaterThan(0);
     expectRestError(await client.get('/ucp/blog/.well-known/ucp'), 404);
   });
 

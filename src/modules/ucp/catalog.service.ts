@@ -89,10 +89,11 @@ export class UcpCatalogService {
 
   /**
    * The public catalog of a proxy key: refused as searching through the key is (unknown key,
-   * private or suspended proxy), and only when the key's search settings include the catalog index.
+   * suspended proxy, private proxy without a token of its tenant with scope `search`), and only
+   * when the key's search settings include the catalog index.
    */
-  async forProxy(key: string): Promise<CatalogToolContext> {
-    const settings = await this.services.search.search.getSettings(null, key);
+  async forProxy(key: string, caller: Principal | null = null): Promise<CatalogToolContext> {
+    const settings = await this.services.search.search.getSettings(caller, key);
     const tenantId = await repository.tenantOfProxy(this.services.db, key);
     const row = tenantId ? await repository.findCatalog(this.services.db, tenantId) : null;
     if (!row) throw notFound(`the proxy "${key}" offers no catalog`);
@@ -102,7 +103,7 @@ export class UcpCatalogService {
     return {
       open: async () =>
         this.opened(row, async (context) => {
-          const [entry] = await this.services.search.search.searchProxy(null, key, [
+          const [entry] = await this.services.search.search.searchProxy(caller, key, [
             { ...context, indices: [row.indexAlias] },
           ]);
           return entry!.results[0]!;

@@ -77,8 +77,9 @@ export const putCatalogSettings = defineOperation({
 });
 
 const storefrontDescription =
-  ' Public (no token), limited to a proxy key whose search settings include the catalog index; refused like ' +
-  '`POST /api/instant/search/{key}` when the proxy requires authentication. Each client address may send ' +
+  ' Public (no token), limited to a proxy key whose search settings include the catalog index; a proxy that ' +
+  'requires authentication needs, as `POST /api/instant/search/{key}` does, a bearer token of its tenant with ' +
+  'scope `search`. Each client address may send ' +
   '`SEARCH_EVENTS_PER_MINUTE` requests per minute (default 300) to storefront catalogs, then gets a 429 with ' +
   '`Retry-After`. Business outcomes are 200 with UCP `messages`; malformed requests are 400.';
 
@@ -92,7 +93,8 @@ export const searchStorefrontCatalog = defineOperation({
     '(minor units), 10 per page by default (at most 50), `pagination.cursor` for the next page.' +
     storefrontDescription,
   tag: storefrontTag,
-  security: 'none',
+  security: 'bearer-optional',
+  scopes: ['search'],
   cors: true,
   limitPerAddress: storefrontLimit,
   params: KeyParams,
@@ -100,8 +102,8 @@ export const searchStorefrontCatalog = defineOperation({
   body: UcpSearchRequest,
   responses: { 200: { description: 'The UCP search response.', schema: UcpSearchResponse } },
   errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'FORBIDDEN', 'TOO_MANY_REQUESTS'],
-  async handler({ params, body, services }) {
-    return { status: 200, body: await searchCatalog(await services.ucp.forProxy(params.key), body) };
+  async handler({ params, body, optionalPrincipal, services }) {
+    return { status: 200, body: await searchCatalog(await services.ucp.forProxy(params.key, optionalPrincipal), body) };
   },
 });
 
@@ -115,7 +117,8 @@ export const lookupStorefrontCatalog = defineOperation({
     '`request_too_large`); unknown identifiers are `not_found` info messages.' +
     storefrontDescription,
   tag: storefrontTag,
-  security: 'none',
+  security: 'bearer-optional',
+  scopes: ['search'],
   cors: true,
   limitPerAddress: storefrontLimit,
   params: KeyParams,
@@ -123,8 +126,8 @@ export const lookupStorefrontCatalog = defineOperation({
   body: UcpLookupRequest,
   responses: { 200: { description: 'The UCP lookup response.', schema: UcpLookupResponse } },
   errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'FORBIDDEN', 'TOO_MANY_REQUESTS'],
-  async handler({ params, body, services }) {
-    return { status: 200, body: await lookupCatalog(await services.ucp.forProxy(params.key), body) };
+  async handler({ params, body, optionalPrincipal, services }) {
+    return { status: 200, body: await lookupCatalog(await services.ucp.forProxy(params.key, optionalPrincipal), body) };
   },
 });
 
@@ -138,7 +141,8 @@ export const getStorefrontProduct = defineOperation({
     'unrecoverable `not_found` message.' +
     storefrontDescription,
   tag: storefrontTag,
-  security: 'none',
+  security: 'bearer-optional',
+  scopes: ['search'],
   cors: true,
   limitPerAddress: storefrontLimit,
   params: KeyParams,
@@ -146,8 +150,8 @@ export const getStorefrontProduct = defineOperation({
   body: UcpGetProductRequest,
   responses: { 200: { description: 'The product, or the UCP error response.', schema: UcpGetProductResult } },
   errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'FORBIDDEN', 'TOO_MANY_REQUESTS'],
-  async handler({ params, body, services }) {
-    return { status: 200, body: await getProduct(await services.ucp.forProxy(params.key), body) };
+  async handler({ params, body, optionalPrincipal, services }) {
+    return { status: 200, body: await getProduct(await services.ucp.forProxy(params.key, optionalPrincipal), body) };
   },
 });
 
@@ -162,14 +166,15 @@ export const getStorefrontProfile = defineOperation({
     '(`{key}.EDGE_DOMAIN`).' +
     storefrontDescription,
   tag: storefrontTag,
-  security: 'none',
+  security: 'bearer-optional',
+  scopes: ['search'],
   cors: true,
   limitPerAddress: storefrontLimit,
   params: KeyParams,
   responses: { 200: { description: 'The profile.', schema: UcpBusinessProfile } },
   errors: ['UNAUTHORIZED', 'NOT_FOUND', 'FORBIDDEN', 'TOO_MANY_REQUESTS'],
-  async handler({ params, services }) {
-    await services.ucp.forProxy(params.key);
+  async handler({ params, optionalPrincipal, services }) {
+    await services.ucp.forProxy(params.key, optionalPrincipal);
     return {
       status: 200,
       body: ucpProfile(services.baseUrl, params.key),
