@@ -78,7 +78,7 @@ export class UcpCatalogService {
     return {
       open: async () => {
         const row = await repository.findCatalog(this.services.db, tenantId);
-        if (!row) throw notFound('the tenant has no catalog');
+        if (!row) throw notFound('the tenant names no catalog: PUT /api/agents/catalog names one');
         return this.opened(row, async (context) => {
           const [entry] = await this.services.search.search.searchIndex(reader, row.indexAlias, [context]);
           return entry!.results[0]!;

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { notFound } from '../../kernel/errors';
 import { limitByAddress } from '../../kernel/rate-limit';
 import { mountMcpEndpoint } from '../../kernel/mcp';
 import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
@@ -8,7 +9,6 @@ import { catalogTools } from './catalog-tools';
 import { UcpCatalogService } from './catalog.service';
 import { storefrontLimit, ucpOperations } from './ucp.routes';
 import { UCP_VERSION } from './ucp.schemas';
-import { notFound } from '../../kernel/errors';
 
 declare module '../context' {
   interface Services {
