@@ -37,6 +37,8 @@ function mountStorefrontMcp(app: Parameters<NonNullable<Module['http']>>[0], ser
       if (!PROXY_KEY_PATTERN.test(key)) throw notFound(`no search engine with key "${key}"`);
       return services.ucp.forProxy(key);
     },
+    onError: (error, name) =>
+      services.log.error({ err: error, operation: name }, 'ucp: a storefront catalog operation failed'),
   });
 }
 
