@@ -77,6 +77,24 @@ function statusesPerBlock(stderr: string, blocks: number): string[][] {
   return seen;
 }
 
+/**
+ * The lines of a block that send a request: calls of curl, of gql and of the functions the block
+ * defines (`name() { … }`, each a request), but not the lines of those functions' bodies.
+ */
+function requestLines(script: string): number {
+  const lines = script.split('\n');
+  const defined = lines.flatMap((line) => /^(\w+)\(\) \{/.exec(line)?.[1] ?? []);
+  const sender = new RegExp(`(^|\\$\\(|\\|)\\s*(${['curl', 'gql', ...defined].join('|')})\\s`);
+  let inBody = false;
+  let count = 0;
+  for (const line of lines) {
+    if (/^\w+\(\) \{/.test(line)) inBody = !line.trimEnd().endsWith('}');
+    else if (inBody) inBody = line.trim() !== '}';
+    else if (sender.test(line)) count += 1;
+  }
+  return count;
+}
+
 describe("the README's examples", () => {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const examples = runnableExamples(readme);
@@ -84,9 +102,7 @@ describe("the README's examples", () => {
   it('mark what they expect: each runnable block names a status for each of its requests', () => {
     expect(examples.length).toBeGreaterThan(20);
     for (const example of examples) {
-      const requests = example.script
-        .split('\n')
-        .filter((line) => /(^|\$\(|\|)\s*(curl|gql)\s/.test(line) && !line.includes('() {')).length;
+      const requests = requestLines(example.script);
       expect(example.expected.length, `README line ${example.line}: one "# → status" per curl`).toBe(requests);
       // Commands reach the service through $BASE; comments may show what an answer looks like.
       const commands = example.script.replace(/#.*$/gm, '');
