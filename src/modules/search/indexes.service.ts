@@ -373,6 +373,11 @@ export class IndexService {
           filters: rule.filters ?? [],
           pin: rule.pin ?? [],
           hide: rule.hide ?? [],
+          // Stored only when given, so that rules without them read back as before.
+          ...(rule.replace_query !== undefined ? { replace_query: rule.replace_query } : {}),
+          ...(rule.data !== undefined ? { data: rule.data } : {}),
+          ...(rule.active_from !== undefined ? { active_from: new Date(rule.active_from).toISOString() } : {}),
+          ...(rule.active_to !== undefined ? { active_to: new Date(rule.active_to).toISOString() } : {}),
         })),
       );
       await this.delivery.recordChange(tx, index.id);

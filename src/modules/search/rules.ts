@@ -13,7 +13,19 @@ export interface MerchandisingRule {
   filters: FieldFilterData[];
   pin: { id: string; position: number }[];
   hide: string[];
+  /** Searched instead of the query typed. */
+  replace_query?: string;
+  /** Returned as `rule_data` with the results the rule applies to. */
+  data?: Record<string, unknown>;
+  /** ISO timestamps: the rule is skipped before `active_from` and from `active_to` on. */
+  active_from?: string;
+  active_to?: string;
 }
+
+/** Whether a rule is active at `now` (milliseconds); a rule without a period always is. */
+export const isActive = (rule: MerchandisingRule, now: number): boolean =>
+  (rule.active_from === undefined || Date.parse(rule.active_from) <= now) &&
+  (rule.active_to === undefined || now < Date.parse(rule.active_to));
 
 const sameFilter = (a: FieldFilterData, b: FieldFilterData) => {
   const values = (filter: FieldFilterData) => (filter.values ?? []).map(String).sort().join('\u0000');
@@ -32,12 +44,18 @@ export function queryMatches(condition: NonNullable<MerchandisingRule['query']>,
   return false;
 }
 
-/** The first rule whose conditions the context meets, or null. */
-export function ruleFor(rules: MerchandisingRule[], context: SearchContextData): MerchandisingRule | null {
+/** The first rule active at `now` whose conditions the context meets, or null. */
+export function ruleFor(
+  rules: MerchandisingRule[],
+  context: SearchContextData,
+  now: number = Date.now(),
+): MerchandisingRule | null {
+  if (rules.length === 0) return null;
   const given = (context.filters ?? []).filter((filter): filter is FieldFilterData => 'key' in filter);
   return (
     rules.find(
       (rule) =>
+        isActive(rule, now) &&
         (rule.query === null || queryMatches(rule.query, context.q ?? '')) &&
         rule.filters.every((wanted) => given.some((filter) => sameFilter(filter, wanted))),
     ) ?? null

@@ -16,6 +16,12 @@ import { storableText, trimmedName } from '../../kernel/validation';
 import { FacetRangesInput, FacetRangesOutput } from './facet-ranges.schemas';
 import { Language, MatchingInput, MatchingOutput } from './matching.schemas';
 import { tokenize } from './engine/text';
+import {
+  RuleDataOutput,
+  RuleExtensionsInput,
+  RuleExtensionsOutput,
+  activePeriodIsOrdered,
+} from './rule-extensions.schemas';
 
 export const MAX_DOCUMENTS_PER_REQUEST = 1000;
 export const MAX_PHRASE_WORDS = 5;
@@ -471,8 +477,10 @@ const RuleInput = z
       .optional()
       .openapi({ description: '1-based positions; a pinned document shows when it passes the filters.' }),
     hide: z.array(RuleDocumentId).max(100).optional().openapi({ description: 'Documents never shown.' }),
+    ...RuleExtensionsInput,
   })
   .strict()
+  .refine(activePeriodIsOrdered, { message: 'active_from must be before active_to', path: ['active_to'] })
   .openapi('MerchandisingRuleInput');
 
 export const RulesBody = z
@@ -494,6 +502,7 @@ export const RuleOutput = z
     filters: z.array(z.object({ key: z.string(), operator: z.string(), values: z.array(z.unknown()).optional() })),
     pin: z.array(z.object({ id: z.string(), position: z.int() })),
     hide: z.array(z.string()),
+    ...RuleExtensionsOutput,
   })
   .openapi('MerchandisingRule');
 export type FieldFilterData = z.output<typeof FieldFilterInput>;
@@ -552,6 +561,7 @@ const IndexResult = z
       z.string(),
       z.object({ min: z.number(), max: z.number(), avg: z.number(), sum: z.number() }),
     ),
+    rule_data: RuleDataOutput,
   })
   .openapi('SearchIndexResult');
 

@@ -198,13 +198,16 @@ export class SearchService {
   /** Runs every context against its indexes; `count` of each result is the total over the context's indexes. */
   private async run(targetsPerContext: Target[][], contexts: SearchContextData[]): Promise<SearchResponseEntryData[]> {
     const problems: FieldProblem[] = [];
+    const now = Date.now();
     const plans = contexts.map((context, i) =>
       targetsPerContext[i]!.map((target) => {
-        const translated = toEngineQuery(target.index, context, `[${i}]`, target.defaults);
+        const rule = ruleFor(target.index.rules, context, now);
+        // A rule's replacement query is searched in place of the typed one (its conditions matched the typed one).
+        const searched = rule?.replace_query !== undefined ? { ...context, q: rule.replace_query } : context;
+        const translated = toEngineQuery(target.index, searched, `[${i}]`, target.defaults);
         if (translated.problems) problems.push(...translated.problems);
-        const rule = ruleFor(target.index.rules, context);
         const query = rule ? { ...translated.query!, pin: rule.pin, hide: rule.hide } : translated.query!;
-        return { target, query, rule: rule?.id ?? null };
+        return { target, query, rule: rule?.id ?? null, ruleData: rule?.data };
       }),
     );
     if (problems.length > 0) throw invalidInput(problems);
@@ -234,7 +237,15 @@ export class SearchService {
               query: text,
               resultCount: result.count,
             });
-            return this.presentResult(index, result, plan[j]!.query.offset, searchId, count, plan[j]!.rule);
+            return this.presentResult(
+              index,
+              result,
+              plan[j]!.query.offset,
+              searchId,
+              count,
+              plan[j]!.rule,
+              plan[j]!.ruleData,
+            );
           }),
         };
       }),
@@ -257,6 +268,7 @@ export class SearchService {
     searchId: string,
     count: number,
     rule: string | null,
+    ruleData?: Record<string, unknown>,
   ) {
     const display = effectiveDisplayFields(index);
     const clickBase = `${this.baseUrl}/api/instant/search/${index.alias}/click/`;
@@ -268,6 +280,7 @@ export class SearchService {
       ...(result.facetHits ? { facet_hits: result.facetHits } : {}),
       ...(result.facetRanges ? { facet_ranges: result.facetRanges } : {}),
       facets_stats: result.facetsStats,
+      ...(ruleData !== undefined ? { rule_data: ruleData } : {}),
       hits: result.hits.map((hit, i) => {
         const position = offset + i + 1;
         const target = clickTarget(hit.document.values, hit.document.metadata);
