@@ -8,7 +8,18 @@ import type { IndexInputData, RuleInputData } from '../../src/modules/search/sea
 
 /** What a case's result depends on, beyond plain word matching. */
 export type Reliance =
-  'digits' | 'exact' | 'separator' | 'stem' | 'synonym' | 'pin' | 'hide' | 'stop' | 'typo' | 'prefix';
+  | 'digits'
+  | 'exact'
+  | 'separator'
+  | 'stem'
+  | 'synonym'
+  | 'pin'
+  | 'hide'
+  | 'stop'
+  | 'typo'
+  | 'prefix'
+  | 'replace'
+  | 'schedule';
 
 export interface RelevanceCase {
   index: string;
@@ -130,6 +141,20 @@ const shop: RelevanceIndex = {
   rules: [
     { id: 'shirt-pin', query: { text: 'shirt', match: 'exact' }, pin: [{ id: 'tee-blue', position: 1 }] },
     { id: 'lamp-hide', query: { text: 'lamp', match: 'contains' }, hide: ['lamp-old'] },
+    {
+      id: 'seating',
+      query: { text: 'seating', match: 'exact' },
+      replace_query: 'office chair',
+      data: { banner: 'Seating for the office' },
+    },
+    // Outside their periods: the mug is neither hidden nor pinned above the keyboard.
+    { id: 'mug-over', query: { text: 'mug', match: 'contains' }, hide: ['mug'], active_to: '2000-01-01T00:00:00Z' },
+    {
+      id: 'keyboard-later',
+      query: { text: 'keyboard', match: 'contains' },
+      pin: [{ id: 'mug', position: 1 }],
+      active_from: '2999-01-01T00:00:00Z',
+    },
   ] as RuleInputData[],
 };
 
@@ -221,6 +246,10 @@ export const RELEVANCE_CASES: RelevanceCase[] = [
   shopCase('shirt', { top: ['tee-blue'], relies: ['pin'] }),
   shopCase('lamp', { only: ['lamp-desk', 'lamp-floor'], never: ['lamp-old'], relies: ['hide'] }),
   shopCase('old lamp', { never: ['lamp-old'], relies: ['hide'] }),
+  // A rule that replaces the query, and rules skipped outside their periods.
+  shopCase('seating', { only: ['chair'], relies: ['replace'] }),
+  shopCase('mug', { only: ['mug'], relies: ['schedule'] }),
+  shopCase('keyboard', { top: ['keyboard'], never: ['mug'], relies: ['schedule'] }),
   // Brands, categories and words in several fields.
   shopCase('lumo', { only: ['lamp-desk', 'lamp-floor', 'lamp-old'], relies: [] }),
   shopCase('clack', { only: ['headphones', 'keyboard'], relies: [] }),

@@ -3,7 +3,8 @@
  * with the hits expected on top, through the search services over a real database. The embedded
  * engine always runs; a Typesense server runs the same cases when TYPESENSE_URL is set. The
  * Typesense stand-in does not rank, so against it every case checks that the adapter asks Typesense
- * for what the case relies on (typo rules, exact fields, separators, stems, synonyms, rules).
+ * for what the case relies on (typo rules, exact fields, separators, stems, synonyms, rules, a rule's
+ * replacement query, rules skipped outside their periods).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/modules/auth/scopes';
@@ -150,6 +151,13 @@ describe('Typesense stand-in: the parameters each case relies on', () => {
           case 'typo':
             expect(perField(search.num_typos).title).toBe('2');
             expect(search).toMatchObject({ min_len_1typo: 5, min_len_2typo: 9 });
+            break;
+          case 'replace':
+            expect(search.q).toBe('office chair');
+            break;
+          case 'schedule':
+            expect(String(search.pinned_hits ?? '')).toBe('');
+            expect(String(search.hidden_hits ?? '')).toBe('');
             break;
           case 'prefix':
             expect(perField(search.prefix).title).toBe('true');

@@ -300,7 +300,10 @@ export const putRules = defineOperation({
     '`contains`: it holds them in a row; none: any query) and `filters` (the search context has each of these ' +
     'filters) hold applies to the search. Its `pin` documents appear at their 1-based positions when they pass ' +
     "the search's filters, even without the query words; its `hide` documents never appear. Hits carry `_rule`, " +
-    'the id of the rule applied. The rules are versioned with the index.',
+    'the id of the rule applied. A rule may also search `replace_query` instead of the typed query, return its ' +
+    '`data` object (at most 4096 bytes as JSON) as `rule_data` of each index result it applies to, and be active ' +
+    'only from `active_from` and before `active_to` (ISO timestamps with an offset; rules outside their period are ' +
+    'skipped). The rules are versioned with the index.',
   tag: indexTag,
   security: 'bearer',
   scopes: ['indexes:write'],
