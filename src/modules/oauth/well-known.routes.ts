@@ -28,7 +28,31 @@ export function authorizationServerMetadata(issuer: string) {
   };
 }
 
-/** `GET /.well-known/jwks.json` and `GET /.well-known/oauth-authorization-server`, public. */
+/** The scopes a protected resource accepts: every client scope but `openid`, which no resource checks. */
+const RESOURCE_SCOPES = CLIENT_SCOPES.filter((scope) => scope !== 'openid');
+
+/**
+ * RFC 9728 metadata of a protected resource served by this issuer: the REST and GraphQL API
+ * (`resource` = the issuer, the audience of its tokens) or a resource under a path such as `/mcp`
+ * (`resource` = the issuer followed by that path).
+ */
+export function protectedResourceMetadata(issuer: string, path = '') {
+  return {
+    resource: `${issuer}${path}`,
+    authorization_servers: [issuer],
+    scopes_supported: [...RESOURCE_SCOPES],
+    bearer_methods_supported: ['header'],
+    resource_name: path === '' ? 'Commerce platform API' : `Commerce platform API (${path})`,
+  };
+}
+
+/** The resources whose metadata is published, by path under the issuer. */
+export const PROTECTED_RESOURCE_PATHS = ['', '/mcp'] as const;
+
+/**
+ * `GET /.well-known/jwks.json`, `GET /.well-known/oauth-authorization-server` and
+ * `GET /.well-known/oauth-protected-resource[/mcp]`, public.
+ */
 export function mountWellKnown(app: FastifyInstance, services: Services) {
   app.get('/.well-known/jwks.json', async (_request, reply) =>
     reply
@@ -38,4 +62,11 @@ export function mountWellKnown(app: FastifyInstance, services: Services) {
   app.get('/.well-known/oauth-authorization-server', async (_request, reply) =>
     reply.header('Cache-Control', 'public, max-age=3600').send(authorizationServerMetadata(services.oauth.issuer)),
   );
+  for (const path of PROTECTED_RESOURCE_PATHS) {
+    app.get(`/.well-known/oauth-protected-resource${path}`, async (_request, reply) =>
+      reply
+        .header('Cache-Control', 'public, max-age=3600')
+        .send(protectedResourceMetadata(services.oauth.issuer, path)),
+    );
+  }
 }
