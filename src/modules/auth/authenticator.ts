@@ -44,39 +44,37 @@ export interface Authenticator {
 export function createAuthenticator(
   db: Db,
   masterKey: string,
-  options: { cacheTtlMs?: number; accessTokens?: AccessTokenVerifier } = {},
+  options: {
+    cacheTtlMs?: number;
+    accessTokens?: AccessTokenVerifier;
+    /** RFC 9728 metadata of the API: named in the challenge of every refusal (a 401). */
+    resourceMetadataUrl?: string;
+  } = {},
 ): Authenticator {
   const ttl = options.cacheTtlMs ?? 5_000;
   const cache = new LRUCache<string, { principal: Principal; keyId: string }>({ max: 10_000, ttl });
 
+  /**
+   * RFC 6750 / RFC 9728 challenge of a refusal: where the client learns which authorization server
+   * to ask; `invalid_token` when a credential was sent (none when it was missing).
+   */
+  const challenged = (error: unknown, header: string | undefined): unknown => {
+    if (!options.resourceMetadataUrl || !(error instanceof AppError) || error.key !== 'UNAUTHORIZED') return error;
+    const params = [`resource_metadata="${options.resourceMetadataUrl}"`];
+    if (header) params.push('error="invalid_token"');
+    return new AppError('UNAUTHORIZED', error.reason, {
+      details: error.details ?? undefined,
+      headers: { ...error.headers, 'WWW-Authenticate': `Bearer ${params.join(', ')}` },
+    });
+  };
+
   return {
     async authenticate(header) {
-      if (!header) throw unauthorized('the Authorization header is missing');
-      const token = bearerToken(header);
-      if (!token) throw unauthorized('expected "Authorization: Bearer <token>"');
-      const cached = cache.get(token);
-      if (cached) return cached.principal;
-      if (options.accessTokens && jwtPattern.test(token)) {
-        const verified = await options.accessTokens.verify(token);
-        // A token is never trusted past its own expiry (a TTL of 0 would mean "no TTL" to lru-cache).
-        const trustMs = Math.min(ttl, verified.expiresAt - Date.now());
-        const entry = { principal: verified.principal, keyId: verified.grantId };
-        if (trustMs >= 1) cache.set(token, entry, { ttl: trustMs });
-        return verified.principal;
+      try {
+        return await verify(header);
+      } catch (error) {
+        throw challenged(error, header);
       }
-      const parsed = parseApiKey(token);
-      if (!parsed) throw unauthorized('the bearer token is not a valid credential');
-      const row = await findApiKey(db, parsed.id);
-      const matches = secretMatchesHash(parsed.secret, row?.secretHash ?? UNKNOWN_KEY_HASH);
-      if (!row || !matches) throw unauthorized('the bearer token is not a valid credential');
-      if (row.revokedAt) throw unauthorized('the API key has been revoked');
-      const principal: Principal = {
-        tenantId: row.tenantId,
-        scopes: new Set(row.scopes),
-        actor: { type: 'api_key', id: row.id },
-      };
-      cache.set(token, { principal, keyId: row.id });
-      return principal;
     },
     isMasterKey(header) {
       const token = bearerToken(header);
@@ -93,4 +91,33 @@ export function createAuthenticator(
       cache.clear();
     },
   };
+
+  async function verify(header: string | undefined): Promise<Principal> {
+    if (!header) throw unauthorized('the Authorization header is missing');
+    const token = bearerToken(header);
+    if (!token) throw unauthorized('expected "Authorization: Bearer <token>"');
+    const cached = cache.get(token);
+    if (cached) return cached.principal;
+    if (options.accessTokens && jwtPattern.test(token)) {
+      const verified = await options.accessTokens.verify(token);
+      // A token is never trusted past its own expiry (a TTL of 0 would mean "no TTL" to lru-cache).
+      const trustMs = Math.min(ttl, verified.expiresAt - Date.now());
+      const entry = { principal: verified.principal, keyId: verified.grantId };
+      if (trustMs >= 1) cache.set(token, entry, { ttl: trustMs });
+      return verified.principal;
+    }
+    const parsed = parseApiKey(token);
+    if (!parsed) throw unauthorized('the bearer token is not a valid credential');
+    const row = await findApiKey(db, parsed.id);
+    const matches = secretMatchesHash(parsed.secret, row?.secretHash ?? UNKNOWN_KEY_HASH);
+    if (!row || !matches) throw unauthorized('the bearer token is not a valid credential');
+    if (row.revokedAt) throw unauthorized('the API key has been revoked');
+    const principal: Principal = {
+      tenantId: row.tenantId,
+      scopes: new Set(row.scopes),
+      actor: { type: 'api_key', id: row.id },
+    };
+    cache.set(token, { principal, keyId: row.id });
+    return principal;
+  }
 }

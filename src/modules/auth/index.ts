@@ -18,6 +18,7 @@ export const authModule: Module = {
       cacheTtlMs: services.authCacheTtlMs,
       // The OAuth module is built after this one; its verifier is needed only once a token arrives.
       accessTokens: { verify: (token) => services.oauth.accessTokens.verify(token) },
+      resourceMetadataUrl: `${services.baseUrl}/.well-known/oauth-protected-resource`,
     });
     // Revocations made by any process (or with a deleted tenant) arrive through the database.
     services.notifications.on(CREDENTIALS_REVOKED_CHANNEL, (id) => authenticator.forget(id));

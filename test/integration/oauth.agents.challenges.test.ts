@@ -1,0 +1,42 @@
+/**
+ * Every 401 of the REST and GraphQL API names the API's protected resource metadata (RFC 9728) in
+ * its challenge, and says invalid_token when a credential was sent; the error bodies are unchanged.
+ */
+import { describe, expect, it } from 'vitest';
+import { startTestApp } from '../helpers/app';
+
+const { app, services } = await startTestApp();
+const metadata = `resource_metadata="${services.baseUrl}/.well-known/oauth-protected-resource"`;
+const PROXIES = '/api/storage/edge/proxies';
+
+describe('401 challenges', () => {
+  it('names the resource metadata on REST without a credential, with no error code', async () => {
+    const res = await app.inject({ method: 'GET', url: PROXIES });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['www-authenticate']).toBe(`Bearer ${metadata}`);
+    expect(res.json().error.code).toBe(401);
+  });
+
+  it('says invalid_token on REST for a credential it refuses', async () => {
+    for (const token of ['sk_nope', 'a.b.c']) {
+      const res = await app.inject({ method: 'GET', url: PROXIES, headers: { authorization: `Bearer ${token}` } });
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['www-authenticate']).toBe(`Bearer ${metadata}, error="invalid_token"`);
+      expect(res.json().error.code).toBe(401);
+    }
+  });
+
+  it('names the resource metadata on GraphQL', async () => {
+    const missing = await app.inject({ method: 'POST', url: '/graphql', payload: { query: '{ __typename }' } });
+    expect(missing.statusCode).toBe(401);
+    expect(missing.headers['www-authenticate']).toBe(`Bearer ${metadata}`);
+    const bad = await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: 'Bearer sk_nope' },
+      payload: { query: '{ __typename }' },
+    });
+    expect(bad.statusCode).toBe(401);
+    expect(bad.headers['www-authenticate']).toBe(`Bearer ${metadata}, error="invalid_token"`);
+  });
+});
