@@ -580,10 +580,12 @@ describe('methods and paths', () => {
     expect(missing.statusCode).toBe(404);
   });
 
-  it('a 401 names the Bearer scheme in WWW-Authenticate', async () => {
+  it('a 401 names the Bearer scheme and the resource metadata in WWW-Authenticate', async () => {
     const response = await rest.get(PROXIES);
     expectError(response, 401);
-    expect(response.headers['www-authenticate']).toBe('Bearer');
+    expect(response.headers['www-authenticate']).toMatch(
+      /^Bearer resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource"$/,
+    );
   });
 
   it.each(['/api/does-not-exist', '/api/storage/edge/proxy', `${PROXIES}/${EXISTING}/routes`, '/api/storage/edge'])(
