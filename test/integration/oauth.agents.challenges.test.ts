@@ -1,11 +1,12 @@
 /**
  * Every 401 of the REST and GraphQL API names the API's protected resource metadata (RFC 9728) in
- * its challenge, and says invalid_token when a credential was sent; the error bodies are unchanged.
+ * its challenge, and says invalid_token when a credential was sent; a 403 for a scope the credential
+ * lacks says insufficient_scope and the scope (RFC 6750). The error bodies are unchanged.
  */
 import { describe, expect, it } from 'vitest';
-import { startTestApp } from '../helpers/app';
+import { createTenant, startTestApp } from '../helpers/app';
 
-const { app, services } = await startTestApp();
+const { app, services, rest } = await startTestApp();
 const metadata = `resource_metadata="${services.baseUrl}/.well-known/oauth-protected-resource"`;
 const PROXIES = '/api/storage/edge/proxies';
 
@@ -38,5 +39,23 @@ describe('401 challenges', () => {
     });
     expect(bad.statusCode).toBe(401);
     expect(bad.headers['www-authenticate']).toBe(`Bearer ${metadata}, error="invalid_token"`);
+  });
+});
+
+describe('403 challenges', () => {
+  it('name the scope a REST operation needs, and nothing is written', async () => {
+    const { key } = await createTenant(rest, 'Reader', ['proxies:read']);
+    const refused = await app.inject({
+      method: 'POST',
+      url: PROXIES,
+      headers: { authorization: `Bearer ${key}` },
+      payload: { data: { key: 'refused-shop', routes: { path: '*', origin: { uri: 'https://example.com' } } } },
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.headers['www-authenticate']).toBe('Bearer error="insufficient_scope", scope="proxies:write"');
+    expect(refused.json().error.code).toBe(403);
+    const listed = await app.inject({ method: 'GET', url: PROXIES, headers: { authorization: `Bearer ${key}` } });
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json().data).toEqual([]);
   });
 });

@@ -26,7 +26,17 @@ export function hasScope(principal: Principal, scope: Scope): boolean {
   return principal.scopes.has(ALL_SCOPES) || principal.scopes.has(scope);
 }
 
-/** Throws FORBIDDEN unless the principal holds `scope` (or `*`). */
+/**
+ * The refusal of a credential that lacks `scope`: FORBIDDEN with the RFC 6750 challenge naming the
+ * scope needed (`error="insufficient_scope"`), from which a client knows what to ask for.
+ */
+export function insufficientScope(scope: string, what = 'this operation'): AppError {
+  return new AppError('FORBIDDEN', `${what} needs scope ${scope}`, {
+    headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+  });
+}
+
+/** Throws FORBIDDEN (with the insufficient_scope challenge) unless the principal holds `scope` (or `*`). */
 export function requireScope(principal: Principal, scope: Scope): void {
-  if (!hasScope(principal, scope)) throw new AppError('FORBIDDEN', `this operation needs scope ${scope}`);
+  if (!hasScope(principal, scope)) throw insufficientScope(scope);
 }

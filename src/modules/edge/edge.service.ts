@@ -9,7 +9,7 @@ import type { Db } from '../../kernel/db';
 import { AppError, notFound } from '../../kernel/errors';
 import type { Proxy as ProxyRow } from '../../__generated__/prisma/client';
 import type { Authenticator } from '../auth/authenticator';
-import { hasScope, requireScope, type Principal, type Scope } from '../auth/scopes';
+import { hasScope, insufficientScope, requireScope, type Principal, type Scope } from '../auth/scopes';
 import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
 import {
   ageSeconds,
@@ -588,7 +588,7 @@ export class EdgeService {
     if (principal.tenantId !== proxy.tenantId)
       throw new AppError('FORBIDDEN', 'the token belongs to another tenant than the proxy');
     if (auth.scope !== null && !hasScope(principal, auth.scope as Scope)) {
-      throw new AppError('FORBIDDEN', `this route needs scope ${auth.scope}`);
+      throw insufficientScope(auth.scope, 'this route');
     }
     return null;
   }
