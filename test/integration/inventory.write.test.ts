@@ -268,7 +268,10 @@ describe('DELETE /api/inventory/items', () => {
       ]);
       const pending = rest.delete(`${ITEMS}?filter[id][in]=${kept.id},${taken.id}`, { token: tenant.key });
       for (let attempt = 0; attempt < 200; attempt += 1) {
-        const waiting = await sql(t.databaseUrl, `SELECT 1 FROM pg_stat_activity WHERE wait_event = 'advisory'`);
+        const waiting = await sql(
+          t.databaseUrl,
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'advisory'`,
+        );
         if (waiting.length > 0) break;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }

@@ -50,7 +50,7 @@ async function holdStockLock(sku: string) {
       (
         await sql<{ pid: number }>(
           t.databaseUrl,
-          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> $1 ORDER BY pid`,
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> $1 ORDER BY pid`,
           [pid],
         )
       ).map((row) => row.pid),

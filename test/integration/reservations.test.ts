@@ -422,7 +422,7 @@ describe('GraphQL result of an interrupted request', () => {
     for (let attempt = 0; attempt < 200 && pid === undefined; attempt += 1) {
       const rows = await sql<{ pid: number }>(
         t.databaseUrl,
-        `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> $1`,
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND pid <> $1`,
         [(blocker as unknown as { processID: number }).processID],
       );
       pid = rows[0]?.pid;

@@ -117,7 +117,10 @@ describe.skipIf(!available)('three processes through PgBouncer in transaction mo
     expect(rows).toEqual([]);
     const applied = await sql(databaseUrl, 'SELECT count(*)::int AS count FROM _prisma_migrations');
     expect(applied[0]!.count).toBeGreaterThan(10);
-    const held = await sql(databaseUrl, "SELECT count(*)::int AS count FROM pg_locks WHERE locktype = 'advisory'");
+    const held = await sql(
+      databaseUrl,
+      "SELECT count(*)::int AS count FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    );
     expect(held[0]!.count).toBe(0);
   });
 

@@ -182,7 +182,7 @@ describe('one implementation of each stock rule', () => {
       await new Promise((resolve) => setTimeout(resolve, 25));
       waiting = await sql(
         t.databaseUrl,
-        `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
       );
     }
     expect(waiting).toHaveLength(1);
