@@ -61,7 +61,10 @@ export class UcpCatalogService {
     const problems: FieldProblem[] = [];
     const needFilter = (name: 'product_id' | 'sku' | 'price' | 'categories', field: string | null) => {
       if (field !== null && !filterable.has(field)) {
-        problems.push({ field: `mapping.${name}`, message: `${field} is not a filter of the index ${index.alias}` });
+        problems.push({
+          field: `mapping.${name}`,
+          message: `${field} is not a filter of the index ${index.alias}: add it to the index's filters`,
+        });
       }
     };
     needFilter('product_id', mapping.product_id);
@@ -96,7 +99,8 @@ export class UcpCatalogService {
     const settings = await this.services.search.search.getSettings(caller, key);
     const tenantId = await repository.tenantOfProxy(this.services.db, key);
     const row = tenantId ? await repository.findCatalog(this.services.db, tenantId) : null;
-    if (!row) throw notFound(`the proxy "${key}" offers no catalog`);
+    if (!row)
+      throw notFound(`the proxy "${key}" offers no catalog (its tenant names one with PUT /api/agents/catalog)`);
     if (!settings.indexes.some((entry) => entry.alias === row.indexAlias)) {
       throw notFound(`the search settings of "${key}" do not include the catalog index`);
     }
