@@ -221,7 +221,7 @@ class DemoShop {
             { from: 'url', type: 'STRING', label: 'URL' },
           ],
           search_fields: ['name', 'brand', 'category', 'description', 'sku'],
-          filters: [{ key: 'brand' }, { key: 'category' }, { key: 'color' }, { key: 'price' }],
+          filters: [{ key: 'sku' }, { key: 'brand' }, { key: 'category' }, { key: 'color' }, { key: 'price' }],
           facet_fields: ['brand', 'category', 'color'],
           sortable_fields: ['price', 'rating'],
           synonyms: [
@@ -315,6 +315,40 @@ class DemoShop {
       this.expect(settings, [200], 'read the search settings');
     }
     this.note(settings.status === 404, 'search settings', `facets category, brand, color; 4 sorts`);
+  }
+
+  /** The index named as the agents' catalog: the storefront catalog of the proxy key (UCP) serves it. */
+  async agentsCatalog() {
+    const found = await this.call('GET', '/api/agents/catalog');
+    if (found.status === 404) {
+      this.expect(
+        await this.call('PUT', '/api/agents/catalog', {
+          data: {
+            index: DEMO.index,
+            mapping: {
+              product_id: 'sku',
+              sku: 'sku',
+              title: 'name',
+              description: 'description',
+              price: 'price',
+              price_scale: 2,
+              currency: 'EUR',
+              categories: 'category',
+              url: 'url',
+            },
+          },
+        }),
+        [200],
+        'name the agents catalog',
+      );
+    } else {
+      this.expect(found, [200], 'read the agents catalog');
+    }
+    this.note(
+      found.status === 404,
+      'agents catalog',
+      `${DEMO.index} (UCP storefront catalog at /ucp/${DEMO.proxyKey})`,
+    );
   }
 }
 
@@ -414,6 +448,7 @@ export async function seedDemoShop(
   await shop.stock(businessId, warehouses);
   await shop.searchIndex();
   await shop.searchEngine();
+  await shop.agentsCatalog();
   await accounts(connection, shop, state);
   lines.push(...shop.lines);
   changes.push(...shop.changes);

@@ -93,6 +93,15 @@ describe('npm run seed', () => {
     expect(result.hits[0].click_url).toMatch(
       /^http:\/\/127\.0\.0\.1:\d+\/api\/instant\/search\/demo-products\/click\//,
     );
+    // The storefront catalog of the proxy key serves the products to agents (UCP), with no token.
+    const catalog = await fetch(`${origin}/ucp/demo-shop/catalog/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'UCP-Agent': 'profile="https://agent.example/profile.json"' },
+      body: JSON.stringify({ query: 'headphones', pagination: { limit: 2 } }),
+    }).then((r) => r.json());
+    expect(catalog.products).toHaveLength(2);
+    expect(catalog.products[0].variants[0].price.currency).toBe('EUR');
+    expect(catalog.products[0].variants[0].availability.available).toBe(true);
     // The key it printed works.
     expect((await callService(service, 'GET', '/api/instant/indexes/demo-products', { token: key })).status).toBe(200);
 
