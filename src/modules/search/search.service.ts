@@ -97,7 +97,16 @@ export class SearchService {
 
   /** The search settings of a proxy key, as a front end reads them. */
   async getSettings(caller: Principal | null, key: string): Promise<SearchSettingsData> {
-    return settingsOf((await searchEngineOf(this.db, caller, key)).settings.settings);
+    return (await this.searchEngine(caller, key)).settings;
+  }
+
+  /** A proxy key's search settings and the tenant of its proxy, with the same access rule as searching through it. */
+  async searchEngine(
+    caller: Principal | null,
+    key: string,
+  ): Promise<{ tenantId: string; settings: SearchSettingsData }> {
+    const { proxy, settings } = await searchEngineOf(this.db, caller, key);
+    return { tenantId: proxy.tenantId, settings: settingsOf(settings.settings) };
   }
 
   /** Creates or replaces the search settings of one of the tenant's proxies. */

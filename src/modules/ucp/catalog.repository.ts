@@ -29,13 +29,3 @@ export async function upsertCatalog(db: Db, tenantId: string, indexAlias: string
   });
   return toRow(row);
 }
-
-/**
- * The tenant of a proxy key, for its public storefront catalog. The proxy's access rules are
- * checked by the search module before anything is read through the key.
- */
-export async function tenantOfProxy(db: Db, key: string): Promise<string | null> {
-  const rows = await db.$queryRaw<{ tenantId: string }[]>`
-    SELECT tenant_id::text AS "tenantId" FROM proxies WHERE key = ${key}`;
-  return rows[0]?.tenantId ?? null;
-}

@@ -96,9 +96,8 @@ export class UcpCatalogService {
    * when the key's search settings include the catalog index.
    */
   async forProxy(key: string, caller: Principal | null = null): Promise<CatalogToolContext> {
-    const settings = await this.services.search.search.getSettings(caller, key);
-    const tenantId = await repository.tenantOfProxy(this.services.db, key);
-    const row = tenantId ? await repository.findCatalog(this.services.db, tenantId) : null;
+    const { tenantId, settings } = await this.services.search.search.searchEngine(caller, key);
+    const row = await repository.findCatalog(this.services.db, tenantId);
     if (!row)
       throw notFound(`the proxy "${key}" offers no catalog (its tenant names one with PUT /api/agents/catalog)`);
     if (!settings.indexes.some((entry) => entry.alias === row.indexAlias)) {
