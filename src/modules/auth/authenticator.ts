@@ -37,6 +37,17 @@ export interface Authenticator {
 }
 
 /**
+ * The RFC 6750 / RFC 9728 challenge of a refused request to a protected resource: where the client
+ * learns which authorization server to ask, and `invalid_token` when a credential was sent (none
+ * when it was missing).
+ */
+export function bearerChallenge(resourceMetadataUrl: string, authorizationHeader: string | undefined): string {
+  const params = [`resource_metadata="${resourceMetadataUrl}"`];
+  if (authorizationHeader) params.push('error="invalid_token"');
+  return `Bearer ${params.join(', ')}`;
+}
+
+/**
  * Verified keys are remembered for `cacheTtlMs` (at least 1) so that a hot client costs one hash,
  * not one query, per request. A revocation is seen at once by the process that revoked, by the
  * others as soon as the database's notification arrives, and within the TTL should it be lost.
@@ -54,17 +65,11 @@ export function createAuthenticator(
   const ttl = options.cacheTtlMs ?? 5_000;
   const cache = new LRUCache<string, { principal: Principal; keyId: string }>({ max: 10_000, ttl });
 
-  /**
-   * RFC 6750 / RFC 9728 challenge of a refusal: where the client learns which authorization server
-   * to ask; `invalid_token` when a credential was sent (none when it was missing).
-   */
   const challenged = (error: unknown, header: string | undefined): unknown => {
     if (!options.resourceMetadataUrl || !(error instanceof AppError) || error.key !== 'UNAUTHORIZED') return error;
-    const params = [`resource_metadata="${options.resourceMetadataUrl}"`];
-    if (header) params.push('error="invalid_token"');
     return new AppError('UNAUTHORIZED', error.reason, {
       details: error.details ?? undefined,
-      headers: { ...error.headers, 'WWW-Authenticate': `Bearer ${params.join(', ')}` },
+      headers: { ...error.headers, 'WWW-Authenticate': bearerChallenge(options.resourceMetadataUrl, header) },
     });
   };
 

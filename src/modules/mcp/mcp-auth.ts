@@ -9,6 +9,7 @@ import { errorBody } from '../../kernel/envelope';
 import { AppError } from '../../kernel/errors';
 import { HttpRefusal } from '../../kernel/mcp';
 import type { Principal } from '../../kernel/principal';
+import { bearerChallenge } from '../auth/authenticator';
 import type { Services } from '../context';
 
 /** The path of the endpoint and of its protected resource metadata document. */
@@ -31,11 +32,8 @@ export async function authenticateMcp(services: Services, request: FastifyReques
     return { principal, services, log: request.log };
   } catch (error) {
     if (!(error instanceof AppError) || error.key !== 'UNAUTHORIZED') throw error;
-    const challenge = [`resource_metadata="${resourceMetadataUrl(services)}"`];
-    // RFC 6750: a request without credentials gets no error code; a credential refused is invalid_token.
-    if (header) challenge.push('error="invalid_token"');
     return new HttpRefusal(401, errorBody(401, error.message), {
-      'WWW-Authenticate': `Bearer ${challenge.join(', ')}`,
+      'WWW-Authenticate': bearerChallenge(resourceMetadataUrl(services), header),
     });
   }
 }
