@@ -4,6 +4,7 @@
  * they cached for a minute; and a listening connection that drops is opened again, its process's
  * caches dropped.
  */
+import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createTenant, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
@@ -99,6 +100,43 @@ describe('coherence across processes', () => {
     const posted = await edgeRequest(`${one.baseUrl}/edge/posted/cart`, { method: 'POST', body: 'add' });
     expect(posted.status).toBe(200);
     await expect.poll(async () => (await fromTwo('posted', '/cart')).headers['x-cache'], DEADLINE).toBe('MISS');
+  });
+
+  it('announces a change with its transaction, and keeps what a process cached with that version when the announcement arrives', async () => {
+    const listener = new pg.Client({ connectionString: one.databaseUrl });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', ({ channel, payload }) => channel === 'proxy_changed' && heard.push(payload ?? ''));
+    await listener.query('LISTEN proxy_changed');
+    try {
+      const created = await one.rest.post(PROXIES, {
+        token: tenant.key,
+        body: proxyWith('versioned', [cachedRoute('ver')]),
+      });
+      expect(created.status).toBe(201);
+      const [row] = await sql<{ version: string }>(
+        one.databaseUrl,
+        "SELECT xmin::text AS version FROM proxies WHERE key = 'versioned'",
+      );
+      await expect.poll(() => heard, DEADLINE).toContain(`versioned ${row!.version}`);
+
+      const fromOne = () => edgeGet(`${one.baseUrl}/edge/versioned/page`);
+      await expect.poll(async () => (await fromOne()).headers['x-cache'], DEADLINE).toBe('HIT');
+      // Its own announcement, arriving after the process served the new version, purges nothing...
+      one.services.edge.forgetProxy('versioned', row!.version);
+      expect((await fromOne()).headers['x-cache']).toBe('HIT');
+      // ...another version, or a key alone (a deletion), purges.
+      one.services.edge.forgetProxy('versioned', String(Number(row!.version) + 1));
+      expect((await fromOne()).headers['x-cache']).toBe('MISS');
+      expect((await fromOne()).headers['x-cache']).toBe('HIT');
+      one.services.edge.forgetProxy('versioned');
+      expect((await fromOne()).headers['x-cache']).toBe('MISS');
+
+      expect((await one.rest.delete(`${PROXIES}/versioned`, { token: tenant.key })).status).toBe(204);
+      await expect.poll(() => heard.at(-1), DEADLINE).toBe('versioned');
+    } finally {
+      await listener.end();
+    }
   });
 
   it('refuses a revoked API key in the other process', async () => {

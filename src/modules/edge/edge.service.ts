@@ -7,7 +7,6 @@ import type { EdgeConfig } from '../../kernel/config';
 import { MAX_PAYLOAD_BYTES, notify } from '../../kernel/database-notifications';
 import type { Db } from '../../kernel/db';
 import { AppError, notFound } from '../../kernel/errors';
-import type { Proxy as ProxyRow } from '../../__generated__/prisma/client';
 import type { Authenticator } from '../auth/authenticator';
 import { hasScope, insufficientScope, requireScope, type Principal, type Scope } from '../auth/scopes';
 import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
@@ -71,6 +70,8 @@ export interface EdgeProxy {
   };
   isActive: boolean;
   isSuspended: boolean;
+  /** The writing transaction of the row this was read from (see `forgetProxy`). */
+  version: string;
 }
 
 /** A request for a proxy, as the HTTP layer hands it over. */
@@ -205,7 +206,7 @@ const overlay = <T extends object>(over: T, under: T): T => {
   return result as T;
 };
 
-function toEdgeProxy(row: ProxyRow): EdgeProxy {
+function toEdgeProxy(row: repository.ProxyVersionRow): EdgeProxy {
   const routes = (Array.isArray(row.routes) ? row.routes : [row.routes]) as unknown as EdgeRoute[];
   const auth = row.auth as { signature?: Partial<EdgeProxy['signature']> } | null;
   const oauth = (row.oauth ?? {}) as Partial<EdgeProxy['oauth']>;
@@ -226,6 +227,7 @@ function toEdgeProxy(row: ProxyRow): EdgeProxy {
     },
     isActive: row.isActive,
     isSuspended: row.isSuspended,
+    version: row.version,
   };
 }
 
@@ -334,8 +336,13 @@ export class EdgeService {
     return this.cache.size;
   }
 
-  /** Drops this process's copy of a proxy's configuration and cached responses, after it changed. */
-  forgetProxy(key: string): void {
+  /**
+   * Drops this process's copy of a proxy's configuration and cached responses, after it changed.
+   * A change announced with the `version` this process has already read (it made the change, and
+   * served the new configuration before the announcement came back) changes nothing here.
+   */
+  forgetProxy(key: string, version?: string): void {
+    if (version !== undefined && this.loaded.peek(key)?.version === version) return;
     this.configs.delete(key);
     this.loaded.delete(key);
     this.applyPurge({ key });

@@ -23,7 +23,10 @@ export const edgeModule: Module = {
       log.warn({ err: error }, `edge: ${what}`),
     );
     // Changes and purges made by any process reach this one's configurations and cache.
-    notifications.on(PROXY_CHANGED_CHANNEL, (key) => edge.forgetProxy(key));
+    notifications.on(PROXY_CHANGED_CHANNEL, (payload) => {
+      const [key = '', version] = payload.split(' ');
+      edge.forgetProxy(key, version);
+    });
     notifications.on(EDGE_PURGE_CHANNEL, (payload) => edge.receivePurge(payload));
     notifications.onReconnect(() => edge.forgetEverything());
     return { edge, edgeAnalytics: new EdgeAnalyticsService(db, edge.traffic) };
