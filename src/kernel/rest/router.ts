@@ -8,7 +8,7 @@ import { parseClientJson } from '../request-limits';
 import type { Principal } from '../principal';
 import { fieldProblems, invalidInput, safeParseInput } from '../validation';
 import { isFormRequest, parseFormFields } from './form-body';
-import { buildOpenApiDocument } from './openapi';
+import { routingDocument } from './openapi';
 import type { RestOperation, Security } from './operation';
 import { traced } from '../tracing/spans';
 
@@ -153,13 +153,13 @@ async function mountAll(scope: FastifyInstance, routes: MountedRoute[]) {
 }
 
 /**
- * The operations of the contract as openapi-backend reads them from the generated document
- * (method, path, operationId), each joined with the operation that serves it: what is routed is
- * exactly what `openapi.yaml` documents.
+ * The operations of the contract as openapi-backend reads them from the document's paths (method,
+ * path, operationId), each joined with the operation that serves it: what is routed is exactly
+ * what `openapi.yaml` documents.
  */
 async function contractRoutes<TServices>(operations: RestOperation<TServices>[]) {
   const api = new OpenAPIBackend({
-    definition: buildOpenApiDocument(operations) as never,
+    definition: routingDocument(operations) as never,
     // quick: the document is 3.1, which openapi-backend's own definition check (3.0 only) rejects;
     // test/contract validates it against the 3.1 schema instead.
     quick: true,
