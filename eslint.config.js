@@ -56,6 +56,7 @@ export default tseslint.config(
         document: 'readonly',
         fetch: 'readonly',
         localStorage: 'readonly',
+        location: 'readonly',
         setTimeout: 'readonly',
         clearTimeout: 'readonly',
         KeyboardEvent: 'readonly',

@@ -11,8 +11,10 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoProducts } from '../../scripts/seed/products';
-import { createTenant, type Tenant } from '../helpers/app';
+import { createTenant, type Tenant, type TestApp } from '../helpers/app';
 import { startListeningApp } from '../helpers/oauth';
+import { addStock, createStockWorld } from '../integration/orders.fixtures';
+import { graphqlData } from '../integration/stock.fixtures';
 
 const CHROMIUM = '/usr/bin/chromium';
 const chromiumPresent = existsSync(CHROMIUM);
@@ -241,6 +243,99 @@ describe.skipIf(!chromiumPresent)('the demo store in Chromium', () => {
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(dialogs).toEqual([]);
     await page.close();
+  });
+
+  it('shows whether each product is in stock when the key serves a storefront catalog, and nothing when it does not', async () => {
+    const { rest } = service!;
+    const t: TestApp = { ...service!, config: service!.services.config };
+    // A tenant whose catalog has SKU-1 (5 units) and SKU-2 (none left), and an index naming them.
+    const world = await createStockWorld(t, 'Stocked store tenant', 2);
+    await addStock(t, world, 'SKU-1', 5);
+    const token = world.tenant.key;
+    const index = await rest.post('/api/instant/indexes', {
+      token,
+      body: {
+        data: {
+          name: 'Stocked',
+          alias: 'stocked',
+          fields: [
+            { from: 'name', type: 'STRING' },
+            { from: 'sku', type: 'STRING' },
+            { from: 'price', type: 'NUMBER' },
+          ],
+          search_fields: ['name'],
+          filters: [{ key: 'sku' }, { key: 'price' }],
+        },
+      },
+    });
+    expect(index.status).toBe(201);
+    const documents = [
+      { id: 'one', sku: 'SKU-1', name: 'Stocked lamp', price: 10 },
+      { id: 'two', sku: 'SKU-2', name: 'Sold out lamp', price: 12 },
+    ];
+    expect(
+      (await rest.put('/api/instant/indexes/stocked/documents', { token, body: { data: documents } })).status,
+    ).toBe(204);
+    const proxy = await rest.post('/api/storage/edge/proxies', {
+      token,
+      body: { data: { key: 'stocked-store', routes: { path: '*', origin: { uri: SHOP } } } },
+    });
+    expect(proxy.status).toBe(201);
+    const settings = await rest.put('/api/instant/search/stocked-store/settings', {
+      token,
+      body: { data: { indexes: [{ alias: 'stocked' }] } },
+    });
+    expect(settings.status).toBe(200);
+    const mapping = { product_id: 'sku', sku: 'sku', title: 'name', price: 'price', price_scale: 2, currency: 'EUR' };
+    const catalog = await rest.put('/api/agents/catalog', { token, body: { data: { index: 'stocked', mapping } } });
+    expect(catalog.status).toBe(200);
+
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${service!.origin}/demo/stocked-store`);
+    await typeQuery(page, 'lamp');
+    const stockOf = (title: string) => page.locator('#hits .hit', { hasText: title }).locator('.stock');
+    await expect.poll(() => stockOf('Stocked lamp').textContent(), { timeout: 20_000 }).toBe('In stock');
+    expect(await stockOf('Sold out lamp').textContent()).toBe('Out of stock');
+    const file = join(screenshots, 'demo-store-stock.png');
+    await page.screenshot({ path: file });
+    console.log(`screenshot of the demo store with stock: ${file}`);
+
+    // Reserving the last units shows on the next search.
+    await graphqlData(
+      t,
+      token,
+      'mutation($input: CreateReservationInput!) { createReservation(input: $input) { reservation { id } } }',
+      {
+        input: {
+          business_id: world.catalog.businessId,
+          warehouse_id: world.warehouseId,
+          channel_id: world.channelId,
+          items: [{ sku: 'SKU-1', quantity: 5 }],
+          customer: { name: 'Buyer' },
+          expires_at: Date.now() + 3_600_000,
+        },
+      },
+    );
+    await typeQuery(page, 'stocked');
+    await expect.poll(() => stockOf('Stocked lamp').textContent(), { timeout: 20_000 }).toBe('Out of stock');
+    expect(errors).toEqual([]);
+    await page.close();
+
+    // A key without a storefront catalog shows no stock, and asks for none.
+    const plain = await browser.newPage();
+    const asked: string[] = [];
+    plain.on('request', (request) => asked.push(request.url()));
+    await plain.goto(`${service!.origin}/demo/browser-store`);
+    await typeQuery(plain, 'lamp');
+    expect(await plain.locator('#hits .hit').count()).toBeGreaterThan(0);
+    expect(await plain.locator('#hits .stock').count()).toBe(0);
+    expect(asked.filter((url) => url.includes('/ucp/'))).toEqual([]);
+    await plain.close();
   });
 
   it('answers an unknown key with the 404 page', async () => {

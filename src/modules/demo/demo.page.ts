@@ -16,15 +16,17 @@ const head = (title: string) => `<!doctype html>
 <title>${escapeHtml(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/demo/assets/demo.css">
 </head>`;
 
-/** The storefront of the public search engine `key`. */
-export const demoPage = (key: string) => `${head(`Demo store: ${key}`)}
-<body><div id="demo" data-key="${escapeHtml(key)}">
+/** The storefront of the public search engine `key`; with `catalog`, products show whether they are in stock. */
+export const demoPage = (key: string, { catalog }: { catalog: boolean }) => `${head(`Demo store: ${key}`)}
+<body><div id="demo" data-key="${escapeHtml(key)}" data-catalog="${catalog}">
 <header><h1>Demo store</h1><input id="q" type="search" placeholder="Search products" autocomplete="off"
 aria-label="Search products" autofocus><select id="sort" aria-label="Sort" hidden></select></header>
 <main><aside id="facets" aria-label="Filters"></aside><section><p id="status" role="status">Loading…</p>
 <ol id="hits"></ol></section></main>
 <footer>Search engine <code>${escapeHtml(key)}</code>: every request goes to the public
-<code>/api/instant/search/${escapeHtml(key)}</code> endpoints, without a token.</footer></div>
+<code>/api/instant/search/${escapeHtml(key)}</code> endpoints${
+  catalog ? `, and stock to the storefront catalog <code>/ucp/${escapeHtml(key)}</code>` : ''
+}, without a token.</footer></div>
 <script src="/demo/assets/demo.js"></script></body></html>`;
 
 /** What a key that serves no public search engine gets; a long key is shown cut short. */

@@ -3,6 +3,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyReply } from 'fastify';
 import { AppError } from '../../kernel/errors';
 import type { Module } from '../context';
+import { servesStorefrontCatalog } from '../ucp';
 import { DEMO_CSP, demoPage, missingPage } from './demo.page';
 
 /** A proxy key, as the proxies module allows it (a DNS label): anything else is no key at all. */
@@ -23,8 +24,8 @@ function sendPage(reply: FastifyReply, status: number, html: string) {
 
 /**
  * `GET /demo/{proxy key}`: a storefront over a public search engine (search as you type, facets,
- * sorts, highlights, clicks and views measured), built only on the public search endpoints, as a
- * shop's own front end would be.
+ * sorts, highlights, clicks and views measured, and whether each product is in stock when the key
+ * serves a storefront catalog), built only on the public endpoints, as a shop's own front end would be.
  */
 export const demoModule: Module = {
   name: 'demo',
@@ -45,7 +46,7 @@ export const demoModule: Module = {
               : 'No public search engine has this key';
         return sendPage(reply, error.key === 'UNAUTHORIZED' ? 403 : error.status, missingPage(key, reason));
       }
-      return sendPage(reply, 200, demoPage(key));
+      return sendPage(reply, 200, demoPage(key, { catalog: await servesStorefrontCatalog(services, key) }));
     });
     await app.register(async (assets) => {
       await assets.register(fastifyStatic, {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { notFound } from '../../kernel/errors';
+import { AppError, notFound } from '../../kernel/errors';
 import { limitByAddress } from '../../kernel/rate-limit';
 import { mountMcpEndpoint } from '../../kernel/mcp';
 import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
@@ -23,6 +23,20 @@ export { UCP_VERSION } from './ucp.schemas';
 /** The catalog operations' context for a tenant's named catalog (its `/mcp`). */
 export const tenantCatalog = (services: Services, tenantId: string): CatalogToolContext =>
   services.ucp.forTenant(tenantId);
+
+/**
+ * Whether the key serves a public storefront catalog (`/ucp/{key}`): what an anonymous lookup
+ * there would be allowed.
+ */
+export async function servesStorefrontCatalog(services: Services, key: string): Promise<boolean> {
+  try {
+    await services.ucp.forProxy(key);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError) return false;
+    throw error;
+  }
+}
 
 /** The public storefront catalog's MCP endpoint: no token, the address's rate limit, the key's settings. */
 function mountStorefrontMcp(app: Parameters<NonNullable<Module['http']>>[0], services: Services) {

@@ -1,11 +1,14 @@
 // The demo store of /demo/{proxy key}, on the public search endpoints of that key only (no token):
 // its settings, search as you type with facets and sorts, and the measurement of what the shopper
-// sees (view events) and follows (each hit links to its click_url). Text from documents is only
-// ever put in the page as text: highlights are split at their <mark> tags, never parsed as HTML.
+// sees (view events) and follows (each hit links to its click_url); and, when the key serves a
+// storefront catalog (/ucp/{key}), whether each product shown is in stock at that moment. Text from
+// documents is only ever put in the page as text: highlights are split at their <mark> tags, never
+// parsed as HTML.
 (function () {
   const root = document.getElementById('demo');
   const key = root.dataset.key;
   const api = '/api/instant/search/' + encodeURIComponent(key);
+  const catalogApi = '/ucp/' + encodeURIComponent(key);
   const input = document.getElementById('q');
   const sortSelect = document.getElementById('sort');
   const facetsBox = document.getElementById('facets');
@@ -21,6 +24,8 @@
     q: '',
     filters: {},
     sort: [],
+    // Whether the key serves a storefront catalog, whose lookups say what is in stock.
+    catalog: root.dataset.catalog === 'true',
   };
   let latest = 0;
   let typingTimer;
@@ -67,6 +72,7 @@
     hitsBox.replaceChildren();
     for (const hit of result.hits) {
       const item = element('li', 'hit');
+      item.dataset.id = hit.id;
       const target = isWebUrl(hit.click_url) ? hit.click_url : isWebUrl(hit.url) ? hit.url : null;
       const title = element(target ? 'a' : 'span', 'title');
       if (target) title.href = target;
@@ -114,6 +120,48 @@
         group.appendChild(label);
       }
       facetsBox.appendChild(group);
+    }
+  }
+
+  /** The identifiers a lookup of the storefront catalog knows a hit by: its id, and its SKU if it has one. */
+  const identifiersOf = (hit) => [hit.id, hit.sku].filter((id) => typeof id === 'string' && id !== '');
+
+  /**
+   * Marks each hit shown In stock or Out of stock, from one lookup of the storefront catalog with
+   * the hits' identifiers: the catalog reads stock at that moment. A hit the catalog does not know
+   * (no product mapped from it) gets no mark.
+   */
+  async function showAvailability(result, ticket) {
+    if (!state.catalog || result.hits.length === 0) return;
+    const ids = [...new Set(result.hits.flatMap(identifiersOf))].slice(0, 50);
+    let body;
+    try {
+      const response = await fetch(catalogApi + '/catalog/lookup', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'ucp-agent': 'profile="' + location.origin + '/demo/' + encodeURIComponent(key) + '"',
+        },
+        body: JSON.stringify({ ids }),
+      });
+      body = response.ok ? await response.json() : null;
+    } catch {
+      body = null;
+    }
+    if (ticket !== latest || !body || !Array.isArray(body.products)) return;
+    const available = new Map();
+    for (const product of body.products)
+      for (const variant of product.variants || [])
+        for (const input of variant.inputs || [])
+          if (variant.availability) available.set(input.id, variant.availability.available === true);
+    for (const hit of result.hits) {
+      const id = identifiersOf(hit).find((candidate) => available.has(candidate));
+      const item = [...hitsBox.children].find((node) => node.dataset.id === hit.id);
+      if (id === undefined || !item) continue;
+      const inStock = available.get(id);
+      item.appendChild(
+        element('p', inStock ? 'stock in-stock' : 'stock out-of-stock', inStock ? 'In stock' : 'Out of stock'),
+      );
     }
   }
 
@@ -179,6 +227,7 @@
     renderHits(result);
     renderFacets(result);
     reportViews(result);
+    showAvailability(result, ticket);
   }
 
   async function start() {
