@@ -59,6 +59,8 @@ const configSchema = z.object({
   SEARCH_EVENTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
   REFUSED_BODY_HOLD_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   SEARCH_ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  SEARCH_SUGGESTIONS_REFRESH_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  SEARCH_SUGGESTIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   OAUTH_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   OAUTH_JWKS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   SIGN_IN_ACCOUNT_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
@@ -144,6 +146,10 @@ export interface Config {
   refusedBodyHoldMs: number;
   /** Days search analytics (counts per query and hour, clicks, events) are kept; housekeeping deletes the rest. */
   searchAnalyticsRetentionDays: number;
+  /** Seconds a process serves the query suggestions of an index before rebuilding them from the search log. */
+  searchSuggestionsRefreshSeconds: number;
+  /** Requests per minute each client address may send to the public query suggestions endpoint. */
+  searchSuggestionsPerMinute: number;
   oauth: OAuthConfig;
   edge: EdgeConfig;
   broadcasts: BroadcastConfig;
@@ -297,6 +303,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     searchEventsPerMinute: values.SEARCH_EVENTS_PER_MINUTE,
     refusedBodyHoldMs: values.REFUSED_BODY_HOLD_MS,
     searchAnalyticsRetentionDays: values.SEARCH_ANALYTICS_RETENTION_DAYS,
+    searchSuggestionsRefreshSeconds: values.SEARCH_SUGGESTIONS_REFRESH_SECONDS,
+    searchSuggestionsPerMinute: values.SEARCH_SUGGESTIONS_PER_MINUTE,
     oauth: {
       refreshGraceSeconds: values.OAUTH_REFRESH_GRACE_SECONDS,
       jwksMaxAgeSeconds: values.OAUTH_JWKS_MAX_AGE_SECONDS,

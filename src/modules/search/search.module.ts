@@ -16,6 +16,7 @@ import { UnsupportedTypesenseVersion } from './engine/typesense-version';
 import { IndexRows } from './index-rows';
 import { IndexService } from './indexes.service';
 import { SearchService } from './search.service';
+import { SuggestionsService } from './suggestions/suggestions.service';
 
 export interface SearchServices {
   engine: SearchEngine;
@@ -25,6 +26,7 @@ export interface SearchServices {
   search: SearchService;
   events: SearchEventsService;
   analytics: AnalyticsService;
+  suggestions: SuggestionsService;
   log: SearchLog;
   /**
    * Checks the engine before the service listens: a Typesense server of an unsupported version is
@@ -67,22 +69,19 @@ export function createSearchServices({
   const queryIds = createQueryIdCodec(createHmac('sha256', masterKey).update('search-query-ids').digest());
   const log = new SearchLog(db, onBackgroundError);
   const retentionDays = config.searchAnalyticsRetentionDays;
+  const rows = new IndexRows(db, { pooled: config.databaseDirectUrl !== undefined });
   return {
     engine,
     deliveries,
     indexes: new IndexService(db, cursors, engine, delivery, onBackgroundError),
-    search: new SearchService(
-      db,
-      engine,
-      clicks,
-      queryIds,
-      log,
-      baseUrl,
-      new IndexRows(db, { pooled: config.databaseDirectUrl !== undefined }),
-      retentionDays,
-    ),
+    search: new SearchService(db, engine, clicks, queryIds, log, baseUrl, rows, retentionDays),
     events: new SearchEventsService(db, queryIds, retentionDays),
     analytics: new AnalyticsService(db, log),
+    suggestions: new SuggestionsService(db, rows, {
+      refreshSeconds: config.searchSuggestionsRefreshSeconds,
+      retentionDays,
+      onBackgroundError,
+    }),
     log,
     async start() {
       try {

@@ -30,6 +30,7 @@ import {
   StoredDocumentOutput,
   type SearchResponseEntryData,
 } from './search.schemas';
+import { getSearchSuggestions } from './suggestions/suggestions.routes';
 
 const indexTag = 'Search indexes';
 const searchTag = 'Search';
@@ -562,4 +563,5 @@ export const searchOperations = [
   putSearchSettings,
   measureClick,
   recordSearchEvents,
+  getSearchSuggestions,
 ];

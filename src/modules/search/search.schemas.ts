@@ -22,6 +22,7 @@ import {
   RuleExtensionsOutput,
   activePeriodIsOrdered,
 } from './rule-extensions.schemas';
+import { SuggestionSettingsInput, SuggestionSettingsOutput } from './suggestions/suggestions.schemas';
 
 export const MAX_DOCUMENTS_PER_REQUEST = 1000;
 export const MAX_PHRASE_WORDS = 5;
@@ -642,6 +643,7 @@ export const SearchSettingsInput = z
       .nullable()
       .optional(),
     is_autocomplete: z.boolean().nullable().optional(),
+    suggestions: SuggestionSettingsInput.nullable().optional(),
   })
   .strict()
   .openapi('SearchSettingsInput', { example: SEARCH_SETTINGS_INPUT_EXAMPLE });
@@ -678,6 +680,9 @@ export const SearchSettingsOutput = z
       max_options_count: z.int().nullable(),
     }),
     is_autocomplete: z.boolean(),
+    suggestions: SuggestionSettingsOutput.optional().openapi({
+      description: 'The query suggestions block, when the settings have one.',
+    }),
   })
   .openapi('SearchSettings', { example: SEARCH_SETTINGS_EXAMPLE });
 

@@ -15,6 +15,7 @@ import type { IndexRows } from './index-rows';
 import { ruleFor } from './rules';
 import { searchEngineOf, settingsOf } from './search-engine-access';
 import { toEngineQuery, toSortKeys, type QueryDefaults } from './search-query';
+import { suggestionSettingsOf } from './suggestions/suggestions.schemas';
 import type {
   SearchContextData,
   SearchResponseEntryData,
@@ -161,6 +162,7 @@ export class SearchService {
         max_options_count: input.filters?.max_options_count ?? null,
       },
       is_autocomplete: input.is_autocomplete ?? false,
+      ...(input.suggestions ? { suggestions: suggestionSettingsOf(input.suggestions) } : {}),
     };
     if (
       settings.filters.show_for !== null &&
