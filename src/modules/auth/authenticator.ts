@@ -10,12 +10,22 @@ const unauthorized = (reason: string) => new AppError('UNAUTHORIZED', reason);
 /** A stored hash that no secret matches, compared against when the key id is unknown. */
 const UNKNOWN_KEY_HASH = new Uint8Array(32);
 
-/**
- * Verifies OAuth access tokens (JWTs) locally; provided by the OAuth module. `expiresAt` is in
- * milliseconds; `grantId` identifies what revoking forgets.
- */
+/** What an OAuth access token comes to once verified. */
+export interface VerifiedBearer {
+  principal: Principal;
+  /** What revoking forgets. */
+  grantId: string;
+  /** Milliseconds. */
+  expiresAt: number;
+  /** The token's `aud` (RFC 8707 resources): only those resources accept it. */
+  audiences: string[];
+  /** The token's issuer, which is also the resource identifier of the REST and GraphQL API. */
+  issuer: string;
+}
+
+/** Verifies OAuth access tokens (JWTs) locally; provided by the OAuth module. */
 export interface AccessTokenVerifier {
-  verify(token: string): Promise<{ principal: Principal; grantId: string; expiresAt: number }>;
+  verify(token: string): Promise<VerifiedBearer>;
 }
 
 /** The notification channel of revoked API keys and OAuth grants (sql/notify-revoked-keys.sql): their id. */
@@ -23,9 +33,18 @@ export const CREDENTIALS_REVOKED_CHANNEL = 'credentials_revoked';
 
 const jwtPattern = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
+export interface AuthenticateOptions {
+  /**
+   * The protected resource asking (RFC 8707 resource identifier, e.g. `${issuer}/mcp`): an OAuth
+   * access token is accepted only when its audience includes it. Default: the REST and GraphQL API,
+   * whose identifier is the issuer. API keys are the tenant's own credential and not bound to a resource.
+   */
+  resource?: string;
+}
+
 export interface Authenticator {
   /** Resolves the bearer credential of a request to its principal; throws UNAUTHORIZED otherwise. */
-  authenticate(authorizationHeader: string | undefined): Promise<Principal>;
+  authenticate(authorizationHeader: string | undefined, options?: AuthenticateOptions): Promise<Principal>;
   /** Whether the header carries the operator's master key (admin API only). */
   isMasterKey(authorizationHeader: string | undefined): boolean;
   /** Forgets any cached verdict for a key (or an OAuth grant's tokens), after it was revoked. */
@@ -63,7 +82,9 @@ export function createAuthenticator(
   } = {},
 ): Authenticator {
   const ttl = options.cacheTtlMs ?? 5_000;
-  const cache = new LRUCache<string, { principal: Principal; keyId: string }>({ max: 10_000, ttl });
+  /** `audiences` and `issuer` for OAuth access tokens; null for API keys, which any resource accepts. */
+  type Entry = { principal: Principal; keyId: string; audience: { audiences: string[]; issuer: string } | null };
+  const cache = new LRUCache<string, Entry>({ max: 10_000, ttl });
 
   const challenged = (error: unknown, header: string | undefined): unknown => {
     if (!options.resourceMetadataUrl || !(error instanceof AppError) || error.key !== 'UNAUTHORIZED') return error;
@@ -74,9 +95,17 @@ export function createAuthenticator(
   };
 
   return {
-    async authenticate(header) {
+    async authenticate(header, authenticateOptions = {}) {
       try {
-        return await verify(header);
+        const entry = await verify(header);
+        if (entry.audience) {
+          const resource = authenticateOptions.resource ?? entry.audience.issuer;
+          if (!entry.audience.audiences.includes(resource))
+            throw unauthorized(
+              `the access token is not for this resource (${resource}); ask for one with resource=${resource}`,
+            );
+        }
+        return entry.principal;
       } catch (error) {
         throw challenged(error, header);
       }
@@ -97,19 +126,23 @@ export function createAuthenticator(
     },
   };
 
-  async function verify(header: string | undefined): Promise<Principal> {
+  async function verify(header: string | undefined): Promise<Entry> {
     if (!header) throw unauthorized('the Authorization header is missing');
     const token = bearerToken(header);
     if (!token) throw unauthorized('expected "Authorization: Bearer <token>"');
     const cached = cache.get(token);
-    if (cached) return cached.principal;
+    if (cached) return cached;
     if (options.accessTokens && jwtPattern.test(token)) {
       const verified = await options.accessTokens.verify(token);
       // A token is never trusted past its own expiry (a TTL of 0 would mean "no TTL" to lru-cache).
       const trustMs = Math.min(ttl, verified.expiresAt - Date.now());
-      const entry = { principal: verified.principal, keyId: verified.grantId };
+      const entry: Entry = {
+        principal: verified.principal,
+        keyId: verified.grantId,
+        audience: { audiences: verified.audiences, issuer: verified.issuer },
+      };
       if (trustMs >= 1) cache.set(token, entry, { ttl: trustMs });
-      return verified.principal;
+      return entry;
     }
     const parsed = parseApiKey(token);
     if (!parsed) throw unauthorized('the bearer token is not a valid credential');
@@ -122,7 +155,8 @@ export function createAuthenticator(
       scopes: new Set(row.scopes),
       actor: { type: 'api_key', id: row.id },
     };
-    cache.set(token, { principal, keyId: row.id });
-    return principal;
+    const entry: Entry = { principal, keyId: row.id, audience: null };
+    cache.set(token, entry);
+    return entry;
   }
 }

@@ -28,7 +28,7 @@ export interface McpContext {
 export async function authenticateMcp(services: Services, request: FastifyRequest): Promise<McpContext | HttpRefusal> {
   const header = request.headers.authorization;
   try {
-    const principal = await services.authenticator.authenticate(header);
+    const principal = await services.authenticator.authenticate(header, { resource: `${services.baseUrl}${MCP_PATH}` });
     return { principal, services, log: request.log };
   } catch (error) {
     if (!(error instanceof AppError) || error.key !== 'UNAUTHORIZED') throw error;

@@ -8,7 +8,9 @@ import * as repository from './oauth.repository';
 import { describeScope, OPENID, resolveScopes, scopesCovered } from './oauth.scopes';
 import { verifyPassword, UNKNOWN_USER_HASH } from './passwords';
 import type { SignInThrottle } from './sign-in/sign-in-throttle';
+import { requestedResources } from './resources';
 import { AUTHORIZATION_CODE_TTL, opaqueToken, tokenHash } from './tokens';
+import { AppError } from '../../kernel/errors';
 
 /** How long an authorization session (and so its `forward_uri`) stays usable, in seconds. */
 export const SESSION_TTL = 600;
@@ -25,6 +27,8 @@ export interface AuthorizeRequest {
   silent?: string;
   code_challenge?: string;
   code_challenge_method?: string;
+  /** RFC 8707: the resources the tokens are for; repeated for several. */
+  resource?: string | string[];
 }
 
 export interface AuthorizationSessionView {
@@ -100,6 +104,23 @@ export class AuthorizationService {
     }
     if (request.response_type === undefined) throw oauthError('invalid_request', 'response_type is required');
     if (request.response_type !== 'code') throw oauthError('unsupported_response_type', 'response_type must be code');
+    // RFC 8707 section 2: with a valid redirect URI, invalid_target is answered by redirecting to it.
+    let resources: string[];
+    try {
+      resources = requestedResources(request.resource, client, this.issuer);
+    } catch (error) {
+      if (!(error instanceof AppError) || !error.reason?.startsWith('invalid_target: ')) throw error;
+      const description = error.reason.slice('invalid_target: '.length);
+      return {
+        kind: 'redirect',
+        location: redirectWith(request.redirect_uri, {
+          error: 'invalid_target',
+          error_description: description,
+          state: request.state,
+          iss: this.issuer,
+        }),
+      };
+    }
     const scopes = resolveScopes(request.scope, client.scopes, { openid: true });
     const codeChallenge = this.codeChallenge(request, client);
     if (request.silent !== undefined && request.silent !== 'true' && request.silent !== 'false') {
@@ -125,6 +146,7 @@ export class AuthorizationService {
         userId: user.id,
         redirectUri: request.redirect_uri,
         scopes,
+        resources,
         codeChallenge,
         nonce: request.nonce ?? null,
       });
@@ -137,6 +159,7 @@ export class AuthorizationService {
       clientId: client.id,
       redirectUri: request.redirect_uri,
       scopes,
+      resources,
       state: request.state ?? null,
       nonce: request.nonce ?? null,
       codeChallenge,
@@ -210,6 +233,7 @@ export class AuthorizationService {
           userId: user.id,
           redirectUri: session.redirectUri,
           scopes: session.scopes,
+          resources: session.resources,
           codeChallenge: session.codeChallenge,
           nonce: session.nonce,
         },
@@ -246,6 +270,7 @@ export class AuthorizationService {
       userId: string;
       redirectUri: string;
       scopes: string[];
+      resources: string[];
       codeChallenge: string | null;
       nonce: string | null;
     },
@@ -258,6 +283,7 @@ export class AuthorizationService {
       userId: grant.userId,
       redirectUri: grant.redirectUri,
       scopes: grant.scopes,
+      resources: grant.resources,
       codeChallenge: grant.codeChallenge,
       nonce: grant.nonce,
       expiresAt: new Date(Date.now() + AUTHORIZATION_CODE_TTL * 1000),

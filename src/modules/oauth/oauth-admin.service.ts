@@ -1,22 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import type { CursorCodec } from '../../kernel/cursor';
 import { isUniqueViolation, writeTransaction, type Db } from '../../kernel/db';
-import { idTaken, invalidState, notFound } from '../../kernel/errors';
+import { badRequest, idTaken, invalidState, notFound } from '../../kernel/errors';
 import { uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { sha256 } from '../auth/credentials';
 import * as repository from './oauth.repository';
 import { scopesCovered, type ClientScope } from './oauth.scopes';
 import { hashPassword } from './passwords';
+import { canonicalResource, clientResources, grantResources } from './resources';
 
 export interface OAuthClientInput {
   name: string;
   redirect_uris: string[];
   scopes: ClientScope[];
   is_confidential: boolean;
+  /** RFC 8707 resources the client may ask tokens for; omitted: every resource. */
+  resources?: string[];
 }
 
-export type OAuthClientChanges = Partial<Pick<OAuthClientInput, 'name' | 'redirect_uris' | 'scopes'>>;
+export type OAuthClientChanges = Partial<Pick<OAuthClientInput, 'name' | 'redirect_uris' | 'scopes' | 'resources'>>;
 
 export interface OAuthAdminDependencies {
   db: Db;
@@ -25,6 +28,10 @@ export interface OAuthAdminDependencies {
   tenantExists: (tenantId: string) => Promise<boolean>;
   /** Drops what the authenticator cached for a revoked or deleted grant. */
   forgetGrant: (grantId: string) => void;
+  /** The RFC 8707 resources this server protects (absolute URIs). */
+  knownResources: string[];
+  /** The issuer: the API's resource, what tokens are for when no resource was asked. */
+  issuer: string;
 }
 
 /** 256 random bits and the SHA-256 it is stored as: a fast hash is right for a random secret, as for API keys. */
@@ -44,6 +51,29 @@ export class OAuthAdminService {
     this.db = deps.db;
   }
 
+  /**
+   * A client's resources as stored: canonical, each one this server protects (else 400), without
+   * duplicates; every known resource is stored as none (the default, which also covers resources
+   * added later). Undefined when not given.
+   */
+  private resourcesOf(input: string[] | undefined): string[] | undefined {
+    if (input === undefined) return undefined;
+    const resources: string[] = [];
+    for (const [index, value] of input.entries()) {
+      const resource = canonicalResource(value);
+      if (resource === null || !this.deps.knownResources.includes(resource)) {
+        const message = `is not a resource of this server (${this.deps.knownResources.join(', ')})`;
+        throw badRequest(`data.resources.${index} ${message}`, [{ field: `data.resources.${index}`, message }]);
+      }
+      if (!resources.includes(resource)) resources.push(resource);
+    }
+    return this.deps.knownResources.every((known) => resources.includes(known)) ? [] : resources;
+  }
+
+  private clientView(client: repository.ClientRow) {
+    return clientView(client, clientResources(client, this.deps.knownResources));
+  }
+
   private async requireTenant(tenantId: string) {
     if (!(await this.deps.tenantExists(tenantId))) throw notFound('no tenant with this id');
   }
@@ -60,8 +90,9 @@ export class OAuthAdminService {
       isConfidential: input.is_confidential,
       redirectUris: [...new Set(input.redirect_uris)],
       scopes: [...new Set(input.scopes)],
+      resources: this.resourcesOf(input.resources) ?? [],
     });
-    return { ...clientView(client), client_secret: credential?.secret ?? null };
+    return { ...this.clientView(client), client_secret: credential?.secret ?? null };
   }
 
   /** Lists a tenant's clients in order of creation; never their secrets. */
@@ -69,13 +100,13 @@ export class OAuthAdminService {
     await this.requireTenant(tenantId);
     const list = repository.clientList(this.db, tenantId);
     const result = await paginate(this.deps.cursors, `oauth-clients:${tenantId}`, page, list);
-    return { ...result, items: result.items.map(clientView) };
+    return { ...result, items: result.items.map((client) => this.clientView(client)) };
   }
 
   async getClient(tenantId: string, clientId: string) {
     const client = await repository.findTenantClient(this.db, tenantId, clientId);
     if (!client) throw noClient();
-    return clientView(client);
+    return this.clientView(client);
   }
 
   /**
@@ -86,12 +117,20 @@ export class OAuthAdminService {
   async updateClient(tenantId: string, clientId: string, changes: OAuthClientChanges) {
     const redirectUris = changes.redirect_uris && [...new Set(changes.redirect_uris)];
     const scopes = changes.scopes && [...new Set(changes.scopes)];
+    const resources = this.resourcesOf(changes.resources);
     const { client, revoked } = await writeTransaction(this.db, async (tx) => {
       if (!(await repository.lockClient(tx, tenantId, clientId))) throw noClient();
-      const client = await repository.updateClient(tx, clientId, { name: changes.name, redirectUris, scopes });
-      if (!redirectUris && !scopes) return { client, revoked: [] };
-      const allowed = (request: { redirectUri?: string; scopes: string[] }) =>
+      const client = await repository.updateClient(tx, clientId, {
+        name: changes.name,
+        redirectUris,
+        scopes,
+        resources,
+      });
+      if (!redirectUris && !scopes && !resources) return { client, revoked: [] };
+      const mayUse = clientResources(client, this.deps.knownResources);
+      const allowed = (request: { redirectUri?: string; scopes: string[]; resources: string[] }) =>
         scopesCovered(request.scopes, client.scopes) &&
+        grantResources(request, this.deps.issuer).every((resource) => mayUse.includes(resource)) &&
         (request.redirectUri === undefined || client.redirectUris.includes(request.redirectUri));
       const pending = await repository.pendingAuthorizations(tx, clientId);
       await repository.deletePendingAuthorizations(
@@ -100,11 +139,11 @@ export class OAuthAdminService {
         pending.codes.filter((code) => !allowed(code)).map((code) => code.codeHash),
       );
       const grants = await repository.liveGrantsOfClient(tx, clientId);
-      const lost = grants.filter((grant) => !allowed({ scopes: grant.scopes })).map((grant) => grant.id);
+      const lost = grants.filter((grant) => !allowed(grant)).map((grant) => grant.id);
       return { client, revoked: await repository.revokeGrants(tx, lost) };
     });
     for (const grantId of revoked) this.deps.forgetGrant(grantId);
-    return clientView(client);
+    return this.clientView(client);
   }
 
   /**
@@ -126,7 +165,7 @@ export class OAuthAdminService {
       return { client, revoked: await repository.revokeGrants(tx, own) };
     });
     for (const grantId of revoked) this.deps.forgetGrant(grantId);
-    return { ...clientView(client), client_secret: secret };
+    return { ...this.clientView(client), client_secret: secret };
   }
 
   /** Deletes a client: every token issued to it stops working, its grants, codes and consents go with it. */
@@ -190,11 +229,12 @@ export class OAuthAdminService {
   }
 }
 
-const clientView = (client: repository.ClientRow) => ({
+const clientView = (client: repository.ClientRow, resources: string[]) => ({
   client_id: client.id,
   name: client.name,
   redirect_uris: client.redirectUris,
   scopes: client.scopes as ClientScope[],
+  resources,
   is_confidential: client.isConfidential,
   tenant_id: client.tenantId,
   created_at: client.createdAt.toISOString(),

@@ -8,6 +8,7 @@ import { OAuthAdminService } from './oauth-admin.service';
 import { OAuthService } from './oauth.service';
 import { SignInThrottle } from './sign-in/sign-in-throttle';
 import { SigningKeys } from './signing-keys';
+import { knownResources } from './resources';
 import { TokenIssuer } from './tokens';
 
 /** The OAuth authorization server's parts, as the service container holds them. */
@@ -47,6 +48,8 @@ export function createOAuthServices(deps: {
       cursors: deps.cursors,
       tenantExists: deps.tenantExists,
       forgetGrant: deps.forgetGrant,
+      knownResources: knownResources(deps.baseUrl),
+      issuer: deps.baseUrl,
     }),
     browser: new BrowserSessions(deps.masterKey, deps.baseUrl.startsWith('https:')),
     accessTokens: { verify: (token) => tokens.verifyBearer(token) },

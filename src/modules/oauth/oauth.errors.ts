@@ -1,6 +1,6 @@
 import { AppError } from '../../kernel/errors';
 
-/** The error codes of RFC 6749 (sections 4.1.2.1 and 5.2) and RFC 7009 that this server answers. */
+/** The error codes of RFC 6749 (sections 4.1.2.1 and 5.2), RFC 7009 and RFC 8707 that this server answers. */
 export type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
@@ -8,7 +8,9 @@ export type OAuthErrorCode =
   | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'unsupported_response_type'
-  | 'invalid_scope';
+  | 'invalid_scope'
+  /** RFC 8707: a `resource` that is unknown, malformed or not allowed. */
+  | 'invalid_target';
 
 /** `WWW-Authenticate` of an invalid_client 401: the client authenticates with HTTP Basic. */
 export const CLIENT_AUTH_CHALLENGE = 'Basic realm="oauth", error="invalid_client"';

@@ -20,6 +20,7 @@ export const insertClient = (
     isConfidential: boolean;
     redirectUris: string[];
     scopes: string[];
+    resources: string[];
   },
 ) => db.oAuthClient.create({ data: { ...client, secretHash: client.secretHash ? bytes(client.secretHash) : null } });
 
@@ -145,7 +146,14 @@ export const lockSigningKeyCreation = (tx: Tx) => tx.$queryRaw`SELECT 1 AS locke
 
 export const insertGrant = (
   db: DbOrTx,
-  grant: { id: string; clientId: string; userId: string | null; grantType: string; scopes: string[] },
+  grant: {
+    id: string;
+    clientId: string;
+    userId: string | null;
+    grantType: string;
+    scopes: string[];
+    resources: string[];
+  },
 ) => db.oAuthGrant.create({ data: grant });
 
 /** Revokes a grant and so every token issued under it; returns whether it was live. */
@@ -164,6 +172,7 @@ export const insertAuthorizationCode = (
     userId: string;
     redirectUri: string;
     scopes: string[];
+    resources: string[];
     codeChallenge: string | null;
     nonce: string | null;
     expiresAt: Date;
@@ -228,6 +237,7 @@ export const insertAuthorizationSession = (
     clientId: string;
     redirectUri: string;
     scopes: string[];
+    resources: string[];
     state: string | null;
     nonce: string | null;
     codeChallenge: string | null;
@@ -258,6 +268,7 @@ const clientColumns = {
   isConfidential: true,
   redirectUris: true,
   scopes: true,
+  resources: true,
   createdAt: true,
 } as const;
 
@@ -268,6 +279,7 @@ export type ClientRow = {
   isConfidential: boolean;
   redirectUris: string[];
   scopes: string[];
+  resources: string[];
   createdAt: Date;
 };
 
@@ -295,7 +307,7 @@ export const lockClient = async (tx: Tx, tenantId: string, id: string) =>
 export const updateClient = (
   tx: Tx,
   id: string,
-  changes: { name?: string; redirectUris?: string[]; scopes?: string[]; secretHash?: Buffer },
+  changes: { name?: string; redirectUris?: string[]; scopes?: string[]; resources?: string[]; secretHash?: Buffer },
 ): Promise<ClientRow> =>
   tx.oAuthClient.update({
     where: { id },
@@ -305,7 +317,10 @@ export const updateClient = (
 
 /** The client's grants that are not revoked, with what they grant. */
 export const liveGrantsOfClient = (tx: Tx, clientId: string) =>
-  tx.oAuthGrant.findMany({ where: { clientId, revokedAt: null }, select: { id: true, grantType: true, scopes: true } });
+  tx.oAuthGrant.findMany({
+    where: { clientId, revokedAt: null },
+    select: { id: true, grantType: true, scopes: true, resources: true },
+  });
 
 /** Revokes the grants (and so every token issued under them); returns the ids of those that were live. */
 export const revokeGrants = async (tx: Tx, ids: string[]) =>
@@ -324,11 +339,11 @@ export async function pendingAuthorizations(tx: Tx, clientId: string) {
   const [sessions, codes] = await Promise.all([
     tx.oAuthAuthorizationSession.findMany({
       where: { clientId, completedAt: null },
-      select: { id: true, redirectUri: true, scopes: true },
+      select: { id: true, redirectUri: true, scopes: true, resources: true },
     }),
     tx.oAuthAuthorizationCode.findMany({
       where: { clientId, consumedAt: null },
-      select: { codeHash: true, redirectUri: true, scopes: true },
+      select: { codeHash: true, redirectUri: true, scopes: true, resources: true },
     }),
   ]);
   return { sessions, codes };

@@ -1,8 +1,26 @@
 import { z } from '../../kernel/rest/schemas';
 import { CLIENT_SCOPES } from './oauth.scopes';
 import { trimmedName } from '../../kernel/validation';
+import { MAX_RESOURCE_LENGTH, MAX_RESOURCES } from './resources';
 
 const text = (max: number, description: string) => z.string().max(max).optional().openapi({ description });
+
+const resourceValue = z.string().max(MAX_RESOURCE_LENGTH);
+
+/** RFC 8707 `resource`: one value, or several (a repeated query parameter, or a JSON array). */
+const resourceParameter = (description: string) =>
+  z
+    .union([resourceValue, z.array(resourceValue).max(MAX_RESOURCES)])
+    .optional()
+    .openapi({
+      description:
+        `${description} The resources of this server are the API (the issuer, ` +
+        'e.g. `https://api.example.com`, ' +
+        'for `/api` and `/graphql`) and `/mcp` (the issuer followed by `/mcp`), as their protected resource ' +
+        'metadata names them. An unknown resource, a relative one, one with a fragment, or one the client may not ' +
+        `use is refused with \`invalid_target\`. At most ${MAX_RESOURCES}, ` +
+        `each at most ${MAX_RESOURCE_LENGTH} characters.`,
+    });
 
 const clientAuthFields = {
   client_id: text(
@@ -32,6 +50,12 @@ export const TokenRequest = z
       'authorization_code: the PKCE verifier (43-128 characters) whose S256 challenge was sent.',
     ),
     refresh_token: text(256, 'refresh_token: the refresh token; each works once.'),
+    resource: resourceParameter(
+      'RFC 8707: the resources the access token is for (its `aud`). client_credentials: within the ' +
+        "client's resources; authorization_code and refresh_token: a subset of those of the authorization " +
+        '(omitted: all of them). No resource at all: the audience is the issuer (the API). A form request ' +
+        'carries one `resource`; send several as a JSON array.',
+    ),
   })
   .openapi('TokenRequest');
 
@@ -73,7 +97,10 @@ export const Introspection = z
     exp: z.int().optional(),
     iat: z.int().optional(),
     iss: z.string().optional(),
-    aud: z.string().optional(),
+    aud: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .openapi({ description: "An access token's audience: the resource it is for, or an array of several." }),
     jti: z.string().optional(),
     token_type: z.string().optional(),
     tenant_id: z.string().optional(),
@@ -101,6 +128,11 @@ export const AuthorizeQuery = z
     ),
     code_challenge: text(43, 'PKCE: base64url SHA-256 of the code verifier. Required for public clients.'),
     code_challenge_method: text(8, 'PKCE: `S256` (the only method supported).'),
+    resource: resourceParameter(
+      'RFC 8707: the resources the tokens will be for; repeat the parameter for several. Omitted: the API when ' +
+        'the client may use it, else every resource the client may use. An invalid one redirects to ' +
+        '`redirect_uri` with `error=invalid_target` (and `error_description`, `state`, `iss`).',
+    ),
   })
   .strict();
 
@@ -149,6 +181,16 @@ export const OAuthClientInput = z
     is_confidential: z.boolean().openapi({
       description: 'true: a server-side client with a secret; false: a browser or native app, which must use PKCE.',
     }),
+    resources: z
+      .array(resourceValue)
+      .min(1)
+      .max(MAX_RESOURCES)
+      .optional()
+      .openapi({
+        description:
+          'RFC 8707 resources the client may ask tokens for: the API (the issuer) and `${issuer}/mcp`. Omitted: ' +
+          'every resource of this server, including ones added later.',
+      }),
   })
   .strict();
 
@@ -158,6 +200,7 @@ const clientFields = {
   redirect_uris: z.array(z.string()),
   scopes: z.array(ClientScopeName),
   is_confidential: z.boolean(),
+  resources: z.array(z.string()).openapi({ description: 'The RFC 8707 resources the client may ask tokens for.' }),
   tenant_id: z.string(),
   created_at: z.iso.datetime(),
 };
@@ -181,6 +224,7 @@ export const OAuthClientChanges = z
     name: OAuthClientInput.shape.name.optional(),
     redirect_uris: OAuthClientInput.shape.redirect_uris.optional(),
     scopes: OAuthClientInput.shape.scopes.optional(),
+    resources: OAuthClientInput.shape.resources,
   })
   .strict();
 

@@ -3,11 +3,13 @@ import { AppError } from '../../kernel/errors';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import type { OAuthClient } from '../../__generated__/prisma/client';
 import { secretMatchesHash, secretsEqual, sha256 } from '../auth/credentials';
+import type { VerifiedBearer } from '../auth/authenticator';
 import type { Principal } from '../auth/scopes';
 import { oauthError } from './oauth.errors';
 import * as repository from './oauth.repository';
 import { OPENID, resolveScopes } from './oauth.scopes';
-import { opaqueToken, REFRESH_TOKEN_TTL, tokenHash, type TokenIssuer } from './tokens';
+import { narrowedResources, requestedResources } from './resources';
+import { audienceOf, opaqueToken, REFRESH_TOKEN_TTL, tokenHash, type TokenIssuer } from './tokens';
 
 /** Token endpoint parameters, with their RFC 6749 names. */
 export interface TokenRequest {
@@ -19,6 +21,8 @@ export interface TokenRequest {
   redirect_uri?: string;
   code_verifier?: string;
   refresh_token?: string;
+  /** RFC 8707: the resources the access token is for. */
+  resource?: string | string[];
 }
 
 export interface TokenResponse {
@@ -41,7 +45,7 @@ export interface Introspection {
   exp?: number;
   iat?: number;
   iss?: string;
-  aud?: string;
+  aud?: string | string[];
   jti?: string;
   token_type?: string;
   tenant_id?: string;
@@ -141,7 +145,7 @@ export class OAuthService {
         exp: access.expiresAt,
         iat: access.issuedAt,
         iss: this.tokens.issuer,
-        aud: this.tokens.issuer,
+        aud: audienceOf(access.audiences, this.tokens.issuer),
         jti: access.jti,
         token_type: 'Bearer',
         tenant_id: access.tenantId,
@@ -163,7 +167,7 @@ export class OAuthService {
   }
 
   /** The authenticator's check of an OAuth access token: signature and expiry locally, revocation in the database. */
-  async verifyBearer(token: string): Promise<{ principal: Principal; grantId: string; expiresAt: number }> {
+  async verifyBearer(token: string): Promise<VerifiedBearer> {
     const verified = await this.tokens.verifyAccessToken(token);
     if (verified === 'expired') throw new AppError('UNAUTHORIZED', 'the access token has expired');
     if (!verified) throw new AppError('UNAUTHORIZED', 'the bearer token is not a valid credential');
@@ -176,7 +180,13 @@ export class OAuthService {
         ? { type: 'user', id: verified.userId, clientId: verified.clientId }
         : { type: 'oauth_client', id: verified.clientId },
     };
-    return { principal, grantId: verified.grantId, expiresAt: verified.expiresAt * 1000 };
+    return {
+      principal,
+      grantId: verified.grantId,
+      expiresAt: verified.expiresAt * 1000,
+      audiences: verified.audiences,
+      issuer: this.tokens.issuer,
+    };
   }
 
   /**
@@ -239,12 +249,14 @@ export class OAuthService {
     if (!client.isConfidential)
       throw oauthError('unauthorized_client', 'a public client cannot use client_credentials');
     const scopes = resolveScopes(request.scope, client.scopes, { openid: false });
+    const resources = requestedResources(request.resource, client, this.tokens.issuer);
     const grant = await repository.insertGrant(this.db, {
       id: uuidv7(),
       clientId: client.id,
       userId: null,
       grantType: 'client_credentials',
       scopes,
+      resources,
     });
     const access = await this.tokens.accessToken({
       tenantId: client.tenantId,
@@ -252,6 +264,7 @@ export class OAuthService {
       userId: null,
       scopes,
       grantId: grant.id,
+      resources,
     });
     return { token_type: 'Bearer', expires_in: access.expiresIn, access_token: access.token, scope: scopes.join(' ') };
   }
@@ -291,12 +304,14 @@ export class OAuthService {
           'a code_verifier was sent but the authorization request had no code_challenge',
         );
       }
+      const resources = narrowedResources(request.resource, code, this.tokens.issuer);
       const grant = await repository.insertGrant(tx, {
         id: uuidv7(),
         clientId: client.id,
         userId: code.userId,
         grantType: 'authorization_code',
         scopes: code.scopes,
+        resources: code.resources,
       });
       await repository.consumeAuthorizationCode(tx, hash, grant.id);
       const refreshToken = opaqueToken();
@@ -305,7 +320,7 @@ export class OAuthService {
         grantId: grant.id,
         expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL * 1000),
       });
-      return { kind: 'issued', grant, code, refreshToken } as const;
+      return { kind: 'issued', grant, code, refreshToken, resources } as const;
     });
     if (outcome.kind === 'replayed') {
       if (outcome.grantId) this.forgetGrant(outcome.grantId);
@@ -314,13 +329,14 @@ export class OAuthService {
         'the authorization code was already used; the tokens issued from it are revoked',
       );
     }
-    const { grant, code, refreshToken } = outcome;
+    const { grant, code, refreshToken, resources } = outcome;
     const access = await this.tokens.accessToken({
       tenantId: client.tenantId,
       clientId: client.id,
       userId: code.userId,
       scopes: grant.scopes,
       grantId: grant.id,
+      resources,
     });
     const idToken = grant.scopes.includes(OPENID)
       ? await this.tokens.idToken({
@@ -363,6 +379,7 @@ export class OAuthService {
         request.scope === undefined
           ? token.grant.scopes
           : resolveScopes(request.scope, token.grant.scopes, { openid: true });
+      const resources = narrowedResources(request.resource, token.grant, this.tokens.issuer);
       // The window runs from the first rotation: a reuse does not extend it.
       if (!token.rotatedAt) await repository.markRefreshTokenRotated(tx, hash);
       const refreshToken = opaqueToken();
@@ -371,19 +388,20 @@ export class OAuthService {
         grantId: token.grantId,
         expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL * 1000),
       });
-      return { kind: 'rotated', grant: token.grant, scopes, refreshToken } as const;
+      return { kind: 'rotated', grant: token.grant, scopes, resources, refreshToken } as const;
     });
     if (outcome.kind === 'reused') {
       this.forgetGrant(outcome.grantId);
       throw oauthError('invalid_grant', 'the refresh token was already used; every token of its grant is revoked');
     }
-    const { grant, scopes, refreshToken } = outcome;
+    const { grant, scopes, resources, refreshToken } = outcome;
     const access = await this.tokens.accessToken({
       tenantId: client.tenantId,
       clientId: client.id,
       userId: grant.userId,
       scopes,
       grantId: grant.id,
+      resources,
     });
     return {
       token_type: 'Bearer',

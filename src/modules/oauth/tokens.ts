@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { uuidv7 } from '../../kernel/ids';
+import { knownResources } from './resources';
 import { SIGNING_ALGORITHM, type SigningKeys } from './signing-keys';
 
 /** Lifetimes, in seconds. */
@@ -20,9 +21,13 @@ export interface AccessTokenGrant {
   scopes: string[];
   /** The grant (rotation family) the token was issued under; revoking it revokes the token. */
   grantId: string;
+  /** RFC 8707: the resources the token is for (its `aud`); none (or omitted) means the issuer, the API. */
+  resources?: string[];
 }
 
-export interface VerifiedAccessToken extends AccessTokenGrant {
+export interface VerifiedAccessToken extends Omit<AccessTokenGrant, 'resources'> {
+  /** The token's `aud`: the resources that accept it. */
+  audiences: string[];
   jti: string;
   subject: string;
   issuedAt: number;
@@ -30,12 +35,18 @@ export interface VerifiedAccessToken extends AccessTokenGrant {
   expiresAt: number;
 }
 
+/** A token's `aud`: one resource as a string, several as an array, the issuer when none were asked. */
+export const audienceOf = (resources: string[], issuer: string): string | string[] =>
+  resources.length === 0 ? issuer : resources.length === 1 ? resources[0]! : resources;
+
 /** Random opaque secrets (authorization codes, refresh tokens) and the hash under which they are stored. */
 export const opaqueToken = () => randomBytes(32).toString('base64url');
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest();
 
 const claimsOf = (payload: JWTPayload): VerifiedAccessToken | null => {
-  const { sub, jti, iat, exp, tenant_id, client_id, scope, sid, user_id } = payload as Record<string, unknown>;
+  const { sub, jti, iat, exp, tenant_id, client_id, scope, sid, user_id, aud } = payload as Record<string, unknown>;
+  const audiences =
+    typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
   if (typeof sub !== 'string' || typeof jti !== 'string' || typeof exp !== 'number' || typeof iat !== 'number')
     return null;
   if (
@@ -55,18 +66,25 @@ const claimsOf = (payload: JWTPayload): VerifiedAccessToken | null => {
     userId: typeof user_id === 'string' ? user_id : null,
     scopes: scope === '' ? [] : scope.split(' '),
     grantId: sid,
+    audiences,
   };
 };
 
 /**
  * Mints and verifies the signed JWTs: access tokens (RFC 9068 profile, `typ: at+jwt`, audience the
- * issuer itself) and OpenID Connect ID tokens (audience the client).
+ * resources asked for with RFC 8707 `resource`, or the issuer itself when none were) and OpenID
+ * Connect ID tokens (audience the client).
  */
 export class TokenIssuer {
+  /** The audiences an access token of this issuer may have: the resources it protects. */
+  readonly resources: string[];
+
   constructor(
     private readonly keys: SigningKeys,
     readonly issuer: string,
-  ) {}
+  ) {
+    this.resources = knownResources(issuer);
+  }
 
   async accessToken(grant: AccessTokenGrant, options: { ttlSeconds?: number; now?: number } = {}) {
     const { kid, privateKey } = await this.keys.signingKey();
@@ -81,7 +99,7 @@ export class TokenIssuer {
     })
       .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid, typ: ACCESS_TOKEN_TYPE })
       .setIssuer(this.issuer)
-      .setAudience(this.issuer)
+      .setAudience(audienceOf(grant.resources ?? [], this.issuer))
       .setSubject(grant.userId ?? grant.clientId)
       .setIssuedAt(now)
       .setExpirationTime(now + expiresIn)
@@ -124,7 +142,7 @@ export class TokenIssuer {
           if (!key) throw new errors.JWKSNoMatchingKey();
           return key;
         },
-        { issuer: this.issuer, audience: this.issuer, typ: ACCESS_TOKEN_TYPE, algorithms: [SIGNING_ALGORITHM] },
+        { issuer: this.issuer, audience: this.resources, typ: ACCESS_TOKEN_TYPE, algorithms: [SIGNING_ALGORITHM] },
       );
       return claimsOf(payload);
     } catch (error) {

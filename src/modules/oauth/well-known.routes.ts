@@ -25,6 +25,8 @@ export function authorizationServerMetadata(issuer: string) {
     code_challenge_methods_supported: ['S256'],
     id_token_signing_alg_values_supported: [SIGNING_ALGORITHM],
     authorization_response_iss_parameter_supported: true,
+    // RFC 9728 section 4: the protected resources this server issues tokens for (RFC 8707 `resource`).
+    protected_resources: PROTECTED_RESOURCE_PATHS.map((path) => `${issuer}${path}`),
   };
 }
 

@@ -110,7 +110,8 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
 
     scope.get('/oauth/authorize', async (request, reply) => {
       const query = request.query as Record<string, string | string[]>;
-      const repeated = Object.keys(query).find((name) => typeof query[name] !== 'string');
+      // RFC 8707: `resource` is the one parameter that may be repeated.
+      const repeated = Object.keys(query).find((name) => typeof query[name] !== 'string' && name !== 'resource');
       if (repeated)
         return sendPage(
           reply,
@@ -119,7 +120,7 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
         );
       try {
         const outcome = await authorization.authorize(
-          query as Record<string, string>,
+          query as Record<string, string> & { resource?: string | string[] },
           browser.signedInUser(request.headers.cookie),
         );
         return reply.redirect(outcome.kind === 'redirect' ? outcome.location : outcome.session.forward_uri, 302);
