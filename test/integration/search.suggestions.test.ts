@@ -9,6 +9,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app';
 import { createDb } from '../../src/kernel/db';
+import { IndexRows } from '../../src/modules/search/index-rows';
+import { popularQueries } from '../../src/modules/search/suggestions/suggestions.repository';
+import { SuggestionsService } from '../../src/modules/search/suggestions/suggestions.service';
 import { createKey, createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { createRestClient, type RestClient, type RestResponse } from '../helpers/rest';
 
@@ -340,5 +343,65 @@ describe('the suggestions kept by each process', () => {
         interval: 250,
       })
       .toEqual(['rain jacket']);
+  });
+});
+
+describe('the builds of a process', () => {
+  /** A service of its own whose reads of the search log are counted, and held back while `gate` is set. */
+  function observedService(refreshSeconds: number) {
+    const observed = {
+      builds: 0,
+      gate: undefined as Promise<void> | undefined,
+      fail: false,
+      errors: [] as unknown[],
+    };
+    const service = new SuggestionsService(t.db, new IndexRows(t.db), {
+      refreshSeconds,
+      retentionDays: 90,
+      onBackgroundError: (error) => observed.errors.push(error),
+      load: async (...args) => {
+        observed.builds += 1;
+        await observed.gate;
+        if (observed.fail) throw new Error('the search log cannot be read');
+        return popularQueries(...args);
+      },
+    });
+    return { service, observed };
+  }
+  const request = { q: 'lam', limit: 5 };
+
+  it('concurrent first requests for an index share one build', async () => {
+    const { service, observed } = observedService(300);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => service.suggest(null, 'shop', request)));
+    expect(observed.builds).toBe(1);
+    for (const answer of answers) expect(answer.map((s) => s.query)).toEqual(answers[0]!.map((s) => s.query));
+    expect(answers[0]!.map((s) => s.query)).toContain('desk lamp');
+    // Kept: later requests read no log.
+    await service.suggest(null, 'shop', { q: 'jack', limit: 5 });
+    expect(observed.builds).toBe(1);
+  });
+
+  it('after the refresh time, requests are answered from what is kept while the rebuild runs', async () => {
+    const { service, observed } = observedService(1);
+    const first = await service.suggest(null, 'shop', request);
+    let open!: () => void;
+    observed.gate = new Promise<void>((resolve) => (open = resolve));
+    // Once the kept suggestions are stale, a request starts the rebuild, which the gate holds back ...
+    await expect.poll(async () => (await service.suggest(null, 'shop', request), observed.builds)).toBe(2);
+    // ... and requests meanwhile get the kept suggestions without waiting for it.
+    expect(await service.suggest(null, 'shop', request)).toEqual(first);
+    open();
+    expect(observed.errors).toEqual([]);
+  });
+
+  it('a rebuild that fails keeps what is kept, and is reported', async () => {
+    const { service, observed } = observedService(1);
+    const first = await service.suggest(null, 'shop', request);
+    observed.fail = true;
+    await expect
+      .poll(async () => (await service.suggest(null, 'shop', request), observed.errors.length))
+      .toBeGreaterThanOrEqual(1);
+    expect(String((observed.errors[0] as Error).message)).toMatch(/were not rebuilt/);
+    expect(await service.suggest(null, 'shop', request)).toEqual(first);
   });
 });

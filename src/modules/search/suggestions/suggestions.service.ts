@@ -28,6 +28,8 @@ export interface SuggestionsOptions {
   retentionDays: number;
   /** Where a failed background rebuild is reported (the kept suggestions keep being served). */
   onBackgroundError: (error: unknown) => void;
+  /** Reads an index's popular queries: the search log in PostgreSQL unless given (to observe the builds). */
+  load?: typeof popularQueries;
 }
 
 export interface SuggestionsRequest {
@@ -96,7 +98,8 @@ export class SuggestionsService {
     const days = Math.min(SUGGESTIONS_WINDOW_DAYS, this.options.retentionDays);
     try {
       const since = new Date(Date.now() - days * DAY_MS);
-      return new SuggestionIndex(indexId, await popularQueries(this.db, indexId, since, MAX_SUGGESTIONS_PER_INDEX));
+      const load = this.options.load ?? popularQueries;
+      return new SuggestionIndex(indexId, await load(this.db, indexId, since, MAX_SUGGESTIONS_PER_INDEX));
     } catch (error) {
       if (!stale) throw error;
       this.options.onBackgroundError(
