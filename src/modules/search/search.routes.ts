@@ -32,6 +32,9 @@ import {
 } from './search.schemas';
 import { getSearchSuggestions } from './suggestions/suggestions.routes';
 
+// Declared beside the suggestions; exported here too, where the module's operations are listed.
+export { getSearchSuggestions };
+
 const indexTag = 'Search indexes';
 const searchTag = 'Search';
 const INSTANT_SEARCH_MEDIA_TYPE = 'application/vnd.instantsearch+json';
