@@ -387,6 +387,22 @@ describe('the public MCP endpoint', () => {
       }),
     ).rejects.toMatchObject({ code: -32602 });
     await client.close();
+
+    // Counted per operation and outcome, apart from the authenticated /mcp's series.
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const value = (series: string) => {
+      const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+      return line === undefined ? undefined : Number(line.slice(series.length + 1));
+    };
+    const calls = (tool: string, outcome: string) =>
+      value(`commerce_ucp_storefront_tool_calls_total{tool="${tool}",outcome="${outcome}"}`);
+    expect(calls('search_catalog', 'ok')).toBe(1);
+    expect(calls('search_catalog', 'invalid_params')).toBe(1);
+    expect(calls('lookup_catalog', 'ok')).toBe(1);
+    expect(calls('lookup_catalog', 'invalid_params')).toBe(1);
+    expect(calls('get_product', 'ok')).toBe(1);
+    expect(value('commerce_ucp_storefront_tool_call_duration_seconds_count{tool="search_catalog"}')).toBe(2);
+    expect(text).not.toContain('commerce_mcp_tool_calls_total{tool="search_catalog"');
   });
 });
 

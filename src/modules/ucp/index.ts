@@ -9,10 +9,17 @@ import { catalogTools } from './catalog-tools';
 import { UcpCatalogService } from './catalog.service';
 import { storefrontLimit, ucpOperations } from './ucp.routes';
 import { UCP_VERSION } from './ucp.schemas';
+import {
+  createStorefrontMetrics,
+  storefrontCallRecorder,
+  type StorefrontContext,
+  type StorefrontMetrics,
+} from './storefront-observability';
 
 declare module '../context' {
   interface Services {
     ucp: UcpCatalogService;
+    ucpStorefrontMetrics: StorefrontMetrics;
   }
 }
 
@@ -41,7 +48,7 @@ export async function servesStorefrontCatalog(services: Services, key: string): 
 /** The public storefront catalog's MCP endpoint: no token, the address's rate limit, the key's settings. */
 function mountStorefrontMcp(app: Parameters<NonNullable<Module['http']>>[0], services: Services) {
   const limit = limitByAddress(services.rateLimits);
-  mountMcpEndpoint<CatalogToolContext>(app, {
+  mountMcpEndpoint<StorefrontContext>(app, {
     path: '/ucp/:key/mcp',
     serverInfo: { name: 'storefront-catalog', title: 'Storefront catalog (UCP)', version: UCP_VERSION },
     tools: catalogTools,
@@ -49,17 +56,28 @@ function mountStorefrontMcp(app: Parameters<NonNullable<Module['http']>>[0], ser
       await limit(storefrontLimit.name, storefrontLimit.perMinute(services), request);
       const { key } = request.params as { key: string };
       if (!PROXY_KEY_PATTERN.test(key)) throw notFound(`no search engine with key "${key}"`);
-      return services.ucp.forProxy(key);
+      return { ...(await services.ucp.forProxy(key)), key, log: request.log };
     },
-    onError: (error, name) =>
-      services.log.error({ err: error, operation: name }, 'ucp: a storefront catalog operation failed'),
+    onToolCall: storefrontCallRecorder(services.ucpStorefrontMetrics),
+    onError: (error, name, context) =>
+      context.log.error(
+        { err: error, operation: name, proxyKey: context.key },
+        'ucp: a storefront catalog operation failed',
+      ),
   });
 }
 
 /** The catalog for agents: the UCP catalog capability over a tenant's search index, with live stock. */
 export const ucpModule: Module = {
   name: 'ucp',
-  services: (services) => ({ ucp: new UcpCatalogService(services as Services) }),
+  services: (services) => ({
+    ucp: new UcpCatalogService(services as Services),
+    ucpStorefrontMetrics: createStorefrontMetrics(),
+  }),
+  metrics(registry, { ucpStorefrontMetrics }) {
+    registry.registerMetric(ucpStorefrontMetrics.calls);
+    registry.registerMetric(ucpStorefrontMetrics.duration);
+  },
   rest: ucpOperations,
   http: mountStorefrontMcp,
 };
