@@ -207,6 +207,15 @@ describe('which queries are suggested', () => {
     expectFieldError(await suggest('shop', 'q=desk&index=nope'), 400, 'query.index');
   });
 
+  it('answers browsers (CORS)', async () => {
+    const response = await rest.get(`${SEARCH}/shop/suggestions?q=lam`, {
+      remoteAddress: '10.1.0.1',
+      headers: { origin: 'https://shop.example.com' },
+    });
+    expect(queriesOf(response)).toContain('desk lamp');
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+  });
+
   it('answers a query without words with no suggestions', async () => {
     expect(queriesOf(await suggest('shop', 'q=%20%21'))).toEqual([]);
   });
@@ -269,6 +278,13 @@ describe('the suggestions block of the search settings', () => {
       body: { data: { indexes: [{ alias: 'catalog' }], suggestions: { min_searches: 1 } } },
     });
     expect(restored.status, restored.rawBody).toBe(200);
+    // `null` stores no block, as leaving it out does.
+    const cleared = await rest.put(`${SEARCH}/shop/settings`, {
+      token: shop.key,
+      body: { data: { indexes: [{ alias: 'catalog' }, { alias: 'blog' }], suggestions: null } },
+    });
+    expect(cleared.status, cleared.rawBody).toBe(200);
+    expect(cleared.body.data).not.toHaveProperty('suggestions');
   });
 
   it.each([
