@@ -65,16 +65,13 @@ export class SuggestionsService {
     const { settings: found } = await searchEngineOf(this.db, caller, key);
     const settings = settingsOf(found.settings);
     const aliases = settings.indexes.map((entry) => entry.alias);
-    if (request.index !== undefined && !aliases.includes(request.index)) {
+    // A named index must be one the key searches; by default, the first of them a search would search.
+    const candidates = request.index === undefined ? aliases : aliases.filter((alias) => alias === request.index);
+    const index = await this.indexOf(found.tenantId, candidates);
+    if (!index && request.index !== undefined) {
       throw invalidField('index', `${request.index} is not an index of this search engine`);
     }
-    const index = await this.indexOf(found.tenantId, request.index === undefined ? aliases : [request.index]);
-    if (!index) {
-      if (request.index !== undefined) {
-        throw invalidField('index', `${request.index} is not an index of this search engine`);
-      }
-      return [];
-    }
+    if (!index) return [];
     const suggestions = await this.kept.fetch(index.id);
     if (!suggestions) return [];
     return suggestions.suggest(request.q, {
