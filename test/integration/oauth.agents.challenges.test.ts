@@ -58,4 +58,28 @@ describe('403 challenges', () => {
     expect(listed.statusCode).toBe(200);
     expect(listed.json().data).toEqual([]);
   });
+
+  it('name the scope a GraphQL field needs, the answer staying 200 with the FORBIDDEN error', async () => {
+    const { key } = await createTenant(rest, 'Proxy reader', ['proxies:read']);
+    // Both the direct path (application/json) and yoga's (graphql-response+json) carry the challenge.
+    for (const accept of ['application/json', 'application/graphql-response+json']) {
+      const refused = await app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${key}`, accept },
+        payload: { query: '{ products(first: 1) { edges { node { id } } } }' },
+      });
+      expect(refused.statusCode).toBe(200);
+      expect(refused.headers['www-authenticate']).toBe('Bearer error="insufficient_scope", scope="catalog:read"');
+      expect(refused.json().errors[0].extensions.code).toBe('FORBIDDEN');
+    }
+    const allowed = await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${key}` },
+      payload: { query: '{ __typename }' },
+    });
+    expect(allowed.statusCode).toBe(200);
+    expect(allowed.headers['www-authenticate']).toBeUndefined();
+  });
 });

@@ -26,18 +26,30 @@ const acceptsJson = (accept: string | undefined) =>
   accept === undefined ||
   (!accept.includes('graphql-response+json') && (accept.includes('application/json') || accept.includes('*/*')));
 
-/** yoga's serialisation: errors without the `http` and `unexpected` extensions that steer its HTTP layer. */
-function serialise(result: ExecutionResult): { status: number; json: string } {
-  if (!result.errors?.length) return { status: 200, json: JSON.stringify(result) };
+/**
+ * yoga's serialisation: errors without the `http` and `unexpected` extensions that steer its HTTP
+ * layer, the highest status they ask for and the headers they carry.
+ */
+function serialise(result: ExecutionResult): DirectAnswer {
+  if (!result.errors?.length) return { status: 200, json: JSON.stringify(result), headers: {} };
   let status = 200;
+  const headers: Record<string, string> = {};
   const errors = result.errors.map((error: GraphQLError) => {
     const { extensions, ...rest } = error.toJSON();
     const { http, unexpected: _unexpected, ...ours } = (extensions ?? {}) as Record<string, unknown>;
-    const httpStatus = (http as { status?: unknown } | undefined)?.status;
-    if (typeof httpStatus === 'number' && httpStatus > status) status = httpStatus;
+    const steer = (http ?? {}) as { status?: unknown; headers?: Record<string, string> };
+    if (typeof steer.status === 'number' && steer.status > status) status = steer.status;
+    Object.assign(headers, steer.headers);
     return { ...rest, ...(Object.keys(ours).length > 0 ? { extensions: ours } : {}) };
   });
-  return { status, json: JSON.stringify({ ...result, errors }) };
+  return { status, json: JSON.stringify({ ...result, errors }), headers };
+}
+
+/** An answer of the direct path: its status, body and headers. */
+export interface DirectAnswer {
+  status: number;
+  json: string;
+  headers: Record<string, string>;
 }
 
 /**
@@ -52,7 +64,7 @@ export async function executeDirectly<TServerContext extends Record<string, unkn
   yoga: YogaServerInstance<TServerContext, TContext>,
   request: { body: unknown; accept: string | undefined },
   serverContext: TServerContext,
-): Promise<{ status: number; json: string } | undefined> {
+): Promise<DirectAnswer | undefined> {
   const operation = acceptsJson(request.accept) ? plainOperation(request.body) : undefined;
   if (!operation) return undefined;
   const enveloped = yoga.getEnveloped(serverContext as never);

@@ -63,7 +63,12 @@ export async function mountGraphQL<TContext extends object>(
         { body: request.body, accept: request.headers.accept },
         { req: request, reply },
       );
-      if (direct) return reply.status(direct.status).type('application/json; charset=utf-8').send(direct.json);
+      if (direct)
+        return reply
+          .status(direct.status)
+          .headers(direct.headers)
+          .type('application/json; charset=utf-8')
+          .send(direct.json);
       const response = await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply });
       response.headers.forEach((value, name) => {
         reply.header(name, value);

@@ -12,10 +12,15 @@ const knownCodes = new Set<string>(Object.values(errorRegistry).map((entry) => e
  * error is HTTP 200, even where yoga would answer 400 (parse and validation errors, bad request
  * parameters) for clients that accept application/graphql-response+json.
  */
-const extensionsOf = (code: GraphQLErrorCode, field?: string) => ({
+const extensionsOf = (code: GraphQLErrorCode, field?: string, challenge?: string) => ({
   code,
   ...(field ? { field } : {}),
-  http: { status: code === 'UNAUTHORIZED' ? 401 : 200 },
+  http: {
+    status: code === 'UNAUTHORIZED' ? 401 : 200,
+    // A missing scope's challenge (RFC 6750 `insufficient_scope`) reaches the response's headers,
+    // the status staying 200: the other fields of the document may have been answered.
+    ...(challenge ? { headers: { 'WWW-Authenticate': challenge } } : {}),
+  },
 });
 
 /** The longest message of a parse or validation error; graphql-js quotes whole variable values in them. */
@@ -43,6 +48,7 @@ export function createErrorMask(log: (error: unknown) => void) {
         extensions: extensionsOf(
           errorRegistry[original.key].graphqlCode,
           original.field?.replace(/^(body|query|path)\./, ''),
+          original.headers?.['WWW-Authenticate'],
         ),
       });
     }
