@@ -63,6 +63,7 @@ const configSchema = z.object({
   SEARCH_SUGGESTIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   OAUTH_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   OAUTH_JWKS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  OAUTH_REGISTRATIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(10),
   SIGN_IN_ACCOUNT_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   SIGN_IN_ADDRESS_FAILURES: z.coerce.number().int().min(1).max(1_000_000).default(20),
   SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(43_200).default(900),
@@ -151,6 +152,8 @@ export interface Config {
   /** Requests per minute each client address may send to the public query suggestions endpoint. */
   searchSuggestionsPerMinute: number;
   oauth: OAuthConfig;
+  /** Dynamic client registrations (RFC 7591) each client address may make per minute. */
+  oauthRegistrationsPerMinute: number;
   edge: EdgeConfig;
   broadcasts: BroadcastConfig;
   signInThrottle: SignInThrottleConfig;
@@ -309,6 +312,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       refreshGraceSeconds: values.OAUTH_REFRESH_GRACE_SECONDS,
       jwksMaxAgeSeconds: values.OAUTH_JWKS_MAX_AGE_SECONDS,
     },
+    oauthRegistrationsPerMinute: values.OAUTH_REGISTRATIONS_PER_MINUTE,
     edge: {
       domain: values.EDGE_DOMAIN,
       originTimeoutMs: values.EDGE_ORIGIN_TIMEOUT_MS,

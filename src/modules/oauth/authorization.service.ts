@@ -92,7 +92,7 @@ export class AuthorizationService {
     if (!request.client_id) throw oauthError('invalid_request', 'client_id is required');
     const client = isUuid(request.client_id) ? await repository.findClient(this.db, request.client_id) : null;
     if (!client) throw oauthError('invalid_request', 'unknown client_id');
-    if (request.tenant !== undefined && request.tenant !== client.tenantId) {
+    if (request.tenant !== undefined && client.tenantId !== null && request.tenant !== client.tenantId) {
       throw oauthError('invalid_request', 'the client does not belong to this tenant');
     }
     if (!request.redirect_uri) throw oauthError('invalid_request', 'redirect_uri is required');
@@ -128,7 +128,10 @@ export class AuthorizationService {
     }
 
     const user = await this.userOf(signedIn, client);
-    const approved = user !== null && (await this.hasConsent(user.id, client.id, scopes));
+    const approved =
+      user !== null &&
+      (await this.hasConsent(user.id, client.id, scopes)) &&
+      (await this.approvalRefusal(user, client)) === null;
     if (request.silent === 'true') {
       const state = request.state;
       if (!user)
@@ -188,19 +191,44 @@ export class AuthorizationService {
     return session;
   }
 
-  /** The signed-in user if they belong to the session's tenant. */
+  /**
+   * The signed-in user if they belong to the client's tenant, or, for a self-registered client
+   * (which belongs to no tenant), whichever tenant they belong to.
+   */
   async userOf(signedIn: SignedInUser | null, client: OAuthClient): Promise<User | null> {
-    if (!signedIn || signedIn.tenantId !== client.tenantId || !isUuid(signedIn.userId)) return null;
+    if (!signedIn || !isUuid(signedIn.userId)) return null;
+    if (client.tenantId !== null && signedIn.tenantId !== client.tenantId) return null;
     const user = await repository.findUser(this.db, signedIn.userId);
-    return user && user.tenantId === client.tenantId ? user : null;
+    return user && user.tenantId === signedIn.tenantId ? user : null;
+  }
+
+  /**
+   * Why the user may not approve the client, or null when they may: a self-registered client needs
+   * the user's tenant to allow such clients (off by default).
+   */
+  async approvalRefusal(user: User, client: OAuthClient): Promise<string | null> {
+    if (client.tenantId !== null) return null;
+    const settings = await repository.findTenantSettings(this.db, user.tenantId);
+    if (settings?.dynamicClientsAllowed) return null;
+    return (
+      'Your account does not allow applications that registered themselves. An administrator of your account ' +
+      'can allow them; until then this application cannot be given access.'
+    );
   }
 
   /**
    * Checks an e-mail and password within the session's tenant, throttled per account and per client
    * address (sign-in/sign-in-throttle.ts): the same steps and answers whether or not the account exists.
    */
-  async signIn(session: OpenSession, email: string, password: string, clientAddress: string): Promise<SignInResult> {
-    const tenantId = session.client.tenantId;
+  async signIn(
+    session: OpenSession,
+    credentials: { email: string; password: string; tenant?: string },
+    clientAddress: string,
+  ): Promise<SignInResult> {
+    const { email, password } = credentials;
+    // A self-registered client belongs to no tenant: the user names theirs on the form.
+    const tenantId = session.client.tenantId ?? credentials.tenant?.trim().toLowerCase() ?? '';
+    if (!isUuid(tenantId)) return { kind: 'refused' };
     const normalised = normaliseEmail(email);
     const admission = await this.throttle.admit(tenantId, normalised, clientAddress);
     if (admission.kind === 'locked') return admission;
@@ -224,6 +252,8 @@ export class AuthorizationService {
    * meanwhile.
    */
   async approve(session: OpenSession, user: User): Promise<string | null> {
+    const refusal = await this.approvalRefusal(user, session.client);
+    if (refusal) throw new SessionUnusable(refusal);
     const code = await writeTransaction(this.db, async (tx) => {
       if (!(await repository.completeAuthorizationSession(tx, session.id))) return null;
       await repository.addConsent(tx, user.id, session.clientId, session.scopes);

@@ -3,6 +3,7 @@ import type { Module } from '../context';
 import { oauthAdminOperations } from './oauth-admin.routes';
 import { mountOAuthHttp } from './oauth.http';
 import { oauthOperations } from './oauth.routes';
+import { registrationOperations } from './registration.routes';
 import { createOAuthServices, type OAuthServices } from './oauth-services';
 import * as repository from './oauth.repository';
 import { deleteExpiredSignInThrottles } from './sign-in/sign-in-throttles.repository';
@@ -29,7 +30,7 @@ export const oauthModule: Module = {
       forgetGrant: (grantId) => services.authenticator.forget(grantId),
     }),
   }),
-  rest: [...oauthAdminOperations, ...oauthOperations],
+  rest: [...oauthAdminOperations, ...oauthOperations, ...registrationOperations],
   http: mountOAuthHttp,
 };
 

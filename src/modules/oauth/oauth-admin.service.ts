@@ -236,7 +236,8 @@ const clientView = (client: repository.ClientRow, resources: string[]) => ({
   scopes: client.scopes as ClientScope[],
   resources,
   is_confidential: client.isConfidential,
-  tenant_id: client.tenantId,
+  // The operator's operations look clients up by tenant: they never meet one without a tenant.
+  tenant_id: client.tenantId!,
   created_at: client.createdAt.toISOString(),
 });
 

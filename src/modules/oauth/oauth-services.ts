@@ -6,6 +6,7 @@ import { AuthorizationService } from './authorization.service';
 import { BrowserSessions } from './browser-session';
 import { OAuthAdminService } from './oauth-admin.service';
 import { OAuthService } from './oauth.service';
+import { RegistrationService } from './registration.service';
 import { SignInThrottle } from './sign-in/sign-in-throttle';
 import { SigningKeys } from './signing-keys';
 import { knownResources } from './resources';
@@ -19,6 +20,8 @@ export interface OAuthServices {
   tokens: OAuthService;
   authorization: AuthorizationService;
   admin: OAuthAdminService;
+  /** RFC 7591 / RFC 7592 dynamic client registration, and the tenants' switch for such clients. */
+  registration: RegistrationService;
   browser: BrowserSessions;
   /** What the authenticator uses to accept access tokens on every request. */
   accessTokens: AccessTokenVerifier;
@@ -51,6 +54,7 @@ export function createOAuthServices(deps: {
       knownResources: knownResources(deps.baseUrl),
       issuer: deps.baseUrl,
     }),
+    registration: new RegistrationService(deps.db, deps.baseUrl, deps.forgetGrant),
     browser: new BrowserSessions(deps.masterKey, deps.baseUrl.startsWith('https:')),
     accessTokens: { verify: (token) => tokens.verifyBearer(token) },
   };

@@ -14,15 +14,24 @@ export const insertClient = (
   db: DbOrTx,
   client: {
     id: string;
-    tenantId: string;
+    /** Null for a self-registered client, which has a registration token instead. */
+    tenantId: string | null;
     name: string;
     secretHash: Buffer | null;
     isConfidential: boolean;
     redirectUris: string[];
     scopes: string[];
     resources: string[];
+    registrationTokenHash?: Buffer;
   },
-) => db.oAuthClient.create({ data: { ...client, secretHash: client.secretHash ? bytes(client.secretHash) : null } });
+) =>
+  db.oAuthClient.create({
+    data: {
+      ...client,
+      secretHash: client.secretHash ? bytes(client.secretHash) : null,
+      registrationTokenHash: client.registrationTokenHash ? bytes(client.registrationTokenHash) : null,
+    },
+  });
 
 export const findClient = (db: DbOrTx, id: string) => db.oAuthClient.findUnique({ where: { id } });
 
@@ -200,14 +209,14 @@ export async function lockRefreshToken(tx: Tx, tokenHash: Buffer) {
   if (rows.length === 0) return null;
   return tx.oAuthRefreshToken.findUnique({
     where: { tokenHash: bytes(tokenHash) },
-    include: { grant: { include: { client: true } } },
+    include: { grant: { include: { client: true, user: true } } },
   });
 }
 
 export const findRefreshToken = (db: DbOrTx, tokenHash: Buffer) =>
   db.oAuthRefreshToken.findUnique({
     where: { tokenHash: bytes(tokenHash) },
-    include: { grant: { include: { client: true } } },
+    include: { grant: { include: { client: true, user: true } } },
   });
 
 export const markRefreshTokenRotated = (tx: Tx, tokenHash: Buffer) =>
@@ -226,6 +235,47 @@ export async function addConsent(db: DbOrTx, userId: string, clientId: string, s
     ON CONFLICT (user_id, client_id) DO UPDATE SET
       scopes = ARRAY(SELECT DISTINCT unnest(oauth_consents.scopes || EXCLUDED.scopes) ORDER BY 1),
       updated_at = CURRENT_TIMESTAMP`;
+}
+
+// Tenant settings
+
+export const findTenantSettings = (db: DbOrTx, tenantId: string) =>
+  db.oAuthTenantSettings.findUnique({ where: { tenantId } });
+
+export const upsertTenantSettings = (db: DbOrTx, tenantId: string, settings: { dynamicClientsAllowed: boolean }) =>
+  db.oAuthTenantSettings.upsert({
+    where: { tenantId },
+    create: { tenantId, ...settings },
+    update: { ...settings, updatedAt: new Date() },
+  });
+
+/**
+ * Revokes the live grants self-registered clients hold from the tenant's users and drops their
+ * codes not exchanged yet; returns the ids of the grants revoked.
+ */
+export async function revokeRegisteredClientGrantsOfTenant(tx: Tx, tenantId: string): Promise<string[]> {
+  await tx.oAuthAuthorizationCode.deleteMany({
+    where: { consumedAt: null, client: { tenantId: null }, user: { tenantId } },
+  });
+  const revoked = await tx.oAuthGrant.updateManyAndReturn({
+    where: { revokedAt: null, client: { tenantId: null }, user: { tenantId } },
+    data: { revokedAt: new Date() },
+    select: { id: true },
+  });
+  return revoked.map((grant) => grant.id);
+}
+
+// Self-registered clients
+
+/** Deletes a self-registered client with its grants, codes, sessions and consents; returns the grants' ids. */
+export async function deleteRegisteredClient(tx: Tx, id: string): Promise<string[] | null> {
+  const locked = await tx.$queryRaw<unknown[]>`
+    SELECT id FROM oauth_clients WHERE id = ${id}::uuid AND tenant_id IS NULL FOR UPDATE`;
+  if (locked.length === 0) return null;
+  const grants = await tx.$queryRaw<unknown[]>`
+    DELETE FROM oauth_grants WHERE client_id = ${id}::uuid RETURNING id::text AS id`;
+  await tx.oAuthClient.delete({ where: { id } });
+  return parseRows(IdRow, grants).map((grant) => grant.id);
 }
 
 // Authorization sessions
@@ -272,9 +322,17 @@ const clientColumns = {
   createdAt: true,
 } as const;
 
+/**
+ * The tenant a grant's tokens belong to: its user's (for a self-registered client, the tenant of
+ * the user who approved it), or its client's for client_credentials.
+ */
+export const grantTenant = (grant: { user: { tenantId: string } | null; client: { tenantId: string | null } }) =>
+  grant.user?.tenantId ?? grant.client.tenantId;
+
 export type ClientRow = {
   id: string;
-  tenantId: string;
+  /** Null for a self-registered client; the operator's operations only ever see a tenant's clients. */
+  tenantId: string | null;
   name: string;
   isConfidential: boolean;
   redirectUris: string[];

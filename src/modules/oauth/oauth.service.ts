@@ -153,7 +153,8 @@ export class OAuthService {
     }
     const refresh = await repository.findRefreshToken(this.db, tokenHash(request.token));
     if (!refresh || refresh.rotatedAt || refresh.expiresAt <= new Date() || refresh.grant.revokedAt) return inactive;
-    if (refresh.grant.client.tenantId !== caller.tenantId) return inactive;
+    const tenantId = repository.grantTenant(refresh.grant);
+    if (tenantId === null || tenantId !== caller.tenantId) return inactive;
     return {
       active: true,
       scope: refresh.grant.scopes.join(' '),
@@ -162,7 +163,7 @@ export class OAuthService {
       exp: Math.floor(refresh.expiresAt.getTime() / 1000),
       iat: Math.floor(refresh.createdAt.getTime() / 1000),
       iss: this.tokens.issuer,
-      tenant_id: refresh.grant.client.tenantId,
+      tenant_id: tenantId,
     };
   }
 
@@ -246,6 +247,8 @@ export class OAuthService {
   }
 
   private async clientCredentials(client: OAuthClient, request: TokenRequest): Promise<TokenResponse> {
+    if (client.tenantId === null)
+      throw oauthError('unauthorized_client', 'a self-registered client cannot use client_credentials');
     if (!client.isConfidential)
       throw oauthError('unauthorized_client', 'a public client cannot use client_credentials');
     const scopes = resolveScopes(request.scope, client.scopes, { openid: false });
@@ -330,8 +333,9 @@ export class OAuthService {
       );
     }
     const { grant, code, refreshToken, resources } = outcome;
+    // The user's tenant: the client's, or, for a self-registered client, the one of the user who approved it.
     const access = await this.tokens.accessToken({
-      tenantId: client.tenantId,
+      tenantId: code.user.tenantId,
       clientId: client.id,
       userId: code.userId,
       scopes: grant.scopes,
@@ -342,7 +346,7 @@ export class OAuthService {
       ? await this.tokens.idToken({
           userId: code.userId,
           clientId: client.id,
-          tenantId: client.tenantId,
+          tenantId: code.user.tenantId,
           email: code.user.email,
           nonce: code.nonce,
         })
@@ -395,8 +399,10 @@ export class OAuthService {
       throw oauthError('invalid_grant', 'the refresh token was already used; every token of its grant is revoked');
     }
     const { grant, scopes, resources, refreshToken } = outcome;
+    const tenantId = repository.grantTenant(grant);
+    if (tenantId === null) throw oauthError('invalid_grant', 'the refresh token belongs to no tenant');
     const access = await this.tokens.accessToken({
-      tenantId: client.tenantId,
+      tenantId,
       clientId: client.id,
       userId: grant.userId,
       scopes,

@@ -15,6 +15,8 @@ export function authorizationServerMetadata(issuer: string) {
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     revocation_endpoint: `${issuer}/api/oauth/revoke`,
     introspection_endpoint: `${issuer}/api/oauth/introspect`,
+    // RFC 7591: public clients (PKCE) that belong to no tenant; a tenant's users approve them only where it allows.
+    registration_endpoint: `${issuer}/api/oauth/register`,
     scopes_supported: [...CLIENT_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

@@ -20,6 +20,7 @@ const field = (body: Record<string, unknown> | undefined, name: string) => {
 const signInFieldLimits = {
   email: UserInput.shape.email.maxLength!,
   password: UserInput.shape.password.maxLength!,
+  tenant: 64,
 };
 
 /** The reason of an error, without the fixed prefix of its status (`Bad request: ...; `). */
@@ -87,6 +88,13 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
       ),
     );
 
+  /** A self-registered client's session: the user names their tenant on the login page. */
+  const askTenant = (session: OpenSession, value = '') => (session.client.tenantId === null ? { value } : undefined);
+
+  /** The user may not approve the client (their tenant does not allow self-registered ones): a page saying so. */
+  const refusedApproval = (reply: FastifyReply, reason: string) =>
+    sendPage(reply, 403, errorPage('This application cannot be given access', reason));
+
   const alreadyUsed = (reply: FastifyReply) =>
     sendPage(reply, 400, errorPage('Cannot continue signing in', 'This sign-in request has already been used.'));
 
@@ -138,7 +146,13 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
       const csrf = browser.csrfToken(session.id, browserId.id);
       const user = await authorization.userOf(browser.signedInUser(request.headers.cookie), session.client);
       if (!user)
-        return sendPage(reply, 200, loginPage({ sessionId: session.id, csrf, clientName: session.client.name }));
+        return sendPage(
+          reply,
+          200,
+          loginPage({ sessionId: session.id, csrf, clientName: session.client.name, askTenant: askTenant(session) }),
+        );
+      const refusal = await authorization.approvalRefusal(user, session.client);
+      if (refusal) return refusedApproval(reply, refusal);
       if (await authorization.hasConsent(user.id, session.clientId, session.scopes)) {
         const location = await authorization.approve(session, user);
         return location ? reply.redirect(location, 303) : alreadyUsed(reply);
@@ -152,6 +166,7 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
           clientName: session.client.name,
           email: user.email,
           scopes: session.scopes,
+          unverifiedHost: session.client.tenantId === null ? new URL(session.redirectUri).host : undefined,
         }),
         session.redirectUri,
       );
@@ -162,15 +177,21 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
       if (!session) return reply;
       if (!browser.checkCsrf(session.id, request.headers.cookie, field(request.body, 'csrf_token')))
         return csrfRefused(reply);
-      const typed = { email: field(request.body, 'email') ?? '', password: field(request.body, 'password') ?? '' };
-      const tooLong = (['email', 'password'] as const).find((name) => typed[name].length > signInFieldLimits[name]);
+      const typed = {
+        email: field(request.body, 'email') ?? '',
+        password: field(request.body, 'password') ?? '',
+        tenant: field(request.body, 'tenant') ?? '',
+      };
+      const tooLong = (['email', 'password', 'tenant'] as const).find(
+        (name) => typed[name].length > signInFieldLimits[name],
+      );
       if (tooLong)
         return sendPage(
           reply,
           400,
           errorPage('Invalid sign-in request', `${tooLong} is longer than ${signInFieldLimits[tooLong]} characters`),
         );
-      const result = await authorization.signIn(session, typed.email, typed.password, request.ip);
+      const result = await authorization.signIn(session, typed, request.ip);
       if (result.kind !== 'signed-in') {
         const csrf = browser.csrfToken(session.id, browser.browserId(request.headers.cookie).id);
         const locked = result.kind === 'locked';
@@ -183,7 +204,12 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
             csrf,
             clientName: session.client.name,
             email: typed.email,
-            error: locked ? retryMessage(result.retryAfterSeconds) : 'Wrong e-mail address or password.',
+            askTenant: askTenant(session, typed.tenant),
+            error: locked
+              ? retryMessage(result.retryAfterSeconds)
+              : session.client.tenantId === null
+                ? 'Wrong account id, e-mail address or password.'
+                : 'Wrong e-mail address or password.',
           }),
         );
       }
@@ -202,6 +228,8 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
       if (decision !== 'approve' && decision !== 'deny') {
         return sendPage(reply, 400, errorPage('Cannot continue signing in', 'Choose Allow or Deny.'));
       }
+      const refusal = decision === 'approve' ? await authorization.approvalRefusal(user, session.client) : null;
+      if (refusal) return refusedApproval(reply, refusal);
       const location =
         decision === 'approve' ? await authorization.approve(session, user) : await authorization.deny(session);
       return location ? reply.redirect(location, 303) : alreadyUsed(reply);

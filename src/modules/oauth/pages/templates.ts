@@ -9,14 +9,15 @@ const style = `
     4px rgba(0,0,0,.12); }
   h1 { font-size: 1.3rem; margin-top: 0; }
   label { display: block; margin: 1rem 0 .3rem; font-weight: 600; }
-  input[type=email], input[type=password] { width: 100%; box-sizing: border-box; padding: .55rem; border: 1px solid
-    #bbb; border-radius: 4px; font-size: 1rem; }
+  input[type=email], input[type=password], input[type=text] { width: 100%; box-sizing: border-box; padding: .55rem;
+    border: 1px solid #bbb; border-radius: 4px; font-size: 1rem; }
   button { margin-top: 1.4rem; padding: .6rem 1.2rem; font-size: 1rem; border-radius: 4px; border: 1px solid #1f6feb;
     background: #1f6feb; color: #fff; cursor: pointer; }
   button.secondary { background: #fff; color: #1f2328; border-color: #bbb; margin-left: .5rem; }
   .error { color: #b3261e; background: #fdecea; padding: .6rem; border-radius: 4px; }
   ul { padding-left: 1.2rem; }
   code { font-size: .85rem; color: #57606a; }
+  .unverified { color: #9a6700; background: #fff8c5; padding: .1rem .35rem; border-radius: 4px; font-size: .85rem; }
 `;
 
 function page(title: string, body: string): string {
@@ -41,14 +42,22 @@ export function loginPage(input: {
   clientName: string;
   email?: string;
   error?: string;
+  /** For an application that belongs to no tenant: the user names theirs (its id), prefilled with this. */
+  askTenant?: { value: string };
 }): string {
+  const tenantField = input.askTenant
+    ? `<label for="tenant">Account id</label>
+<input id="tenant" name="tenant" type="text" autocomplete="organization" required
+ value="${escapeHtml(input.askTenant.value)}">
+`
+    : '';
   return page(
     'Sign in',
     `<h1>Sign in to continue to ${escapeHtml(input.clientName)}</h1>
 ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
 <form method="post" action="/oauth/sessions/${escapeHtml(input.sessionId)}/login">
 <input type="hidden" name="csrf_token" value="${escapeHtml(input.csrf)}">
-<label for="email">E-mail address</label>
+${tenantField}<label for="email">E-mail address</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(input.email ?? '')}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
@@ -63,7 +72,14 @@ export function consentPage(input: {
   clientName: string;
   email: string;
   scopes: string[];
+  /** For an application that registered itself: the host its redirect URI sends the answer to, which nobody checked. */
+  unverifiedHost?: string;
 }): string {
+  const host = input.unverifiedHost
+    ? `<p>It will receive the answer at <strong>${escapeHtml(input.unverifiedHost)}</strong> ` +
+      '<span class="unverified">unverified</span>: this application registered itself, and nobody has checked ' +
+      'who runs it. Allow only if you trust this address.</p>\n'
+    : '';
   const items = input.scopes
     .map(describeScope)
     .map((scope) => `<li>${escapeHtml(scope.description)} <code>${escapeHtml(scope.id)}</code></li>`)
@@ -71,7 +87,7 @@ export function consentPage(input: {
   return page(
     'Allow access',
     `<h1>${escapeHtml(input.clientName)} wants to access your account</h1>
-<p>Signed in as <strong>${escapeHtml(input.email)}</strong>. Allowing lets ${escapeHtml(input.clientName)}:</p>
+${host}<p>Signed in as <strong>${escapeHtml(input.email)}</strong>. Allowing lets ${escapeHtml(input.clientName)}:</p>
 <ul id="scopes">
 ${items}
 </ul>
