@@ -136,6 +136,107 @@ function rangeFacetRefusal(entry: string, field: Field | undefined): string | nu
   return null;
 }
 
+/** One part of `sort_by`: a field (`missing_values` and the like left out), or an `_eval` with its scores. */
+export type SortPart =
+  | { field: string; order: string }
+  | { eval: { expression: string; score: number }[]; order: string };
+
+const MALFORMED_SORT = { code: 400, error: 'Parameter `sort_by` is malformed.' };
+
+/** Splits at commas outside parentheses, brackets and backticks. */
+function topLevelParts(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '`') quoted = !quoted;
+    else if (quoted) continue;
+    else if (c === '(' || c === '[') depth += 1;
+    else if (c === ')' || c === ']') depth -= 1;
+    else if (c === ',' && depth === 0) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+/** The text inside the parentheses opening at `text[at]` (backticks quote), and the index after the closing one. */
+function parenthesized(text: string, at: number): { inner: string; end: number } | null {
+  if (text[at] !== '(') return null;
+  let depth = 0;
+  let quoted = false;
+  for (let i = at; i < text.length; i++) {
+    const c = text[i];
+    if (c === '`') quoted = !quoted;
+    else if (!quoted && c === '(') depth += 1;
+    else if (!quoted && c === ')' && --depth === 0) return { inner: text.slice(at + 1, i), end: i + 1 };
+  }
+  return null;
+}
+
+/**
+ * An `_eval` part as Typesense parses it (collection_manager.cpp `parse_eval`, `parse_multi_eval`):
+ * `_eval(<expr>):<order>` (score 1) or `_eval([ (<expr>):<int64 score>, ... ]):<order>`.
+ */
+function parseEval(part: string): SortPart | null {
+  const outer = parenthesized(part, part.indexOf('('));
+  if (!outer) return null;
+  const order = /^\s*:\s*(\w+)\s*$/.exec(part.slice(outer.end))?.[1];
+  if (order === undefined) return null;
+  const body = outer.inner.trim();
+  if (!body.startsWith('[')) return { eval: [{ expression: body, score: 1 }], order: order.toUpperCase() };
+  if (!body.endsWith(']')) return null;
+  const entries: { expression: string; score: number }[] = [];
+  for (const entry of topLevelParts(body.slice(1, -1))) {
+    const trimmed = entry.trim();
+    const expression = parenthesized(trimmed, 0);
+    const score = expression && /^\s*:\s*([+-]?\d+)\s*$/.exec(trimmed.slice(expression.end))?.[1];
+    if (!expression || score === undefined || score === null) return null;
+    entries.push({ expression: expression.inner.trim(), score: Number(score) });
+  }
+  return { eval: entries, order: order.toUpperCase() };
+}
+
+/** `sort_by` in parts, or what Typesense answers for a malformed one (collection.cpp). */
+export function parseSortBy(sortBy: unknown): SortPart[] | { code: number; error: string } {
+  if (typeof sortBy !== 'string' || sortBy.trim() === '') return [];
+  const parts: SortPart[] = [];
+  for (const raw of topLevelParts(sortBy)) {
+    const part = raw.trim();
+    if (part.startsWith('_eval')) {
+      const parsed = parseEval(part);
+      if (!parsed) return MALFORMED_SORT;
+      parts.push(parsed);
+      continue;
+    }
+    const colon = part.lastIndexOf(':');
+    if (colon < 0 || colon === part.length - 1) return MALFORMED_SORT;
+    parts.push({ field: part.slice(0, colon).replace(/\(.*\)/, '').trim(), order: part.slice(colon + 1).trim() });
+  }
+  for (const part of parts) {
+    if ('eval' in part) {
+      if (part.eval.some((entry) => entry.expression === '')) {
+        return { code: 400, error: 'The eval expression in sort_by is empty.' };
+      }
+    } else if (!['ASC', 'DESC'].includes(part.order.toUpperCase())) {
+      return { code: 400, error: `Order for field\` ${part.field}\` should be either ASC or DESC.` };
+    }
+  }
+  if (parts.length > 3) return { code: 422, error: 'Only upto 3 sort_by fields can be specified.' };
+  if (parts.filter((part) => 'eval' in part).length > 1) {
+    return { code: 422, error: 'Only one sorting eval expression is allowed.' };
+  }
+  return parts;
+}
+
+/** The fields a filter expression names (`field:` after its start, a `(`, `&&` or `||`). */
+const filterFieldNames = (expression: string) =>
+  [...expression.matchAll(/(?:^|&& |\|\| |\()\s*([\w.]+):/g)].map((match) => match[1]!);
+
 /**
  * What Typesense answers when a search names a field the schema lacks or whose flags do not allow
  * the use (status and message as in its server source, collection.cpp and filter.cpp).
@@ -155,8 +256,16 @@ function refusal(search: Record<string, unknown>, fields: Field[]): SearchAnswer
   for (const name of names(search.group_by)) {
     if (!field(name)?.facet) return { code: 400, error: `Group by field \`${name}\` should be a facet field.` };
   }
-  for (const part of names(search.sort_by)) {
-    const name = part.replace(/\(.*\)/, '').split(':')[0]!;
+  const sortParts = parseSortBy(search.sort_by);
+  if (!Array.isArray(sortParts)) return sortParts;
+  for (const part of sortParts) {
+    if ('eval' in part) {
+      // An unknown field fails the filter's parse, whose status Typesense keeps (404) under its own message.
+      const unknown = part.eval.some((entry) => filterFieldNames(entry.expression).some((name) => !field(name)));
+      if (unknown) return { code: 404, error: 'Error parsing eval expression in sort_by clause.' };
+      continue;
+    }
+    const name = part.field;
     const sortable = (candidate: Field | undefined) =>
       candidate?.sort === true || (candidate !== undefined && /^(float|int32|int64)$/.test(candidate.type));
     if (name !== '_text_match' && !sortable(field(name))) {
@@ -177,6 +286,8 @@ export class TypesenseStandIn {
   readonly aliases = new Map<string, string>();
   readonly synonymSets = new Map<string, { items: unknown[] }>();
   readonly stopwordSets = new Map<string, { stopwords: string[] }>();
+  /** The `_eval` parts of the searches answered, as parsed, in order. */
+  readonly evalSorts: Extract<SortPart, { eval: unknown }>[] = [];
   /** Answers each search of a `multi_search` whose collection exists; the default finds nothing. */
   answerSearch: (search: Record<string, unknown>, collection: Collection) => SearchAnswer = () => ({
     found: 0,
@@ -462,6 +573,9 @@ export class TypesenseStandIn {
       return { code: 404, error: `Could not find the stopword set named \`${stopwords}\`.` };
     }
     const refused = refusal(search, collection.schema.fields);
-    return refused ?? this.answerSearch(search, collection);
+    if (refused) return refused;
+    const sortParts = parseSortBy(search.sort_by) as SortPart[];
+    for (const part of sortParts) if ('eval' in part) this.evalSorts.push(part);
+    return this.answerSearch(search, collection);
   }
 }

@@ -30,6 +30,7 @@ import type { ChangeDelivery } from './delivery/change-delivery';
 import type { DocumentSelection } from './document-selection';
 import type { FieldFilter, FieldType, IndexedDocument, SearchEngine } from './engine/engine';
 import { passesFilters } from './engine/filter-match';
+import { boostProblems } from './rule-boosts';
 import type { MerchandisingRule } from './rules';
 import { toEngineFilter } from './search-query';
 import { matchingRecord, matchingSettingsOf } from './matching-settings';
@@ -363,6 +364,7 @@ export class IndexService {
           if (translated.problem) problems.push(translated.problem);
         }),
       );
+      input.forEach((rule, i) => problems.push(...boostProblems(index, rule, `[${i}]`)));
       if (problems.length > 0) throw invalidInput(problems);
       const replaced = await repository.replaceRules(
         tx,
@@ -378,6 +380,8 @@ export class IndexService {
           ...(rule.data !== undefined ? { data: rule.data } : {}),
           ...(rule.active_from !== undefined ? { active_from: new Date(rule.active_from).toISOString() } : {}),
           ...(rule.active_to !== undefined ? { active_to: new Date(rule.active_to).toISOString() } : {}),
+          ...(rule.boost !== undefined ? { boost: rule.boost } : {}),
+          ...(rule.bury !== undefined ? { bury: rule.bury } : {}),
         })),
       );
       await this.delivery.recordChange(tx, index.id);

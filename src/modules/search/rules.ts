@@ -20,6 +20,9 @@ export interface MerchandisingRule {
   /** ISO timestamps: the rule is skipped before `active_from` and from `active_to` on. */
   active_from?: string;
   active_to?: string;
+  /** Documents matching any of these come before, and those matching any of `bury` after, others of equal relevance. */
+  boost?: FieldFilterData[];
+  bury?: FieldFilterData[];
 }
 
 /** Whether a rule is active at `now` (milliseconds); a rule without a period always is. */

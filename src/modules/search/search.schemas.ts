@@ -20,6 +20,7 @@ import {
   RuleDataOutput,
   RuleExtensionsInput,
   RuleExtensionsOutput,
+  ruleBoostInput,
   activePeriodIsOrdered,
 } from './rule-extensions.schemas';
 import { SuggestionSettingsInput, SuggestionSettingsOutput } from './suggestions/suggestions.schemas';
@@ -479,6 +480,7 @@ const RuleInput = z
       .openapi({ description: '1-based positions; a pinned document shows when it passes the filters.' }),
     hide: z.array(RuleDocumentId).max(100).optional().openapi({ description: 'Documents never shown.' }),
     ...RuleExtensionsInput,
+    ...ruleBoostInput(FieldFilterInput),
   })
   .strict()
   .refine(activePeriodIsOrdered, { message: 'active_from must be before active_to', path: ['active_to'] })

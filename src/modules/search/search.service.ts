@@ -12,6 +12,7 @@ import { hourOf, queryKeyOf, type QueryIdCodec } from './analytics/query-ids';
 import { retentionCutoff } from './analytics/retention';
 import type { SearchLog, SearchRecord } from './analytics/search-log';
 import type { IndexRows } from './index-rows';
+import { boostsOf } from './rule-boosts';
 import { ruleFor } from './rules';
 import { searchEngineOf, settingsOf } from './search-engine-access';
 import { toEngineQuery, toSortKeys, type QueryDefaults } from './search-query';
@@ -217,7 +218,9 @@ export class SearchService {
         const searched = rule?.replace_query !== undefined ? { ...context, q: rule.replace_query } : context;
         const translated = toEngineQuery(target.index, searched, `[${i}]`, target.defaults);
         if (translated.problems) problems.push(...translated.problems);
-        const query = rule ? { ...translated.query!, pin: rule.pin, hide: rule.hide } : translated.query!;
+        const query = rule
+          ? { ...translated.query!, pin: rule.pin, hide: rule.hide, ...boostsOf(target.index, rule) }
+          : translated.query!;
         return { target, query, rule: rule?.id ?? null, ruleData: rule?.data };
       }),
     );

@@ -106,6 +106,12 @@ export interface EngineQuery {
   pin?: { id: string; position: number }[];
   /** Documents never returned. */
   hide?: string[];
+  /**
+   * Documents matching any of these come before the others of equal rank (after the sort and the
+   * ranking rules, before the id), and those matching any of `bury` after them; `bury` wins.
+   */
+  boost?: FieldFilter[];
+  bury?: FieldFilter[];
 }
 
 export interface FacetHit {

@@ -20,6 +20,7 @@ import type {
   SortKey,
 } from './engine';
 import { countRanges } from './facet-ranges';
+import { boostKeys } from './boost';
 import { filtersWithout, passesFilters } from './filter-match';
 import { phraseSynonyms, phraseTokens, replacePhrases, stopPhrases, type PhraseIndex } from './phrases';
 import { TermTrie } from './term-trie';
@@ -415,7 +416,8 @@ export class MemoryIndex {
     const facetHits = query.facetQuery && this.facetHitsOf(visible, filtered, query, query.facetQuery);
     const facetRanges = query.facetRanges && this.facetRangesOf(visible, filtered, query, query.facetRanges);
     const pins = this.pinned(query, hidden);
-    const ranked = this.rank(filtered, words, matches, typos, query.sort, query.offset + query.limit + pins.length);
+    const needed = query.offset + query.limit + pins.length;
+    const ranked = this.rank(filtered, words, matches, typos, query.sort, needed, query);
     const order = pins.length === 0 ? ranked.slots : placePins(ranked.slots, pins);
     const page = order.slice(query.offset, query.offset + query.limit);
     const matched = pins.length === 0 ? new Set<number>() : new Set(filtered);
@@ -631,9 +633,9 @@ export class MemoryIndex {
   }
 
   /**
-   * Orders documents by the query's sort keys, then the ranking rules, each deciding only among
-   * documents the previous ones left tied, then by id. Returns the first `needed` (after
-   * de-duplication) and the count.
+   * Orders documents by the query's sort keys, then the ranking rules, then a rule's boost and bury,
+   * each deciding only among documents the previous ones left tied, then by id. Returns the first
+   * `needed` (after de-duplication) and the count.
    */
   private rank(
     slots: number[],
@@ -642,6 +644,7 @@ export class MemoryIndex {
     typos: Int8Array[],
     sort: SortKey[],
     needed: number,
+    promoted: Pick<EngineQuery, 'boost' | 'bury'> = {},
   ) {
     const rules = [...sort, ...this.definition.rankingRules];
     // Keys are computed once per document, into one array per rule indexed by the document's place in `slots`.
@@ -672,6 +675,11 @@ export class MemoryIndex {
         else continue;
         directions.push(1);
       }
+    }
+    const boosted = boostKeys(slots, (slot) => this.documents[slot]!.values, promoted);
+    if (boosted) {
+      keys.push(boosted);
+      directions.push(1);
     }
     const documents = this.documents;
     const compare = (a: number, b: number) => {

@@ -309,22 +309,40 @@ export function deletionsOf(ids: string[]): { filters: string[]; oneByOne: strin
 }
 
 /**
+ * A rule's boost and bury as one `_eval` sort part: Typesense scores a document by the first listed
+ * expression it matches (0 for none), so the buried come first at -1 (bury wins), the boosted at 1.
+ */
+export function toEvalSort(query: Pick<EngineQuery, 'boost' | 'bury'>): string | undefined {
+  const entries: string[] = [];
+  if (query.bury?.length) entries.push(`(${query.bury.map((filter) => toFilterBy([filter])).join(' || ')}):-1`);
+  if (query.boost?.length) entries.push(`(${query.boost.map((filter) => toFilterBy([filter])).join(' || ')}):1`);
+  return entries.length > 0 ? `_eval([${entries.join(',')}]):desc` : undefined;
+}
+
+/**
  * The sort: the query's sort keys (on the fields' sort copies), then `_text_match` for the built-in
  * rules (Typesense ranks text relevance its own way), placed where the first built-in rule is;
- * custom rules around it, documents without the field last; then the id for ties, as far as
- * Typesense's three sort fields reach.
+ * custom rules around it, documents without the field last; then a rule's boost and bury (`_eval`);
+ * then the id for ties, as far as Typesense's three sort fields reach: what comes later gives way.
+ * A wildcard search (`q=*`) that boosts leaves `_text_match` out: every document scores the same.
  */
-export function toSortBy(definition: IndexDefinition, sort: SortKey[] = []): string | undefined {
+export function toSortBy(
+  definition: IndexDefinition,
+  sort: SortKey[] = [],
+  promoted: Pick<EngineQuery, 'boost' | 'bury'> & { wildcard?: boolean } = {},
+): string | undefined {
+  const evalSort = toEvalSort(promoted);
   // The query's sort comes first: relevance only orders documents with equal values.
   const parts = sort.map((key) => `${sortCopyField(key.field)}(missing_values: last):${key.direction}`);
   let textMatchPlaced = false;
   for (const rule of definition.rankingRules) {
     if (typeof rule === 'object') parts.push(`${rule.field}(missing_values: last):${rule.direction}`);
     else if (!textMatchPlaced) {
-      parts.push('_text_match:desc');
+      if (!(evalSort && promoted.wildcard)) parts.push('_text_match:desc');
       textMatchPlaced = true;
     }
   }
+  if (evalSort) parts.push(evalSort);
   parts.push(`${SORT_ID_FIELD}:asc`);
   return parts.slice(0, MAX_TYPESENSE_SORT_FIELDS).join(',');
 }
@@ -408,7 +426,7 @@ export function toSearch(
     search.facet_by = [...query.facets, ...numberFacets].join(',');
     search.max_facet_values = MAX_FACET_VALUES;
   }
-  search.sort_by = toSortBy(definition, query.sort);
+  search.sort_by = toSortBy(definition, query.sort, { boost: query.boost, bury: query.bury, wildcard: !searchable });
   if (query.pin && query.pin.length > 0) {
     search.pinned_hits = query.pin.map((pin) => `${pin.id}:${pin.position}`).join(',');
   }
