@@ -103,7 +103,7 @@ async function mutationsOf(sku: string): Promise<Mutation[]> {
   const data = await graphqlData<{ stockMutations: { edges: { node: Mutation }[] } }>(
     t,
     world.tenant.key,
-    `query($q: QueryFilter) { stockMutations(query: $q, first: 20) { edges { node {
+    `query($q: QueryFilter) { stockMutations(query: $q, first: 40) { edges { node {
        id source delta product { sku }
        references { __typename ... on Reservation { id } ... on Order { id }
                     ... on BundleReference { id product { sku } } } } } } }`,
@@ -256,6 +256,54 @@ describe('the ledger rows of a bundle’s components', () => {
         { __typename: 'BundleReference', id: kitId, product: { sku: 'KIT' } },
       ]);
     }
+    await expectStockInvariants(t, world.tenant.id);
+  });
+
+  it('tell the units held for a bundle from those held for the SKU itself in one reservation, on both paths', async () => {
+    // KIT is SKU-3 + 2 × SKU-4: one kit and one SKU-3 of its own hold 2 units of SKU-3, one for each.
+    for (const more of [{}, { idempotency_key: 'bundle-and-component' }]) {
+      const seen = (await mutationsOf('SKU-3')).length;
+      const id = await reserve(
+        [
+          { sku: 'KIT', quantity: 1 },
+          { sku: 'SKU-3', quantity: 1 },
+        ],
+        more,
+      );
+      await mutate('removeReservation', { id }, 'reservation { id }');
+      const references = await newReferences('SKU-3', seen);
+      expect(references).toHaveLength(4);
+      const forKit = [
+        ['Reservation', id],
+        ['BundleReference', 'KIT'],
+      ];
+      const own = [['Reservation', id]];
+      // Reserved: one row of each; released: one row of each again.
+      expect(references.slice(0, 2)).toEqual(expect.arrayContaining([forKit, own]));
+      expect(references.slice(2)).toEqual(expect.arrayContaining([forKit, own]));
+    }
+    await expectStockInvariants(t, world.tenant.id);
+  });
+
+  it('keep the bundle when a reservation of it and of its component becomes an order', async () => {
+    const seen = (await mutationsOf('SKU-4')).length;
+    const id = await reserve([
+      { sku: 'KIT', quantity: 1 },
+      { sku: 'SKU-4', quantity: 1 },
+    ]);
+    const created = await mutate('createOrder', { reservation_id: id }, 'order { id }');
+    const orderId = created.createOrder.order.id as string;
+    // Reserved: 2 units of SKU-4 for the kit and 1 of its own; then committed to the order's items the same way.
+    const committed = (await mutationsOf('SKU-4')).slice(seen + 2);
+    const named = committed.map((row) =>
+      row.references.map((ref) =>
+        ref.__typename === 'BundleReference' ? `Bundle ${ref.product!.sku}` : ref.__typename,
+      ),
+    );
+    expect(named.filter((refs) => refs.includes('Bundle KIT'))).toHaveLength(1);
+    expect(named.filter((refs) => !refs.includes('Bundle KIT'))).toHaveLength(1);
+    expect(committed.every((row) => row.references.some((ref) => ref.id === orderId))).toBe(true);
+    await mutate('cancelOrder', { id: orderId });
     await expectStockInvariants(t, world.tenant.id);
   });
 

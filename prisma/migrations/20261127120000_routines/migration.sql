@@ -480,7 +480,8 @@ $$;
 -- so the walk exists once.
 
 -- Moves the units of the takes (`p_quantities[k]` units of `p_product_ids[k]` at `p_warehouse_ids[k]`,
--- held by `p_reservation_ids[k]`, `p_order_item_ids[k]` or `p_transfer_item_ids[k]`), in array order,
+-- held by `p_reservation_ids[k]`, `p_order_item_ids[k]` or `p_transfer_item_ids[k]`, for an item of
+-- the bundle `p_bundle_ids[k]` when not null), in array order,
 -- from the AVAILABLE lines of the product at the warehouse into lines of state `p_state`: each take from the lines that expire first
 -- (`stock_available_lines`), each line moved once for all the takes, the units keeping the line's
 -- identity and attributes; one allocation per take and line taken from. The caller holds the stock
@@ -488,7 +489,7 @@ $$;
 -- taken from, in walk order: the take (1-based), the line the units went to, and the units.
 CREATE OR REPLACE FUNCTION "stock_allocate"(
     p_tenant_id uuid, p_state inventory_item_state, p_product_ids uuid[], p_warehouse_ids uuid[], p_quantities bigint[],
-    p_reservation_ids uuid[], p_order_item_ids uuid[], p_transfer_item_ids uuid[])
+    p_reservation_ids uuid[], p_order_item_ids uuid[], p_transfer_item_ids uuid[], p_bundle_ids uuid[])
 RETURNS TABLE (take int, line_id uuid, product_id uuid, warehouse_id uuid, position_id uuid, quantity bigint)
 LANGUAGE plpgsql VOLATILE AS $$
 #variable_conflict use_column
@@ -584,10 +585,11 @@ BEGIN
     END LOOP;
 
     INSERT INTO stock_allocations (id, tenant_id, reservation_id, order_item_id, transfer_item_id, product_id,
-                                   warehouse_id, position_id, batch_number, serial_number, expires_at, state, quantity)
+                                   warehouse_id, position_id, batch_number, serial_number, expires_at, state, quantity,
+                                   bundle_id)
     SELECT uuidv7_now(), p_tenant_id, p_reservation_ids[t.k], p_order_item_ids[t.k], p_transfer_item_ids[t.k],
            line_products[t.j], line_warehouses[t.j], line_positions[t.j], line_batches[t.j], line_serials[t.j],
-           line_expiries[t.j], p_state, t.q
+           line_expiries[t.j], p_state, t.q, p_bundle_ids[t.k]
       FROM unnest(take_k, take_j, take_q) WITH ORDINALITY AS t(k, j, q, o)
      ORDER BY t.o;
 
@@ -838,7 +840,7 @@ BEGIN
       INTO take_k, take_lines, take_products, take_positions
       FROM stock_allocate(p_tenant_id, 'RESERVED', item_products, array_fill(warehouse, ARRAY[cardinality(item_n)]),
                           item_quantities, item_holders, array_fill(NULL::uuid, ARRAY[cardinality(item_n)]),
-                          array_fill(NULL::uuid, ARRAY[cardinality(item_n)]))
+                          array_fill(NULL::uuid, ARRAY[cardinality(item_n)]), item_bundles)
            WITH ORDINALITY AS a(take, line_id, product_id, warehouse_id, position_id, quantity, o);
 
     -- The ledger: only states changed (delta 0), so every row's new_quantity is its SKU's on-hand total.

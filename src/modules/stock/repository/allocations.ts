@@ -24,7 +24,7 @@ export interface Allocation {
 const ALLOCATION_COLUMNS = `id, reservation_id AS "reservationId", order_item_id AS "orderItemId",
   transfer_item_id AS "transferItemId",
   product_id AS "productId", warehouse_id AS "warehouseId", position_id AS "positionId", batch_number AS "batchNumber",
-  serial_number AS "serialNumber", expires_at AS "expiresAt", state::text AS state, quantity`;
+  serial_number AS "serialNumber", expires_at AS "expiresAt", state::text AS state, quantity, bundle_id AS "bundleId"`;
 
 const AllocationRow: RowModel<Allocation> = z.object({
   id: uuid,
@@ -48,9 +48,11 @@ export async function insertAllocations(tx: Tx, tenantId: string, allocations: A
   const column = <T>(pick: (a: Allocation) => T) => allocations.map(pick);
   await tx.$executeRaw`
     INSERT INTO stock_allocations (id, tenant_id, reservation_id, order_item_id, transfer_item_id, product_id,
-                                   warehouse_id, position_id, batch_number, serial_number, expires_at, state, quantity)
+                                   warehouse_id, position_id, batch_number, serial_number, expires_at, state, quantity,
+                                   bundle_id)
     SELECT v.id, ${tenantId}::uuid, v.reservation_id, v.order_item_id, v.transfer_item_id, v.product_id, v.warehouse_id,
-           v.position_id, v.batch_number, v.serial_number, v.expires_at, v.state::inventory_item_state, v.quantity
+           v.position_id, v.batch_number, v.serial_number, v.expires_at, v.state::inventory_item_state, v.quantity,
+           v.bundle_id
       FROM unnest(${column((a) => a.id)}::uuid[], ${column((a) => a.reservationId)}::uuid[],
         ${column((a) => a.orderItemId)}::uuid[], ${column((a) => a.transferItemId)}::uuid[],
                   ${column((a) => a.productId)}::uuid[], ${column((a) => a.warehouseId)}::uuid[],
@@ -58,9 +60,9 @@ export async function insertAllocations(tx: Tx, tenantId: string, allocations: A
                   ${column((a) => a.batchNumber)}::text[], ${column((a) => a.serialNumber)}::text[],
                   ${column((a) => a.expiresAt?.toISOString() ?? null)}::timestamptz[],
                     ${column((a) => a.state)}::text[],
-                  ${column((a) => String(a.quantity))}::bigint[])
+                  ${column((a) => String(a.quantity))}::bigint[], ${column((a) => a.bundleId ?? null)}::uuid[])
            AS v(id, reservation_id, order_item_id, transfer_item_id, product_id, warehouse_id, position_id,
-             batch_number, serial_number, expires_at, state, quantity)`;
+             batch_number, serial_number, expires_at, state, quantity, bundle_id)`;
 }
 
 /** Who holds allocations: some reservations, order items or transfer items. */
@@ -70,24 +72,10 @@ export interface Holders {
   transferItemIds?: string[];
 }
 
-/**
- * The bundle an allocation's units are held for: its order item's product when that is a bundle
- * of the allocation's product; for a reservation, its one item of a bundle of that product when the
- * reservation has no item of the product itself (otherwise which item holds them is not recorded).
- */
-const BUNDLE_OF_ALLOCATION = `(
-  SELECT c.bundle_id FROM bundle_components c
-   WHERE c.tenant_id = a.tenant_id AND c.component_id = a.product_id
-     AND (c.bundle_id = (SELECT oi.product_id FROM order_items oi WHERE oi.id = a.order_item_id)
-          OR (c.bundle_id IN (SELECT ri.product_id FROM reservation_items ri WHERE ri.reservation_id = a.reservation_id)
-              AND NOT EXISTS (SELECT 1 FROM reservation_items ri
-                               WHERE ri.reservation_id = a.reservation_id AND ri.product_id = a.product_id)))
-   ORDER BY c.bundle_id LIMIT 1) AS "bundleId"`;
-
 /** The allocations of some reservations, order items or transfer items, each with its bundle (if any). */
 export async function allocationsOf(tx: Tx, tenantId: string, holder: Holders) {
   const rows = await tx.$queryRawUnsafe<unknown[]>(
-    `SELECT ${ALLOCATION_COLUMNS}, ${BUNDLE_OF_ALLOCATION} FROM stock_allocations a
+    `SELECT ${ALLOCATION_COLUMNS} FROM stock_allocations a
       WHERE tenant_id = $1::uuid AND (reservation_id = ANY($2::uuid[]) OR order_item_id = ANY($3::uuid[])
         OR transfer_item_id = ANY($4::uuid[])) ORDER BY id`,
     tenantId,
@@ -212,6 +200,8 @@ export interface Take {
   warehouseId: string;
   quantity: number;
   holder: { reservationId?: string; orderItemId?: string; transferItemId?: string };
+  /** The bundle of the item the units are taken for, when they are a component's. */
+  bundleId?: string | null;
 }
 
 const TakenRow = z.object({
@@ -239,7 +229,8 @@ export async function allocateFromLines(tx: Tx, tenantId: string, state: 'COMMIT
              ${column((t) => t.warehouseId)}::uuid[], ${column((t) => String(t.quantity))}::bigint[],
              ${column((t) => t.holder.reservationId ?? null)}::uuid[],
              ${column((t) => t.holder.orderItemId ?? null)}::uuid[],
-             ${column((t) => t.holder.transferItemId ?? null)}::uuid[]) WITH ORDINALITY AS a
+             ${column((t) => t.holder.transferItemId ?? null)}::uuid[],
+             ${column((t) => t.bundleId ?? null)}::uuid[]) WITH ORDINALITY AS a
      ORDER BY a.ordinality`;
   return parseRows(TakenRow, rows);
 }

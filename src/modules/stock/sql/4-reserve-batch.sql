@@ -197,7 +197,7 @@ BEGIN
       INTO take_k, take_lines, take_products, take_positions
       FROM stock_allocate(p_tenant_id, 'RESERVED', item_products, array_fill(warehouse, ARRAY[cardinality(item_n)]),
                           item_quantities, item_holders, array_fill(NULL::uuid, ARRAY[cardinality(item_n)]),
-                          array_fill(NULL::uuid, ARRAY[cardinality(item_n)]))
+                          array_fill(NULL::uuid, ARRAY[cardinality(item_n)]), item_bundles)
            WITH ORDINALITY AS a(take, line_id, product_id, warehouse_id, position_id, quantity, o);
 
     -- The ledger: only states changed (delta 0), so every row's new_quantity is its SKU's on-hand total.

@@ -127,7 +127,12 @@ async function allocateLocked(
     }
   }
   const allocated: ExpandedRequest[] = requests.filter((request) => !backordered.has(request));
-  const taken = await repository.allocateFromLines(tx, tenantId, state, allocated);
+  const taken = await repository.allocateFromLines(
+    tx,
+    tenantId,
+    state,
+    allocated.map((request) => ({ ...request, bundleId: request.bundle?.productId ?? null })),
+  );
   await ledger.recordMutations(
     tx,
     tenantId,

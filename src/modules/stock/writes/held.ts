@@ -275,17 +275,32 @@ export async function commitReserved(
   const left = new Map(parts.map((item) => [key(item), item.quantity]));
   const committed: Allocation[] = [];
   const changes: LineChangeRecord[] = [];
-  for (const allocation of held) {
-    let rest = allocation.quantity;
-    for (const item of parts.filter((candidate) => candidate.productId === allocation.productId)) {
-      const take = Math.min(rest, left.get(key(item))!);
-      if (take === 0) continue;
-      left.set(key(item), left.get(key(item))! - take);
-      rest -= take;
-      const at = { state: 'COMMITTED' as const, positionId: allocation.positionId };
-      changes.push(await moveAllocation(tx, tenantId, { ...allocation, quantity: take }, at, change));
-      committed.push({ ...allocation, ...at, id: uuidv7(), reservationId: null, orderItemId: item.id, quantity: take });
+  // Units go first to the items of the bundle (or of no bundle) the reservation holds them for,
+  // then to any item of their SKU.
+  const rests = new Map(held.map((allocation) => [allocation.id, allocation.quantity]));
+  for (const sameBundle of [true, false]) {
+    for (const allocation of held) {
+      let rest = rests.get(allocation.id)!;
+      const candidates = parts.filter(
+        (candidate) =>
+          candidate.productId === allocation.productId &&
+          (!sameBundle || (candidate.bundleId ?? null) === (allocation.bundleId ?? null)),
+      );
+      for (const item of candidates) {
+        const take = Math.min(rest, left.get(key(item))!);
+        if (take === 0) continue;
+        left.set(key(item), left.get(key(item))! - take);
+        rest -= take;
+        const at = { state: 'COMMITTED' as const, positionId: allocation.positionId };
+        const units = { ...allocation, quantity: take, bundleId: item.bundleId ?? null };
+        changes.push(await moveAllocation(tx, tenantId, units, at, change));
+        committed.push({ ...units, ...at, id: uuidv7(), reservationId: null, orderItemId: item.id });
+      }
+      rests.set(allocation.id, rest);
     }
+  }
+  for (const allocation of held) {
+    const rest = rests.get(allocation.id)!;
     if (rest > 0) {
       const at = { state: 'AVAILABLE' as const, positionId: allocation.positionId };
       changes.push(await moveAllocation(tx, tenantId, { ...allocation, quantity: rest }, at, change));

@@ -75,6 +75,7 @@ export async function receive(tx: Tx, tenantId: string, received: Arrival[], cha
               orderItemId: arrival.orderItemId,
               transferItemId: null,
               quantity: arrival.quantity,
+              bundleId: arrival.bundleId ?? null,
             },
           ]
         : [],
