@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexState } from '../../src/modules/search/definition';
 import { BOOSTED, BURIED, NEUTRAL, boostKeys, boostRank } from '../../src/modules/search/engine/boost';
-import type { FieldFilter, IndexDefinition } from '../../src/modules/search/engine/engine';
+import type { FieldFilter, FieldValue, IndexDefinition } from '../../src/modules/search/engine/engine';
 import { toEvalSort, toSortBy } from '../../src/modules/search/engine/typesense-mapping';
 import { boostProblems, boostsOf } from '../../src/modules/search/rule-boosts';
 import { parseSortBy } from '../helpers/typesense-stand-in';
@@ -30,7 +30,11 @@ describe('boostRank', () => {
 });
 
 describe('boostKeys', () => {
-  const documents = [{ brand: 'Basic' }, { brand: 'Sitwell' }, { brand: 'Lumo', in_stock: false }];
+  const documents: Record<string, FieldValue>[] = [
+    { brand: 'Basic' },
+    { brand: 'Sitwell' },
+    { brand: 'Lumo', in_stock: false },
+  ];
 
   it('one key per slot, reading each document once', () => {
     const read: number[] = [];
