@@ -1,97 +1,31 @@
 /**
- * Which addresses an origin may have. A proxy's origin is chosen by a tenant, so without this
- * check a tenant could make the service fetch from its own network: loopback, private ranges,
- * link-local (where cloud metadata services live) and other non-public ranges are refused.
+ * Which addresses an origin may have: public ones only, unless EDGE_ALLOW_PRIVATE_ORIGINS (the
+ * check itself is the kernel's, ../../kernel/public-address.ts).
  */
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import {
+  AddressError,
+  isPublicAddress,
+  literalAddress,
+  resolvePublicAddress,
+  type ResolvedAddress,
+} from '../../kernel/public-address';
 
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, including 169.254.169.254 metadata
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  // IPv4-mapped addresses (::ffff:a.b.c.d) need no rule: BlockList checks them against the IPv4 rules.
-  ['64:ff9b::', 96], // NAT64: would reach IPv4 addresses past the IPv4 rules
-  ['64:ff9b:1::', 48], // local-use NAT64
-  ['fc00::', 7], // unique local, including fd00:ec2::254 metadata
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
-}
+export { isPublicAddress };
+export type ResolvedOrigin = ResolvedAddress;
+export { AddressError as OriginAddressError };
 
-/** Whether `address` (an IP literal) is a public unicast address that an origin may have. */
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  return !blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
-
-export interface ResolvedOrigin {
-  address: string;
-  family: 4 | 6;
-}
-
-export class OriginAddressError extends Error {}
-
-const refusedAddress = (host: string, address: string) =>
-  new OriginAddressError(
-    `the origin host "${host}" resolves to ${address}, a loopback, private, link-local or otherwise non-public ` +
-      'address; set EDGE_ALLOW_PRIVATE_ORIGINS=true to allow origins on your own network',
-  );
+const ORIGIN = {
+  what: 'origin',
+  fix: 'set EDGE_ALLOW_PRIVATE_ORIGINS=true to allow origins on your own network',
+};
 
 /**
  * The address of an origin named by an IP literal (bracketed for IPv6), checked like a resolved
  * one; undefined for a host name, which needs `resolveOrigin`.
  */
-export function literalOrigin(hostname: string, allowPrivate: boolean): ResolvedOrigin | undefined {
-  const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  const family = isIP(host);
-  if (family === 0) return undefined;
-  if (!allowPrivate && !isPublicAddress(host)) throw refusedAddress(host, host);
-  return { address: host, family: family === 6 ? 6 : 4 };
-}
+export const literalOrigin = (hostname: string, allowPrivate: boolean) =>
+  literalAddress(hostname, allowPrivate, ORIGIN);
 
-/**
- * Resolves an origin host name to the address to connect to. Every address it resolves to must be
- * public unless `allowPrivate`; the caller connects to the returned address, so a second DNS answer
- * cannot swap in another one.
- */
-export async function resolveOrigin(hostname: string, allowPrivate: boolean): Promise<ResolvedOrigin> {
-  const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  const literal = isIP(host);
-  let addresses: { address: string; family: number }[];
-  if (literal !== 0) {
-    addresses = [{ address: host, family: literal }];
-  } else {
-    try {
-      addresses = await lookup(host, { all: true, verbatim: true });
-    } catch (error) {
-      throw new OriginAddressError(
-        `the origin host "${host}" could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'DNS error'})`,
-      );
-    }
-  }
-  if (addresses.length === 0) throw new OriginAddressError(`the origin host "${host}" has no address`);
-  if (!allowPrivate) {
-    const refused = addresses.find(({ address }) => !isPublicAddress(address));
-    if (refused) throw refusedAddress(host, refused.address);
-  }
-  const first = addresses[0]!;
-  return { address: first.address, family: first.family === 6 ? 6 : 4 };
-}
+/** Resolves an origin host name to the address to connect to (see `resolvePublicAddress`). */
+export const resolveOrigin = (hostname: string, allowPrivate: boolean) =>
+  resolvePublicAddress(hostname, allowPrivate, ORIGIN);
