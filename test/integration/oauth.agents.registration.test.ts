@@ -320,9 +320,20 @@ describe('the tenant switch', () => {
     const client = await registerAgent();
     const { tokens } = await agentTokens(client.client_id);
     expect((await callMcp(tokens.access_token)).statusCode).toBe(200);
+    expect(await t.db.oAuthConsent.count({ where: { clientId: client.client_id } })).toBe(1);
     expect((await setAllowed(open.key, false)).json().data).toEqual({ dynamic_clients_allowed: false });
     try {
       expect((await callMcp(tokens.access_token)).statusCode).toBe(401);
+      expect(await t.db.oAuthConsent.count({ where: { clientId: client.client_id } })).toBe(0);
+      const refreshed = await app.inject({
+        method: 'POST',
+        url: '/api/oauth/authorize',
+        payload: {
+          data: { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id },
+        },
+      });
+      expect(refreshed.statusCode).toBe(400);
+      expect(refreshed.json().error.message).toContain('invalid_grant');
       const { page } = await signIn(client.client_id, open.id, OPEN_EMAIL);
       expect(page.statusCode).toBe(403);
     } finally {

@@ -250,13 +250,15 @@ export const upsertTenantSettings = (db: DbOrTx, tenantId: string, settings: { d
   });
 
 /**
- * Revokes the live grants self-registered clients hold from the tenant's users and drops their
- * codes not exchanged yet; returns the ids of the grants revoked.
+ * Revokes the live grants self-registered clients hold from the tenant's users, drops their codes
+ * not exchanged yet and forgets the users' consents (so that switching back on asks them again);
+ * returns the ids of the grants revoked.
  */
 export async function revokeRegisteredClientGrantsOfTenant(tx: Tx, tenantId: string): Promise<string[]> {
   await tx.oAuthAuthorizationCode.deleteMany({
     where: { consumedAt: null, client: { tenantId: null }, user: { tenantId } },
   });
+  await tx.oAuthConsent.deleteMany({ where: { client: { tenantId: null }, user: { tenantId } } });
   const revoked = await tx.oAuthGrant.updateManyAndReturn({
     where: { revokedAt: null, client: { tenantId: null }, user: { tenantId } },
     data: { revokedAt: new Date() },

@@ -101,8 +101,8 @@ export class RegistrationService {
 
   /**
    * Lets the tenant's users approve self-registered clients, or stops them: then the grants those
-   * clients hold from its users are revoked (their tokens stop working) and their codes not
-   * exchanged yet are dropped.
+   * clients hold from its users are revoked (their tokens stop working), their codes not exchanged
+   * yet are dropped and the users' consents forgotten.
    */
   async setDynamicClientsAllowed(tenantId: string, allowed: boolean) {
     const revoked = await writeTransaction(this.db, async (tx) => {
