@@ -132,7 +132,10 @@ export const getAuthorization = defineOperation({
     'Validates the authorization request. Any invalid parameter is a **400** and never a redirect: an unknown ' +
     '`client_id`, a `redirect_uri` that is not ' +
     'exactly one registered for the client, a `response_type` other than `code`, an unknown or excessive scope, a ' +
-    'missing PKCE challenge for a public client.\n\n' +
+    'missing PKCE challenge for a public client. The one exception is RFC 8707 `resource` (repeatable): once ' +
+    '`client_id` and `redirect_uri` are valid, a resource that is unknown, not absolute, has a fragment or is not ' +
+    "the client's is answered with a **302** to `redirect_uri` with `error=invalid_target`, `error_description`, " +
+    '`state` and `iss`, and nothing is stored.\n\n' +
     'With `silent=true` the answer is always a **302** to `redirect_uri`: with `code` (and `state`, `iss`) when ' +
     "the browser's login cookie names a user of the " +
     'tenant who has already approved these scopes for this client; with `error=login_required` when no user is ' +
@@ -153,7 +156,9 @@ export const getAuthorization = defineOperation({
       headers: noStoreHeaders,
     },
     302: {
-      description: 'silent=true: the redirect to the client with `code` or `error`.',
+      description:
+        'silent=true: the redirect to the client with `code` or `error`; or, for any request, with ' +
+        '`error=invalid_target` for a `resource` refused.',
       headers: {
         Location: { description: '`redirect_uri` with `code`, `state` and `iss`, or with `error` and `state`.' },
         ...noStoreHeaders,

@@ -119,7 +119,11 @@ export const AuthorizeQuery = z
       2048,
       "Space-separated scopes within the client's; `openid` adds an ID token. Omitted: all of the client's scopes.",
     ),
-    tenant: text(64, "The tenant id; when given it must be the client's tenant."),
+    tenant: text(
+      64,
+      "The tenant id; when given it must be the client's tenant (ignored for a self-registered client, whose " +
+        'user names their tenant on the login page).',
+    ),
     state: text(2048, 'Returned unchanged on the redirect.'),
     nonce: text(512, 'Put into the ID token.'),
     silent: text(
