@@ -70,6 +70,7 @@ describe('GET /api/admin/tenants/{tenant_id}/oauth-clients[/{client_id}]', () =>
         name: 'First',
         redirect_uris: [REDIRECT_URI],
         scopes: ['proxies:read', 'proxies:write', 'openid'],
+        resources: [services.baseUrl, `${services.baseUrl}/mcp`],
         is_confidential: true,
         tenant_id: listedTenant.id,
         created_at: expect.stringMatching(ISO_TIME),

@@ -8,7 +8,7 @@ import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../hel
 import { sql } from '../helpers/db';
 import type { RestResponse } from '../helpers/rest';
 
-const { rest, databaseUrl } = await startTestApp();
+const { rest, databaseUrl, services } = await startTestApp();
 
 let tenant: Tenant;
 let other: Tenant;
@@ -50,6 +50,8 @@ describe('POST /api/admin/tenants/{tenant_id}/oauth-clients', () => {
       name: 'Back office',
       redirect_uris: validClient.redirect_uris,
       scopes: ['proxies:read', 'openid'],
+      // Without a list of its own, a client may ask for every protected resource.
+      resources: [services.baseUrl, `${services.baseUrl}/mcp`],
       is_confidential: true,
       tenant_id: tenant.id,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),

@@ -6,7 +6,8 @@
  * Cache-Control.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server, type ServerResponse } from 'node:https';
+import type { ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
