@@ -64,6 +64,8 @@ const configSchema = z.object({
   OAUTH_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   OAUTH_JWKS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   OAUTH_REGISTRATIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  OAUTH_ALLOW_PRIVATE_CLIENT_METADATA: z.enum(['true', 'false', '1', '0']).default('false'),
+  OAUTH_CLIENT_METADATA_CA_FILE: z.string().min(1).optional(),
   SIGN_IN_ACCOUNT_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   SIGN_IN_ADDRESS_FAILURES: z.coerce.number().int().min(1).max(1_000_000).default(20),
   SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(43_200).default(900),
@@ -188,6 +190,10 @@ export interface OAuthConfig {
   refreshGraceSeconds: number;
   /** How long verifiers may cache the JWKS; a new signing key is published this long before it signs. */
   jwksMaxAgeSeconds: number;
+  /** Client ID Metadata Documents may be fetched from loopback and private addresses. */
+  allowPrivateClientMetadata: boolean;
+  /** A PEM file of certificate authorities trusted for Client ID Metadata Documents, beside Node's. */
+  clientMetadataCaFile: string | undefined;
 }
 
 /**
@@ -311,6 +317,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauth: {
       refreshGraceSeconds: values.OAUTH_REFRESH_GRACE_SECONDS,
       jwksMaxAgeSeconds: values.OAUTH_JWKS_MAX_AGE_SECONDS,
+      allowPrivateClientMetadata:
+        values.OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === 'true' || values.OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === '1',
+      clientMetadataCaFile: values.OAUTH_CLIENT_METADATA_CA_FILE,
     },
     oauthRegistrationsPerMinute: values.OAUTH_REGISTRATIONS_PER_MINUTE,
     edge: {

@@ -61,6 +61,32 @@ export function pkce() {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
+/** A `tools/list` of `/mcp` as a 2026-07-28 client sends it, with a bearer token. */
+export const mcpToolsList = (app: FastifyInstance, token: string) =>
+  app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/list',
+      authorization: `Bearer ${token}`,
+    },
+    payload: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'oauth-test', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
+  });
+
 /** POST /api/oauth/authorize as a JSON envelope (default) or as a form. */
 export function tokenRequest(
   rest: RestClient,

@@ -10,6 +10,7 @@ import {
   Browser,
   createOAuthClient,
   createUser,
+  mcpToolsList,
   REDIRECT_URI,
   signInAndApprove,
   tokenRequest,
@@ -108,30 +109,7 @@ const callGraphQL = (token: string) =>
     headers: { authorization: `Bearer ${token}` },
     payload: { query: '{ __typename }' },
   });
-const callMcp = (token: string) =>
-  app.inject({
-    method: 'POST',
-    url: '/mcp',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/list',
-      authorization: `Bearer ${token}`,
-    },
-    payload: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/list',
-      params: {
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'audience-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  });
+const callMcp = (token: string) => mcpToolsList(app, token);
 
 /** Rows a refused request must not have created. */
 const rowCounts = async () => ({

@@ -5,10 +5,10 @@
  * `resource`) belong to that tenant. A tenant that does not allow them refuses on the consent page;
  * turning the switch off revokes what was given. Refused requests change nothing.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createTenant, startTestApp, type Tenant } from '../helpers/app';
-import { Browser, createUser, PASSWORD } from '../helpers/oauth';
+import { Browser, createUser, mcpToolsList, PASSWORD, pkce } from '../helpers/oauth';
 
 const t = await startTestApp();
 const { app, services } = t;
@@ -73,30 +73,7 @@ const setAllowed = (key: string, allowed: unknown) =>
     payload: { data: { dynamic_clients_allowed: allowed } },
   });
 
-const callMcp = (token: string) =>
-  app.inject({
-    method: 'POST',
-    url: '/mcp',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/list',
-      authorization: `Bearer ${token}`,
-    },
-    payload: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/list',
-      params: {
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'registration-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  });
+const callMcp = (token: string) => mcpToolsList(app, token);
 
 /** The authorization request a browser follows, with PKCE and the /mcp resource. */
 function authorizeUrl(clientId: string, challenge: string) {
@@ -111,11 +88,6 @@ function authorizeUrl(clientId: string, challenge: string) {
     resource: MCP,
   });
   return `/oauth/authorize?${query}`;
-}
-
-function pkce() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
 /** Starts the authorization and signs the user in, naming their tenant; returns the session page after it. */
@@ -292,7 +264,7 @@ describe('the tenant switch', () => {
       headers: { authorization: `Bearer ${closed.key}` },
     });
     expect(read.statusCode).toBe(200);
-    expect(read.json().data).toEqual({ dynamic_clients_allowed: false });
+    expect(read.json().data).toEqual({ dynamic_clients_allowed: false, metadata_document_clients_allowed: true });
     const narrow = await createKey(t.rest, closed.id, ['inventory:read']);
     const refused = await setAllowed(narrow, true);
     expect(refused.statusCode).toBe(403);
@@ -321,7 +293,10 @@ describe('the tenant switch', () => {
     const { tokens } = await agentTokens(client.client_id);
     expect((await callMcp(tokens.access_token)).statusCode).toBe(200);
     expect(await t.db.oAuthConsent.count({ where: { clientId: client.client_id } })).toBe(1);
-    expect((await setAllowed(open.key, false)).json().data).toEqual({ dynamic_clients_allowed: false });
+    expect((await setAllowed(open.key, false)).json().data).toEqual({
+      dynamic_clients_allowed: false,
+      metadata_document_clients_allowed: true,
+    });
     try {
       expect((await callMcp(tokens.access_token)).statusCode).toBe(401);
       expect(await t.db.oAuthConsent.count({ where: { clientId: client.client_id } })).toBe(0);

@@ -85,11 +85,23 @@ describe('loadConfig', () => {
   });
 
   it('gives refresh tokens a 30 s grace window and publishes signing keys 300 s before they sign', () => {
-    expect(loadConfig({}).oauth).toEqual({ refreshGraceSeconds: 30, jwksMaxAgeSeconds: 300 });
-    expect(loadConfig({ OAUTH_REFRESH_GRACE_SECONDS: '0', OAUTH_JWKS_MAX_AGE_SECONDS: '60' }).oauth).toEqual({
+    expect(loadConfig({}).oauth).toMatchObject({ refreshGraceSeconds: 30, jwksMaxAgeSeconds: 300 });
+    expect(loadConfig({ OAUTH_REFRESH_GRACE_SECONDS: '0', OAUTH_JWKS_MAX_AGE_SECONDS: '60' }).oauth).toMatchObject({
       refreshGraceSeconds: 0,
       jwksMaxAgeSeconds: 60,
     });
+  });
+
+  it('fetches client metadata documents from public addresses only, trusting extra CAs from a file', () => {
+    expect(loadConfig({}).oauth).toMatchObject({ allowPrivateClientMetadata: false, clientMetadataCaFile: undefined });
+    const set = loadConfig({
+      OAUTH_ALLOW_PRIVATE_CLIENT_METADATA: 'true',
+      OAUTH_CLIENT_METADATA_CA_FILE: '/etc/ca.pem',
+    });
+    expect(set.oauth).toMatchObject({ allowPrivateClientMetadata: true, clientMetadataCaFile: '/etc/ca.pem' });
+    expect(() => loadConfig({ OAUTH_ALLOW_PRIVATE_CLIENT_METADATA: 'yes' })).toThrow(
+      'OAUTH_ALLOW_PRIVATE_CLIENT_METADATA',
+    );
   });
 
   it('keeps search analytics 90 days unless SEARCH_ANALYTICS_RETENTION_DAYS says otherwise', () => {

@@ -3,6 +3,7 @@ import { writeTransaction, type Db, type DbOrTx } from '../../kernel/db';
 import { isUuid } from '../../kernel/ids';
 import type { OAuthAuthorizationSession, OAuthClient, User } from '../../__generated__/prisma/client';
 import type { SignedInUser } from './browser-session';
+import { isClientIdUrl, type MetadataDocumentClients } from './client-metadata/metadata-clients';
 import { oauthError } from './oauth.errors';
 import * as repository from './oauth.repository';
 import { describeScope, OPENID, resolveScopes, scopesCovered } from './oauth.scopes';
@@ -81,6 +82,8 @@ export class AuthorizationService {
     private readonly db: Db,
     private readonly issuer: string,
     private readonly throttle: SignInThrottle,
+    /** Clients whose client_id is the URL of their metadata document. */
+    private readonly metadataClients: MetadataDocumentClients,
   ) {}
 
   /**
@@ -90,7 +93,11 @@ export class AuthorizationService {
    */
   async authorize(request: AuthorizeRequest, signedIn: SignedInUser | null): Promise<AuthorizeOutcome> {
     if (!request.client_id) throw oauthError('invalid_request', 'client_id is required');
-    const client = isUuid(request.client_id) ? await repository.findClient(this.db, request.client_id) : null;
+    const client = isUuid(request.client_id)
+      ? await repository.findClient(this.db, request.client_id)
+      : isClientIdUrl(request.client_id)
+        ? await this.metadataClients.fromDocument(request.client_id)
+        : null;
     if (!client) throw oauthError('invalid_request', 'unknown client_id');
     if (request.tenant !== undefined && client.tenantId !== null && request.tenant !== client.tenantId) {
       throw oauthError('invalid_request', 'the client does not belong to this tenant');
@@ -204,11 +211,19 @@ export class AuthorizationService {
 
   /**
    * Why the user may not approve the client, or null when they may: a self-registered client needs
-   * the user's tenant to allow such clients (off by default).
+   * the user's tenant to allow such clients (off by default), a client identified by a metadata
+   * document that the tenant has not refused them (allowed by default).
    */
   async approvalRefusal(user: User, client: OAuthClient): Promise<string | null> {
     if (client.tenantId !== null) return null;
     const settings = await repository.findTenantSettings(this.db, user.tenantId);
+    if (client.metadataUrl !== null) {
+      if (settings?.metadataDocumentClientsAllowed ?? true) return null;
+      return (
+        'Your account does not allow applications identified by a client metadata document. An administrator of ' +
+        'your account can allow them; until then this application cannot be given access.'
+      );
+    }
     if (settings?.dynamicClientsAllowed) return null;
     return (
       'Your account does not allow applications that registered themselves. An administrator of your account ' +

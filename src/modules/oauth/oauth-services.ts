@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import type { OAuthConfig, SignInThrottleConfig } from '../../kernel/config';
 import type { CursorCodec } from '../../kernel/cursor';
 import type { Db } from '../../kernel/db';
 import type { AccessTokenVerifier } from '../auth/authenticator';
 import { AuthorizationService } from './authorization.service';
+import { ClientMetadataDocuments } from './client-metadata/documents';
+import { MetadataDocumentClients } from './client-metadata/metadata-clients';
 import { BrowserSessions } from './browser-session';
 import { OAuthAdminService } from './oauth-admin.service';
 import { OAuthService } from './oauth.service';
@@ -38,14 +41,28 @@ export function createOAuthServices(deps: {
   forgetGrant: (grantId: string) => void;
 }): OAuthServices {
   const keys = new SigningKeys(deps.db, deps.masterKey, deps.config.jwksMaxAgeSeconds * 1000);
-  const tokens = new OAuthService(deps.db, new TokenIssuer(keys, deps.baseUrl), deps.forgetGrant, {
-    refreshGraceMs: deps.config.refreshGraceSeconds * 1000,
+  const documents = new ClientMetadataDocuments({
+    allowPrivate: deps.config.allowPrivateClientMetadata,
+    ca: deps.config.clientMetadataCaFile ? readFileSync(deps.config.clientMetadataCaFile, 'utf8') : undefined,
   });
+  const metadataClients = new MetadataDocumentClients(deps.db, documents);
+  const tokens = new OAuthService(
+    deps.db,
+    new TokenIssuer(keys, deps.baseUrl),
+    deps.forgetGrant,
+    { refreshGraceMs: deps.config.refreshGraceSeconds * 1000 },
+    metadataClients,
+  );
   return {
     issuer: deps.baseUrl,
     keys,
     tokens,
-    authorization: new AuthorizationService(deps.db, deps.baseUrl, new SignInThrottle(deps.db, deps.signInThrottle)),
+    authorization: new AuthorizationService(
+      deps.db,
+      deps.baseUrl,
+      new SignInThrottle(deps.db, deps.signInThrottle),
+      metadataClients,
+    ),
     admin: new OAuthAdminService({
       db: deps.db,
       cursors: deps.cursors,

@@ -242,25 +242,40 @@ export async function addConsent(db: DbOrTx, userId: string, clientId: string, s
 export const findTenantSettings = (db: DbOrTx, tenantId: string) =>
   db.oAuthTenantSettings.findUnique({ where: { tenantId } });
 
-export const upsertTenantSettings = (db: DbOrTx, tenantId: string, settings: { dynamicClientsAllowed: boolean }) =>
+export const upsertTenantSettings = (
+  db: DbOrTx,
+  tenantId: string,
+  settings: { dynamicClientsAllowed?: boolean; metadataDocumentClientsAllowed?: boolean },
+) =>
   db.oAuthTenantSettings.upsert({
     where: { tenantId },
     create: { tenantId, ...settings },
     update: { ...settings, updatedAt: new Date() },
   });
 
+/** Clients of no tenant: those that registered themselves, or those identified by a metadata document. */
+export type AgentClientKind = 'registered' | 'metadata-document';
+
+const clientsOfKind = (kind: AgentClientKind) =>
+  kind === 'registered'
+    ? { tenantId: null, registrationTokenHash: { not: null } }
+    : { tenantId: null, metadataUrl: { not: null } };
+
 /**
- * Revokes the live grants self-registered clients hold from the tenant's users, drops their codes
- * not exchanged yet and forgets the users' consents (so that switching back on asks them again);
+ * Revokes the live grants clients of a kind hold from the tenant's users, drops their codes not
+ * exchanged yet and forgets the users' consents (so that switching back on asks them again);
  * returns the ids of the grants revoked.
  */
-export async function revokeRegisteredClientGrantsOfTenant(tx: Tx, tenantId: string): Promise<string[]> {
-  await tx.oAuthAuthorizationCode.deleteMany({
-    where: { consumedAt: null, client: { tenantId: null }, user: { tenantId } },
-  });
-  await tx.oAuthConsent.deleteMany({ where: { client: { tenantId: null }, user: { tenantId } } });
+export async function revokeAgentClientGrantsOfTenant(
+  tx: Tx,
+  tenantId: string,
+  kind: AgentClientKind,
+): Promise<string[]> {
+  const client = clientsOfKind(kind);
+  await tx.oAuthAuthorizationCode.deleteMany({ where: { consumedAt: null, client, user: { tenantId } } });
+  await tx.oAuthConsent.deleteMany({ where: { client, user: { tenantId } } });
   const revoked = await tx.oAuthGrant.updateManyAndReturn({
-    where: { revokedAt: null, client: { tenantId: null }, user: { tenantId } },
+    where: { revokedAt: null, client, user: { tenantId } },
     data: { revokedAt: new Date() },
     select: { id: true },
   });

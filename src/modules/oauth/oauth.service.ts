@@ -5,6 +5,7 @@ import type { OAuthClient } from '../../__generated__/prisma/client';
 import { secretMatchesHash, secretsEqual, sha256 } from '../auth/credentials';
 import type { VerifiedBearer } from '../auth/authenticator';
 import type { Principal } from '../auth/scopes';
+import { isClientIdUrl, type MetadataDocumentClients } from './client-metadata/metadata-clients';
 import { oauthError } from './oauth.errors';
 import * as repository from './oauth.repository';
 import { OPENID, resolveScopes } from './oauth.scopes';
@@ -89,7 +90,9 @@ export class OAuthService {
     private readonly tokens: TokenIssuer,
     /** Drops what the authenticator cached for a revoked grant. */
     private readonly forgetGrant: (grantId: string) => void,
-    private readonly options: { refreshGraceMs: number } = { refreshGraceMs: 0 },
+    private readonly options: { refreshGraceMs: number },
+    /** Clients whose client_id is the URL of their metadata document. */
+    private readonly metadataClients: MetadataDocumentClients,
   ) {}
 
   /** Issues tokens for a token request; throws the RFC 6749 error otherwise. */
@@ -213,7 +216,11 @@ export class OAuthService {
       secret = basic.secret;
     }
     if (!clientId) throw oauthError('invalid_client', 'no client authentication: send HTTP Basic or client_id');
-    const client = isUuid(clientId) ? await repository.findClient(this.db, clientId) : null;
+    const client = isUuid(clientId)
+      ? await repository.findClient(this.db, clientId)
+      : isClientIdUrl(clientId)
+        ? await this.metadataClients.stored(clientId)
+        : null;
     if (!client) {
       secretMatchesHash(secret ?? '', UNKNOWN_CLIENT_HASH);
       throw oauthError('invalid_client', 'unknown client');

@@ -5,6 +5,7 @@ import { defineOperation } from '../context';
 import type { Principal } from '../../kernel/principal';
 import {
   AgentClientSettings,
+  AgentClientSettingsChange,
   ClientRegistration,
   ClientRegistrationRequest,
   RegistrationError,
@@ -127,16 +128,17 @@ function requireFullAccess(principal: Principal) {
 }
 
 const settingsDescription =
-  "Whether the tenant's users may give access to applications that registered themselves " +
-  '(`POST /api/oauth/register`), such as AI agents. Off by default: such an application then cannot be ' +
-  "approved by the tenant's users, and the consent page says so. Turning it off revokes the access its users " +
-  'gave such applications. Needs scope `*`.';
+  "Whether the tenant's users may give access to applications of no tenant, such as AI agents: those that " +
+  'registered themselves (`POST /api/oauth/register`; off by default) and those identified by a Client ID ' +
+  'Metadata Document (a `client_id` that is an https URL; on by default). While one is off, such an application ' +
+  "cannot be approved by the tenant's users, and the consent page says so. Turning one off revokes the access " +
+  'its users gave such applications. A change names the members it changes. Needs scope `*`.';
 
 export const getAgentClientSettings = defineOperation({
   operationId: 'getAgentClientSettings',
   method: 'get',
   path: '/api/oauth/agent-clients',
-  summary: 'Read whether self-registered applications may be approved',
+  summary: 'Read which applications of no tenant may be approved',
   description: settingsDescription,
   tag,
   security: 'bearer',
@@ -144,8 +146,7 @@ export const getAgentClientSettings = defineOperation({
   errors: ['UNAUTHORIZED', 'FORBIDDEN'],
   async handler({ principal, services }) {
     requireFullAccess(principal);
-    const allowed = await services.oauth.registration.dynamicClientsAllowed(principal.tenantId);
-    return { status: 200, body: single({ dynamic_clients_allowed: allowed }) };
+    return { status: 200, body: single(await services.oauth.registration.agentClientSettings(principal.tenantId)) };
   },
 });
 
@@ -153,20 +154,17 @@ export const setAgentClientSettings = defineOperation({
   operationId: 'setAgentClientSettings',
   method: 'put',
   path: '/api/oauth/agent-clients',
-  summary: 'Allow or refuse self-registered applications',
+  summary: 'Allow or refuse applications of no tenant',
   description: settingsDescription,
   tag,
   security: 'bearer',
-  body: z.object({ data: AgentClientSettings }).strict(),
+  body: z.object({ data: AgentClientSettingsChange }).strict(),
   responses: { 200: { description: 'The settings.', schema: singleEnvelope(AgentClientSettings) } },
   errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'WRITE_INTERRUPTED'],
   async handler({ body, principal, services }) {
     requireFullAccess(principal);
-    const allowed = await services.oauth.registration.setDynamicClientsAllowed(
-      principal.tenantId,
-      body.data.dynamic_clients_allowed,
-    );
-    return { status: 200, body: single({ dynamic_clients_allowed: allowed }) };
+    const settings = await services.oauth.registration.setAgentClientSettings(principal.tenantId, body.data);
+    return { status: 200, body: single(settings) };
   },
 });
 

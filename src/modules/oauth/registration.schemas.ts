@@ -122,6 +122,19 @@ export const AgentClientSettings = z
         "Whether this tenant's users may give access to applications that registered themselves " +
         '(`POST /api/oauth/register`). Default: false. Turning it off revokes the access they gave.',
     }),
+    metadata_document_clients_allowed: z.boolean().openapi({
+      description:
+        "Whether this tenant's users may give access to applications identified by a Client ID Metadata Document " +
+        '(a `client_id` that is an https URL). Default: true. Turning it off revokes the access they gave.',
+    }),
   })
   .strict()
   .openapi('AgentClientSettings');
+
+export type AgentClientSettingsData = z.infer<typeof AgentClientSettings>;
+
+/** A change of the settings: the members given, at least one. */
+export const AgentClientSettingsChange = AgentClientSettings.partial()
+  .strict()
+  .refine((change) => Object.keys(change).length > 0, { message: 'give at least one setting' })
+  .openapi('AgentClientSettingsChange');

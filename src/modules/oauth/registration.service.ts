@@ -7,7 +7,7 @@ import { bearerToken, secretMatchesHash, sha256 } from '../auth/credentials';
 import * as repository from './oauth.repository';
 import { CLIENT_SCOPES } from './oauth.scopes';
 import { ALL_SCOPES } from '../auth/scopes';
-import { REGISTERED_GRANT_TYPES, RegistrationMetadata } from './registration.schemas';
+import { REGISTERED_GRANT_TYPES, RegistrationMetadata, type AgentClientSettingsData } from './registration.schemas';
 
 /** An RFC 7591 or RFC 7592 error, in the form those RFCs fix. */
 export interface RegistrationErrorBody {
@@ -43,7 +43,7 @@ function registrationError(error: z.ZodError): RegistrationErrorBody {
 /**
  * RFC 7591 dynamic client registration and RFC 7592 management: a public client (PKCE, no secret)
  * that belongs to no tenant; its tokens belong to the tenant of the user who approves it, when that
- * tenant allows such clients (`setDynamicClientsAllowed`).
+ * tenant allows such clients (`setAgentClientSettings`).
  */
 export class RegistrationService {
   constructor(
@@ -94,23 +94,35 @@ export class RegistrationService {
     return { ok: true, value: null };
   }
 
-  /** Whether the tenant's users may approve self-registered clients. */
-  async dynamicClientsAllowed(tenantId: string): Promise<boolean> {
-    return (await repository.findTenantSettings(this.db, tenantId))?.dynamicClientsAllowed ?? false;
+  /** Whether the tenant's users may approve self-registered clients, and clients identified by a metadata document. */
+  async agentClientSettings(tenantId: string): Promise<AgentClientSettingsData> {
+    const settings = await repository.findTenantSettings(this.db, tenantId);
+    return {
+      dynamic_clients_allowed: settings?.dynamicClientsAllowed ?? false,
+      metadata_document_clients_allowed: settings?.metadataDocumentClientsAllowed ?? true,
+    };
   }
 
   /**
-   * Lets the tenant's users approve self-registered clients, or stops them: then the grants those
-   * clients hold from its users are revoked (their tokens stop working), their codes not exchanged
-   * yet are dropped and the users' consents forgotten.
+   * Lets the tenant's users approve such clients, or stops them: then the grants those clients hold
+   * from its users are revoked (their tokens stop working), their codes not exchanged yet are
+   * dropped and the users' consents forgotten. Members left out stay as they are.
    */
-  async setDynamicClientsAllowed(tenantId: string, allowed: boolean) {
+  async setAgentClientSettings(tenantId: string, change: Partial<AgentClientSettingsData>) {
     const revoked = await writeTransaction(this.db, async (tx) => {
-      await repository.upsertTenantSettings(tx, tenantId, { dynamicClientsAllowed: allowed });
-      return allowed ? [] : repository.revokeRegisteredClientGrantsOfTenant(tx, tenantId);
+      await repository.upsertTenantSettings(tx, tenantId, {
+        dynamicClientsAllowed: change.dynamic_clients_allowed,
+        metadataDocumentClientsAllowed: change.metadata_document_clients_allowed,
+      });
+      const grants: string[] = [];
+      if (change.dynamic_clients_allowed === false)
+        grants.push(...(await repository.revokeAgentClientGrantsOfTenant(tx, tenantId, 'registered')));
+      if (change.metadata_document_clients_allowed === false)
+        grants.push(...(await repository.revokeAgentClientGrantsOfTenant(tx, tenantId, 'metadata-document')));
+      return grants;
     });
     for (const grantId of revoked) this.forgetGrant(grantId);
-    return allowed;
+    return this.agentClientSettings(tenantId);
   }
 
   /** The self-registered client the header's registration access token is for, or null (one answer for both). */

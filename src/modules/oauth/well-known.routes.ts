@@ -17,6 +17,8 @@ export function authorizationServerMetadata(issuer: string) {
     introspection_endpoint: `${issuer}/api/oauth/introspect`,
     // RFC 7591: public clients (PKCE) that belong to no tenant; a tenant's users approve them only where it allows.
     registration_endpoint: `${issuer}/api/oauth/register`,
+    // A client_id that is an https URL names its metadata document (draft-ietf-oauth-client-id-metadata-document).
+    client_id_metadata_document_supported: true,
     scopes_supported: [...CLIENT_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

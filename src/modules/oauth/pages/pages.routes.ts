@@ -166,7 +166,9 @@ export function mountOAuthPages(app: FastifyInstance, services: Services) {
           clientName: session.client.name,
           email: user.email,
           scopes: session.scopes,
-          unverifiedHost: session.client.tenantId === null ? new URL(session.redirectUri).host : undefined,
+          ...(session.client.metadataUrl !== null
+            ? { documentHost: new URL(session.client.metadataUrl).host }
+            : { unverifiedHost: session.client.tenantId === null ? new URL(session.redirectUri).host : undefined }),
         }),
         session.redirectUri,
       );

@@ -74,12 +74,17 @@ export function consentPage(input: {
   scopes: string[];
   /** For an application that registered itself: the host its redirect URI sends the answer to, which nobody checked. */
   unverifiedHost?: string;
+  /** For an application identified by a metadata document: the host that serves the document. */
+  documentHost?: string;
 }): string {
-  const host = input.unverifiedHost
-    ? `<p>It will receive the answer at <strong>${escapeHtml(input.unverifiedHost)}</strong> ` +
-      '<span class="unverified">unverified</span>: this application registered itself, and nobody has checked ' +
-      'who runs it. Allow only if you trust this address.</p>\n'
-    : '';
+  const host = input.documentHost
+    ? `<p>This application is described by <strong>${escapeHtml(input.documentHost)}</strong>, which serves its ` +
+      'metadata document. Allow only if you trust this site.</p>\n'
+    : input.unverifiedHost
+      ? `<p>It will receive the answer at <strong>${escapeHtml(input.unverifiedHost)}</strong> ` +
+        '<span class="unverified">unverified</span>: this application registered itself, and nobody has checked ' +
+        'who runs it. Allow only if you trust this address.</p>\n'
+      : '';
   const items = input.scopes
     .map(describeScope)
     .map((scope) => `<li>${escapeHtml(scope.description)} <code>${escapeHtml(scope.id)}</code></li>`)
