@@ -263,3 +263,27 @@ describe('refused boost and bury', () => {
     expect(await state()).toEqual(before);
   });
 });
+
+describe('a rule saved before its boost field stopped being filterable', () => {
+  it('searches without that filter (the others still apply) until the rules are saved again', async () => {
+    await putRules([
+      { id: 'sit', query: chairs, boost: [brand('Sitwell'), { key: 'price', operator: 'lt', values: [45] }] },
+    ]);
+    expect(await ids({ q: 'chair' })).toEqual(['a3', 'a4', 'a1', 'a2', 'r1']);
+    const index = {
+      name: 'Shop',
+      search_fields: ['name'],
+      filters: [{ key: 'price' }, { key: 'in_stock' }],
+      sortable_fields: ['price'],
+    };
+    const replaced = await rest.put(`${INDEXES}/shop`, { token: a.key, body: { data: index } });
+    expect(replaced.status, replaced.rawBody).toBe(204);
+    // brand is no longer filterable: only the price boost is left.
+    expect(await ids({ q: 'chair' })).toEqual(['a4', 'a1', 'a2', 'a3', 'r1']);
+    const again = await rest.put(RULES, { token: a.key, body: { data: [{ id: 'sit', boost: [brand('Sitwell')] }] } });
+    expectError(again, 400);
+    expect(again.body.error.details).toEqual([
+      { field: 'body.data[0].boost[0].key', message: 'brand is not a filterable field of index shop' },
+    ]);
+  });
+});
