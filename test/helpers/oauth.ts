@@ -275,13 +275,14 @@ export interface ListeningApp {
  * (OAuth client libraries, Chromium). Its public base URL is the address it listens on, so that the
  * issuer and `forward_uri` point at it: the port is picked first, then the app is built for it.
  */
-export async function startListeningApp(): Promise<ListeningApp> {
+export async function startListeningApp(env: Record<string, string> = {}): Promise<ListeningApp> {
   const databaseUrl = await createTestDatabase();
   const db = createDb(databaseUrl, { poolSize: 5 });
   for (let attempt = 1; ; attempt += 1) {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     const config = loadConfig({
+      ...env,
       DATABASE_URL: databaseUrl,
       MASTER_KEY: TEST_MASTER_KEY,
       LOG_LEVEL: 'silent',

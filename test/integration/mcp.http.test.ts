@@ -53,6 +53,8 @@ const reserveArgs = (extra: Record<string, unknown> = {}) => ({
 });
 
 const RESOURCE_METADATA = `resource_metadata="${t.services.baseUrl}/.well-known/oauth-protected-resource/mcp"`;
+/** The scopes the operations of /mcp need, which its 401 challenge names. */
+const MCP_SCOPES = 'scope="inventory:read inventory:write orders:read search"';
 
 beforeAll(async () => {
   world = await createStockWorld(t, 'MCP HTTP tenant', 2);
@@ -63,14 +65,16 @@ describe('authentication', () => {
   it('answers a request without a token 401 with a challenge naming the resource metadata', async () => {
     const response = await post(modern(undefined, 'tools/list'));
     expect(response.statusCode).toBe(401);
-    expect(response.headers['www-authenticate']).toBe(`Bearer ${RESOURCE_METADATA}`);
+    expect(response.headers['www-authenticate']).toBe(`Bearer ${RESOURCE_METADATA}, ${MCP_SCOPES}`);
     expect(response.json().error.code).toBe(401);
   });
 
   it('answers an invalid token 401 with error="invalid_token"', async () => {
     const response = await post(modern('not-a-credential', 'tools/list'));
     expect(response.statusCode).toBe(401);
-    expect(response.headers['www-authenticate']).toBe(`Bearer ${RESOURCE_METADATA}, error="invalid_token"`);
+    expect(response.headers['www-authenticate']).toBe(
+      `Bearer ${RESOURCE_METADATA}, ${MCP_SCOPES}, error="invalid_token"`,
+    );
   });
 
   it('answers an operation needing a scope the token lacks 403 insufficient_scope, on both revisions', async () => {

@@ -22,7 +22,10 @@ const { app, rest, services } = t;
 const ISSUER = services.baseUrl;
 const MCP = `${ISSUER}/mcp`;
 const API_METADATA = `resource_metadata="${ISSUER}/.well-known/oauth-protected-resource"`;
-const MCP_METADATA = `resource_metadata="${ISSUER}/.well-known/oauth-protected-resource/mcp"`;
+// The /mcp challenge also names the scopes its operations need.
+const MCP_METADATA =
+  `resource_metadata="${ISSUER}/.well-known/oauth-protected-resource/mcp", ` +
+  'scope="inventory:read inventory:write orders:read search"';
 const SCOPES = 'proxies:read inventory:read';
 const EMAIL = 'agent-user@example.com';
 

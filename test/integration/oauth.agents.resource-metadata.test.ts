@@ -7,6 +7,7 @@ import { startTestApp } from '../helpers/app';
 
 const { app, services } = await startTestApp();
 const base = services.baseUrl;
+const MCP_SCOPES = ['inventory:read', 'inventory:write', 'orders:read', 'search'];
 
 describe('protected resource metadata', () => {
   it('describes the API as the resource named by the issuer', async () => {
@@ -25,13 +26,14 @@ describe('protected resource metadata', () => {
     expect(body.scopes_supported).not.toContain('openid');
   });
 
-  it('describes /mcp as its own resource with the same authorization server', async () => {
+  it('describes /mcp as its own resource with the same authorization server and the scopes of its operations', async () => {
     const res = await app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/mcp' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
       resource: `${base}/mcp`,
       authorization_servers: [base],
       bearer_methods_supported: ['header'],
+      scopes_supported: MCP_SCOPES,
     });
   });
 
@@ -45,6 +47,8 @@ describe('protected resource metadata', () => {
   it('publishes the document the /mcp challenge points at', async () => {
     const res = await app.inject({ method: 'POST', url: '/mcp', payload: {} });
     expect(res.statusCode).toBe(401);
+    // The challenge names the scopes the operations need, which an MCP client asks for first.
+    expect(res.headers['www-authenticate']).toContain(`scope="${MCP_SCOPES.join(' ')}"`);
     const match = /resource_metadata="([^"]+)"/.exec(String(res.headers['www-authenticate']));
     expect(match).not.toBeNull();
     const url = new URL(match![1]!);

@@ -60,8 +60,14 @@ export interface Authenticator {
  * learns which authorization server to ask, and `invalid_token` when a credential was sent (none
  * when it was missing).
  */
-export function bearerChallenge(resourceMetadataUrl: string, authorizationHeader: string | undefined): string {
+export function bearerChallenge(
+  resourceMetadataUrl: string,
+  authorizationHeader: string | undefined,
+  scopes: readonly string[] = [],
+): string {
   const params = [`resource_metadata="${resourceMetadataUrl}"`];
+  // The scopes the resource's operations need (RFC 6750): what an MCP client asks for first.
+  if (scopes.length > 0) params.push(`scope="${scopes.join(' ')}"`);
   if (authorizationHeader) params.push('error="invalid_token"');
   return `Bearer ${params.join(', ')}`;
 }

@@ -10,6 +10,8 @@ import { stockTools } from './stock-tools';
 declare module '../context' {
   interface Services {
     mcpMetrics: McpMetrics;
+    /** Every scope an operation of `/mcp` needs, in a stable order: its challenge and metadata name them. */
+    mcpScopes: string[];
   }
 }
 
@@ -29,7 +31,10 @@ const tools = (): McpTool<McpContext>[] => [
 /** The authenticated MCP endpoint: `POST /mcp`, each operation gated by scopes and scoped to the tenant. */
 export const mcpModule: Module = {
   name: 'mcp',
-  services: () => ({ mcpMetrics: createMcpMetrics() }),
+  services: () => ({
+    mcpMetrics: createMcpMetrics(),
+    mcpScopes: [...new Set(tools().flatMap((tool) => tool.scopes))].sort(),
+  }),
   metrics(registry, { mcpMetrics }) {
     registry.registerMetric(mcpMetrics.calls);
     registry.registerMetric(mcpMetrics.duration);

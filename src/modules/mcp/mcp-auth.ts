@@ -33,7 +33,7 @@ export async function authenticateMcp(services: Services, request: FastifyReques
   } catch (error) {
     if (!(error instanceof AppError) || error.key !== 'UNAUTHORIZED') throw error;
     return new HttpRefusal(401, errorBody(401, error.message), {
-      'WWW-Authenticate': bearerChallenge(resourceMetadataUrl(services), header),
+      'WWW-Authenticate': bearerChallenge(resourceMetadataUrl(services), header, services.mcpScopes),
     });
   }
 }

@@ -40,13 +40,13 @@ const RESOURCE_SCOPES = CLIENT_SCOPES.filter((scope) => scope !== 'openid');
 /**
  * RFC 9728 metadata of a protected resource served by this issuer: the REST and GraphQL API
  * (`resource` = the issuer, the audience of its tokens) or a resource under a path such as `/mcp`
- * (`resource` = the issuer followed by that path).
+ * (`resource` = the issuer followed by that path), with the scopes its operations take.
  */
-export function protectedResourceMetadata(issuer: string, path = '') {
+export function protectedResourceMetadata(issuer: string, path = '', scopes: readonly string[] = RESOURCE_SCOPES) {
   return {
     resource: `${issuer}${path}`,
     authorization_servers: [issuer],
-    scopes_supported: [...RESOURCE_SCOPES],
+    scopes_supported: [...scopes],
     bearer_methods_supported: ['header'],
     resource_name: path === '' ? 'Commerce platform API' : `Commerce platform API (${path})`,
   };
@@ -72,7 +72,7 @@ export function mountWellKnown(app: FastifyInstance, services: Services) {
     app.get(`/.well-known/oauth-protected-resource${path}`, async (_request, reply) =>
       reply
         .header('Cache-Control', 'public, max-age=3600')
-        .send(protectedResourceMetadata(services.oauth.issuer, path)),
+        .send(protectedResourceMetadata(services.oauth.issuer, path, path === '/mcp' ? services.mcpScopes : undefined)),
     );
   }
 }
