@@ -140,18 +140,36 @@ async function useTools(provider: AgentProvider) {
   const client = newClient();
   await client.connect(new StreamableHTTPClientTransport(MCP_URL, { authProvider: provider }));
   const { tools } = await client.listTools();
-  expect(tools.map((tool) => tool.name)).toEqual(
-    expect.arrayContaining(['search_catalog', 'lookup_catalog', 'get_product', 'check_availability']),
-  );
-  const availability = await client.callTool({ name: 'check_availability', arguments: { skus: ['NO-SUCH-SKU'] } });
-  expect(availability.isError).toBe(true);
-  expect(JSON.stringify(availability.content)).toContain('NOT_FOUND');
-  const catalog = await client.callTool({
-    name: 'search_catalog',
-    arguments: { meta: { 'ucp-agent': { profile: 'https://agent.example/profile.json' } }, catalog: { query: 'lamp' } },
-  });
-  // The tenant names no catalog: a domain error as a tool result, not a transport error.
-  expect(catalog.isError).toBe(true);
+  // Every operation is reached with the token; over this empty tenant each answers a domain error
+  // as a tool result (isError), never a transport error.
+  const meta = { 'ucp-agent': { profile: 'https://agent.example/profile.json' } };
+  const unknownId = '0190f1a2-0000-7000-8000-000000000000';
+  const calls: [string, Record<string, unknown>, string][] = [
+    ['search_catalog', { meta, catalog: { query: 'lamp' } }, 'catalog'],
+    ['lookup_catalog', { meta, catalog: { ids: ['SKU-1'] } }, 'catalog'],
+    ['get_product', { meta, catalog: { id: 'SKU-1' } }, 'catalog'],
+    ['check_availability', { skus: ['NO-SUCH-SKU'] }, 'NOT_FOUND'],
+    [
+      'reserve_items',
+      {
+        business_id: unknownId,
+        channel_id: unknownId,
+        items: [{ sku: 'NO-SUCH-SKU', quantity: 1 }],
+        customer: { name: 'Agent buyer' },
+        idempotency_key: 'sdk-agent-reservation-1',
+      },
+      '',
+    ],
+    ['extend_reservation', { reservation_id: unknownId, expires_in_seconds: 600 }, 'NOT_FOUND'],
+    ['release_reservation', { reservation_id: unknownId }, 'NOT_FOUND'],
+    ['get_order_status', { order_id: unknownId }, 'NOT_FOUND'],
+  ];
+  expect(calls.map(([name]) => name).sort()).toEqual(tools.map((tool) => tool.name).sort());
+  for (const [name, args, says] of calls) {
+    const result = await client.callTool({ name, arguments: args });
+    expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBe(true);
+    expect(JSON.stringify(result.content)).toContain(says);
+  }
   await client.close();
 }
 

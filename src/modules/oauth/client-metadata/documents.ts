@@ -157,11 +157,22 @@ export class ClientMetadataDocuments {
   private async fetch(clientId: string): Promise<ClientMetadata> {
     const url = documentUrl(clientId);
     let address;
+    let timer: NodeJS.Timeout | undefined;
+    // A resolver that does not answer counts against the same limit as the fetch.
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new ClientMetadataError(`the client metadata document took longer than ${this.options.timeoutMs} ms`)),
+        this.options.timeoutMs,
+      );
+    });
     try {
-      address = await resolvePublicAddress(url.hostname, this.options.allowPrivate, NAMING);
+      address = await Promise.race([resolvePublicAddress(url.hostname, this.options.allowPrivate, NAMING), timeout]);
     } catch (error) {
       if (error instanceof AddressError) throw new ClientMetadataError(error.message);
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
     const { body, cacheControl } = await get(url, address, this.options);
     const metadata = parseClientMetadata(clientId, body);
