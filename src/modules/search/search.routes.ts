@@ -307,7 +307,8 @@ export const putRules = defineOperation({
     'the id of the rule applied. A rule may also search `replace_query` instead of the typed query, return its ' +
     '`data` object (at most 4096 bytes as JSON) as `rule_data` of each index result it applies to, and be active ' +
     'only from `active_from` and before `active_to` (ISO timestamps with an offset; rules outside their period are ' +
-    'skipped). The rules are versioned with the index.',
+    'skipped). `boost` and `bury` (up to 10 filters each) move documents matching them before / after the others ' +
+    'of equal relevance; a document matching both is buried. The rules are versioned with the index.',
   tag: indexTag,
   security: 'bearer',
   scopes: ['indexes:write'],
