@@ -21,7 +21,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../helpers/app';
-import { Browser, createUser, PASSWORD, startListeningApp } from '../helpers/oauth';
+import { TokenIssuer } from '../../src/modules/oauth/tokens';
+import { Browser, createUser, mcpToolsList, PASSWORD, startListeningApp } from '../helpers/oauth';
 
 const TLS = join(import.meta.dirname, '../fixtures/tls');
 const service = await startListeningApp({
@@ -198,6 +199,26 @@ describe('an agent with the official MCP client', () => {
     const claims = JSON.parse(Buffer.from(provider.saved!.access_token.split('.')[1]!, 'base64url').toString());
     expect(claims).toMatchObject({ aud: MCP_URL.href, tenant_id: tenant.id });
     await useTools(provider);
+
+    // The same grant's token, expired: refused with invalid_token, as is one for the API only.
+    const issuer = new TokenIssuer(service.services.oauth.keys, service.services.oauth.issuer);
+    const grant = {
+      tenantId: tenant.id,
+      clientId: claims.client_id as string,
+      userId: claims.user_id as string,
+      scopes: ['inventory:read'],
+      grantId: claims.sid as string,
+    };
+    const expired = await issuer.accessToken(
+      { ...grant, resources: [MCP_URL.href] },
+      { now: Math.floor(Date.now() / 1000) - 7200 },
+    );
+    const forApi = await issuer.accessToken({ ...grant, resources: [service.origin] });
+    for (const token of [expired.token, forApi.token]) {
+      const refused = await mcpToolsList(service.app, token);
+      expect(refused.statusCode).toBe(401);
+      expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+    }
   });
 
   it('registers itself when it has no metadata document, once the tenant allows it, and uses the tools', async () => {
