@@ -19,7 +19,8 @@ import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../hel
 import { assertMatchesContract, type RestResponse } from '../helpers/rest';
 
 // Hundreds of bodies from one address: answered at once here (see hostile-senders.test.ts for the hold).
-const t = await startTestApp({ env: { REFUSED_BODY_HOLD_MS: '0' } });
+// Registrations are limited per address; these tests send many, and the limit has tests of its own.
+const t = await startTestApp({ env: { REFUSED_BODY_HOLD_MS: '0', OAUTH_REGISTRATIONS_PER_MINUTE: '1000000' } });
 await t.app.listen({ host: '127.0.0.1', port: 0 });
 const port = (t.app.server.address() as AddressInfo).port;
 let tenant: Tenant;

@@ -140,7 +140,9 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
     for (const key of [...errorKeys].sort((a, b) => errorRegistry[a].status - errorRegistry[b].status)) {
       byStatus.set(errorRegistry[key].status, [...(byStatus.get(errorRegistry[key].status) ?? []), key]);
     }
-    for (const [status, keys] of byStatus) responses[String(status)] = errorResponse(keys, errorSchemaRef);
+    // An operation that documents a status of its own (an answer in a form a standard fixes) keeps it.
+    for (const [status, keys] of byStatus)
+      if (!(String(status) in operation.responses)) responses[String(status)] = errorResponse(keys, errorSchemaRef);
     const scopes = operation.scopes ?? [];
     registry.registerPath({
       operationId: operation.operationId,

@@ -1,5 +1,5 @@
 import { single } from '../../kernel/envelope';
-import { singleEnvelope, z } from '../../kernel/rest/schemas';
+import { ErrorEnvelopeSchema, singleEnvelope, z } from '../../kernel/rest/schemas';
 import { ALL_SCOPES, insufficientScope } from '../auth/scopes';
 import { defineOperation } from '../context';
 import type { Principal } from '../../kernel/principal';
@@ -72,6 +72,17 @@ export const registerClient = defineOperation({
   body: ClientRegistrationRequest,
   responses: {
     201: { description: 'The registered client.', schema: ClientRegistration, headers: noStoreHeaders },
+    400: {
+      description:
+        'Metadata refused, in the form RFC 7591 section 3.2.2 fixes (`RegistrationError`); or a body that is not ' +
+        'a JSON object, nests too deep, or breaks a rule of every request (a string holding U+0000), with the ' +
+        'error envelope.',
+      schema: z.union([RegistrationError, ErrorEnvelopeSchema]),
+      headers: {
+        'Cache-Control': { description: '`no-store`, on a refusal of the metadata.', required: false },
+        Pragma: { description: '`no-cache`, on a refusal of the metadata.', required: false },
+      },
+    },
   },
   errors: ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'TOO_MANY_REQUESTS'],
   async handler({ body, services }) {
