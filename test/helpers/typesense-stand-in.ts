@@ -138,8 +138,7 @@ function rangeFacetRefusal(entry: string, field: Field | undefined): string | nu
 
 /** One part of `sort_by`: a field (`missing_values` and the like left out), or an `_eval` with its scores. */
 export type SortPart =
-  | { field: string; order: string }
-  | { eval: { expression: string; score: number }[]; order: string };
+  { field: string; order: string } | { eval: { expression: string; score: number }[]; order: string };
 
 const MALFORMED_SORT = { code: 400, error: 'Parameter `sort_by` is malformed.' };
 
@@ -215,7 +214,13 @@ export function parseSortBy(sortBy: unknown): SortPart[] | { code: number; error
     }
     const colon = part.lastIndexOf(':');
     if (colon < 0 || colon === part.length - 1) return MALFORMED_SORT;
-    parts.push({ field: part.slice(0, colon).replace(/\(.*\)/, '').trim(), order: part.slice(colon + 1).trim() });
+    parts.push({
+      field: part
+        .slice(0, colon)
+        .replace(/\(.*\)/, '')
+        .trim(),
+      order: part.slice(colon + 1).trim(),
+    });
   }
   for (const part of parts) {
     if ('eval' in part) {

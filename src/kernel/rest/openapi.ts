@@ -222,7 +222,6 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
  */
 export function routingDocument(operations: RestOperation[]) {
   const paths: Record<string, Record<string, { operationId: string; responses: object }>> = {};
-  for (const { path, method, operationId } of operations)
-    (paths[path] ??= {})[method] = { operationId, responses: {} };
+  for (const { path, method, operationId } of operations) (paths[path] ??= {})[method] = { operationId, responses: {} };
   return { openapi: '3.1.0', info: { title: 'Commerce Platform API', version: packageInfo.version }, paths };
 }
