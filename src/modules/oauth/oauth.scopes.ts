@@ -6,6 +6,12 @@ export const OPENID = 'openid';
 
 /** Every scope an OAuth client may be registered with and ask for. */
 export const CLIENT_SCOPES = [...SCOPES, ALL_SCOPES, OPENID] as const;
+
+/**
+ * What a client of no tenant (self-registered, or named by a metadata document) may ask for by
+ * default: every API scope and `openid`, not `*`.
+ */
+export const AGENT_CLIENT_SCOPES: string[] = CLIENT_SCOPES.filter((scope) => scope !== ALL_SCOPES);
 export type ClientScope = (typeof CLIENT_SCOPES)[number];
 
 const descriptions: Record<ClientScope, string> = {

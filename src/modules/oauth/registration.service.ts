@@ -5,8 +5,7 @@ import { isUuid, uuidv7 } from '../../kernel/ids';
 import type { OAuthClient } from '../../__generated__/prisma/client';
 import { bearerToken, secretMatchesHash, sha256 } from '../auth/credentials';
 import * as repository from './oauth.repository';
-import { CLIENT_SCOPES } from './oauth.scopes';
-import { ALL_SCOPES } from '../auth/scopes';
+import { AGENT_CLIENT_SCOPES } from './oauth.scopes';
 import { REGISTERED_GRANT_TYPES, RegistrationMetadata, type AgentClientSettingsData } from './registration.schemas';
 
 /** An RFC 7591 or RFC 7592 error, in the form those RFCs fix. */
@@ -17,9 +16,6 @@ export interface RegistrationErrorBody {
 
 export type RegistrationOutcome<T> =
   { ok: true; value: T } | { ok: false; status: 400 | 401; body: RegistrationErrorBody };
-
-/** What a self-registered client may ask for when it names no scope: every API scope and `openid`, not `*`. */
-const DEFAULT_SCOPES = CLIENT_SCOPES.filter((scope) => scope !== ALL_SCOPES);
 
 /** A stored hash that no token matches, compared against for unknown clients so both take as long. */
 const UNKNOWN_TOKEN_HASH = new Uint8Array(32);
@@ -63,7 +59,7 @@ export class RegistrationService {
     if (!parsed.success) return { ok: false, status: 400, body: registrationError(parsed.error) };
     const metadata = parsed.data;
     const redirectUris = [...new Set(metadata.redirect_uris)];
-    const scopes = metadata.scope === undefined ? DEFAULT_SCOPES : [...new Set(metadata.scope.trim().split(/ +/))];
+    const scopes = metadata.scope === undefined ? AGENT_CLIENT_SCOPES : [...new Set(metadata.scope.trim().split(/ +/))];
     const token = `crt_${randomBytes(32).toString('base64url')}`;
     const client = await repository.insertClient(this.db, {
       id: uuidv7(),

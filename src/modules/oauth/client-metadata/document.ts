@@ -5,6 +5,8 @@
  * document must say to be used as a public client here.
  */
 import { z } from 'zod';
+// The rule of every client's redirect URIs: https, or http on a loopback host, without fragment.
+import { RedirectUri } from '../oauth.schemas';
 
 /** The longest `client_id` URL taken. */
 export const MAX_CLIENT_ID_URL_LENGTH = 2048;
@@ -45,23 +47,6 @@ export function documentUrl(clientId: string): URL {
     throw new ClientMetadataError(`the client_id URL must be in its normal form (${url.href})`);
   return url;
 }
-
-const isLoopbackHost = (hostname: string) =>
-  hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
-
-/** A redirect URI a document may list: `https`, or `http` on a loopback host (RFC 8252 native apps). */
-const RedirectUri = z
-  .string()
-  .max(2000)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      if (url.hash !== '') return false;
-      return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
-    } catch {
-      return false;
-    }
-  }, 'must be an https URL, or http on 127.0.0.1, [::1] or localhost, without a fragment');
 
 const WebUrl = z
   .string()

@@ -9,19 +9,15 @@
 import { isUniqueViolation, type Db } from '../../../kernel/db';
 import { uuidv7 } from '../../../kernel/ids';
 import type { OAuthClient } from '../../../__generated__/prisma/client';
-import { ALL_SCOPES } from '../../auth/scopes';
 import { oauthError } from '../oauth.errors';
-import { CLIENT_SCOPES } from '../oauth.scopes';
+import { AGENT_CLIENT_SCOPES } from '../oauth.scopes';
 import { ClientMetadataError, isClientIdUrl, type ClientMetadata } from './document';
 import type { ClientMetadataDocuments } from './documents';
 
-/** What such a client may ask for: every API scope and `openid`, not `*`; narrowed by the document's `scope`. */
-const OFFERED_SCOPES = CLIENT_SCOPES.filter((scope) => scope !== ALL_SCOPES);
-
 function scopesOf(metadata: ClientMetadata): string[] {
-  if (metadata.scope === undefined) return [...OFFERED_SCOPES];
+  if (metadata.scope === undefined) return [...AGENT_CLIENT_SCOPES];
   const asked = new Set(metadata.scope.trim().split(/\s+/));
-  const scopes = OFFERED_SCOPES.filter((scope) => asked.has(scope));
+  const scopes = AGENT_CLIENT_SCOPES.filter((scope) => asked.has(scope));
   if (scopes.length === 0)
     throw oauthError('invalid_request', "the client metadata document's scope names none of this server's scopes");
   return scopes;
