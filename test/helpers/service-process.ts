@@ -42,11 +42,21 @@ export function temporaryDir(prefix = 'commerce-data-'): string {
 /**
  * Starts the service on a free port with `env` (and PATH, HOME, HOST), via node or `npm start` (in
  * a process group of its own, as a terminal runs a foreground job), and waits until it listens or exits.
+ * A start that lost its free port (or its database's) to another process of a busy machine between
+ * choosing it and binding it is tried again on new ones.
  */
 export async function startServiceProcess(
   env: Record<string, string>,
   via: 'node' | 'npm' = 'node',
 ): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt += 1) {
+    const service = await spawnService(env, via);
+    const lostPort = service.child.exitCode !== null && /EADDRINUSE|address already in use/i.test(service.output());
+    if (!lostPort || attempt === 3) return service;
+  }
+}
+
+async function spawnService(env: Record<string, string>, via: 'node' | 'npm'): Promise<ServiceProcess> {
   const port = await freePort();
   const [command, args] = via === 'npm' ? ['npm', ['start']] : [process.execPath, startNodeArguments()];
   const child = spawn(command, args, {

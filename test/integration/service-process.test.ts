@@ -126,7 +126,7 @@ describe('the service process', () => {
 
       const dataDir = temporaryDir();
       const service = await startService({ DATA_DIR: dataDir, EDGE_ALLOW_PRIVATE_ORIGINS: 'true' }, 'npm');
-      expect(service.output()).toContain('Server listening');
+      expect(service.output(), 'the service started and listens').toContain('"msg":"listening"');
       const masterKey = readFileSync(join(dataDir, 'master.key'), 'utf8').trim();
       const tenant = (await (await createTenant(service, masterKey, 'In flight')).json()) as { data: { id: string } };
       const keyResponse = await fetch(url(service, `/api/admin/tenants/${tenant.data.id}/api-keys`), {
