@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { IndexState } from '../../src/modules/search/definition';
 import { BOOSTED, BURIED, NEUTRAL, boostKeys, boostRank } from '../../src/modules/search/engine/boost';
 import type { FieldFilter, FieldValue, IndexDefinition } from '../../src/modules/search/engine/engine';
-import { toEvalSort, toSortBy } from '../../src/modules/search/engine/typesense-mapping';
+import { toEvalSort } from '../../src/modules/search/engine/typesense-filters';
+import { toSortBy } from '../../src/modules/search/engine/typesense-query';
 import { boostProblems, boostsOf } from '../../src/modules/search/rule-boosts';
 import { parseSortBy } from '../helpers/typesense-stand-in';
 

@@ -1,30 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexDefinition } from '../../src/modules/search/engine/engine';
 import {
-  deletionsOf,
-  MAX_DELETE_FILTER_LENGTH,
   aliasName,
   builtByEarlierRelease,
   collectionFits,
   collectionName,
   collectionSchema,
-  fromSearchResult,
-  leavesOutStopWords,
   legacyStopwordSetName,
-  searchResultOf,
   schemaFields,
   schemaFingerprint,
   stopwordSetName,
-  toFilterBy,
-  toSearch,
-  singleStopWords,
-  withoutStopPhrases,
-  toSearches,
-  fromSearchResults,
-  toSortBy,
   toTypesenseDocuments,
   toTypesenseSynonyms,
 } from '../../src/modules/search/engine/typesense-mapping';
+import { deletionsOf, MAX_DELETE_FILTER_LENGTH, toFilterBy } from '../../src/modules/search/engine/typesense-filters';
+import {
+  leavesOutStopWords,
+  singleStopWords,
+  toSearch,
+  toSearches,
+  toSortBy,
+  withoutStopPhrases,
+} from '../../src/modules/search/engine/typesense-query';
+import { fromSearchResult, fromSearchResults, searchResultOf } from '../../src/modules/search/engine/typesense-results';
 import { protocolFor } from '../../src/modules/search/engine/typesense-version';
 import { DEFAULT_MATCHING } from '../../src/modules/search/engine/matching';
 

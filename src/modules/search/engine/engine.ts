@@ -11,6 +11,10 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 export type Scalar = string | number | boolean;
 export type FieldValue = Scalar | Scalar[] | null;
 
+/** A field's values as a list: none, one, or the array's elements. */
+export const valuesOf = (value: FieldValue | undefined): Scalar[] =>
+  value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
+
 export const BUILT_IN_RANKING_RULES = ['words', 'typo', 'proximity', 'attribute', 'exactness'] as const;
 export type BuiltInRankingRule = (typeof BUILT_IN_RANKING_RULES)[number];
 export interface SortKey {

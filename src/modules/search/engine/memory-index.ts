@@ -1,76 +1,33 @@
 /**
  * The in-memory index of the embedded engine: an inverted index from words to documents, searched
  * with typo tolerance, prefix matching of the last word, synonyms and stop words, filtered,
- * faceted, ranked bucket by bucket by the index's ranking rules, de-duplicated on the distinct
- * field and highlighted. Everything here is synchronous, so a batch of changes is applied whole
- * before any search sees it.
+ * faceted (facet-counts.ts), ranked bucket by bucket by the index's ranking rules (ranking.ts,
+ * word-positions.ts), de-duplicated on the distinct field and highlighted (highlight.ts).
+ * Everything here is synchronous, so a batch of changes is applied whole before any search sees it.
  */
-import type {
-  EngineHit,
-  EngineQuery,
-  FacetHit,
-  EngineResult,
-  FacetStats,
-  FieldType,
-  FieldValue,
-  HighlightResult,
-  IndexDefinition,
-  IndexedDocument,
-  Scalar,
-  SortKey,
+import {
+  valuesOf,
+  type EngineQuery,
+  type EngineResult,
+  type FieldType,
+  type IndexDefinition,
+  type IndexedDocument,
 } from './engine';
-import { countRanges } from './facet-ranges';
-import { boostKeys } from './boost';
-import { filtersWithout, passesFilters } from './filter-match';
-import { phraseSynonyms, phraseTokens, replacePhrases, stopPhrases, type PhraseIndex } from './phrases';
-import { TermTrie } from './term-trie';
+import { FacetCounter } from './facet-counts';
+import { passesFilters } from './filter-match';
+import { hitOf } from './highlight';
 import { EXACT_MARK, TextMatcher } from './matching';
-import { escapeHtml, facetValueMatches } from './text';
+import { phraseSynonyms, phraseTokens, replacePhrases, stopPhrases, type PhraseIndex } from './phrases';
+import { grown, intersect, lowerBound, typosWithin, type TermPostings, type WordMatch } from './postings';
+import { placePins, rank } from './ranking';
+import { TermTrie } from './term-trie';
+import { FIELD_END, positionalScores } from './word-positions';
 
 /** Completions of the last (prefix) word that are searched: the most frequent ones. */
 export const MAX_PREFIX_EXPANSIONS = 100;
-/** Values listed per facet, most frequent first. */
-export const MAX_FACET_VALUES = 100;
-/** Proximity of two query words that are far apart or in different fields. */
-const MAX_PROXIMITY = 8;
-const HIGHLIGHT_PRE = '<mark>';
-const HIGHLIGHT_POST = '</mark>';
 
 /** Typo buffers kept from search to search: as many as most queries have words. */
 const RETAINED_TYPO_BUFFERS = 8;
-/** Closes each search field in a document's term ids (no term has this id). */
-const FIELD_END = 0xffffffff;
-
-/** How a document word matches one query word. */
-interface WordMatch {
-  typos: number;
-  /** The word itself, not a typo, prefix completion or synonym. */
-  exact: boolean;
-}
-
-/** The ascending slots of the documents holding a term, and the typos the term counts for. */
-interface TermPostings {
-  slots: number[];
-  typos: number;
-}
-
-/** Proximity, attribute and exactness of each ranked document, by its place in the ranked list. */
-interface PositionalScores {
-  proximity: Int32Array;
-  attribute: Int32Array;
-  exactness: Int32Array;
-}
-
-const valuesOf = (value: FieldValue | undefined): Scalar[] =>
-  value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
-
-/** A typed array twice as long (at least `needed`), with the contents of `array`. */
-function grown<T extends Uint32Array | Int32Array>(array: T, needed: number): T {
-  if (needed <= array.length) return array;
-  const next = new (array.constructor as new (length: number) => T)(Math.max(needed, array.length * 2));
-  next.set(array);
-  return next;
-}
 
 export class MemoryIndex {
   /** Documents by slot; a replaced or removed document leaves its slot empty until the next compaction. */
@@ -299,67 +256,6 @@ export class MemoryIndex {
     return terms;
   }
 
-  /** The live documents holding any of a word's terms, ascending, with the fewest typos each needs. */
-  private documentsOf(terms: TermPostings[], scratch: Int8Array): { slots: number[]; typos: Int8Array } {
-    if (terms.length === 1 && this.dead === 0) {
-      const [only] = terms;
-      return { slots: only!.slots.slice(), typos: new Int8Array(only!.slots.length).fill(only!.typos) };
-    }
-    // Dead slots only exist after documents were replaced or removed.
-    const documents = this.dead > 0 ? this.documents : undefined;
-    const found: number[] = [];
-    for (const { slots, typos: cost } of terms) {
-      for (const slot of slots) {
-        if (documents !== undefined && documents[slot] === undefined) continue;
-        const known = scratch[slot]!;
-        if (known === -1) {
-          found.push(slot);
-          scratch[slot] = cost;
-        } else if (cost < known) scratch[slot] = cost;
-      }
-    }
-    const sorted = terms.length === 1 ? found : Array.from(Int32Array.from(found).sort());
-    const typos = new Int8Array(sorted.length);
-    for (let i = 0; i < sorted.length; i++) {
-      typos[i] = scratch[sorted[i]!]!;
-      scratch[sorted[i]!] = -1;
-    }
-    return { slots: sorted, typos };
-  }
-
-  /**
-   * Documents holding the first `count` query words, and per query word the typos each of them
-   * needs for it. The rarest word's documents are narrowed down by the others', most selective
-   * first, each looked up in the ascending postings by galloping: the work follows the number of
-   * candidates, not the length of a frequent word's postings.
-   */
-  private intersect(words: TermPostings[][], count: number, scratch: Int8Array) {
-    const size = (terms: TermPostings[]) => terms.reduce((sum, term) => sum + term.slots.length, 0);
-    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => size(words[a]!) - size(words[b]!));
-    const start = this.documentsOf(words[order[0]!]!, scratch);
-    let slots = start.slots;
-    const typos: (Int8Array | undefined)[] = new Array<Int8Array | undefined>(words.length);
-    typos[order[0]!] = start.typos;
-    for (const word of order.slice(1)) {
-      const found = typosWithin(slots, words[word]!);
-      typos[word] = found;
-      let kept = 0;
-      for (let i = 0; i < slots.length; i++) if (found[i]! >= 0) kept += 1;
-      if (kept === slots.length) continue;
-      const narrowed = new Array<number>(kept);
-      const narrowedTypos = typos.map((of) => of && new Int8Array(kept));
-      for (let i = 0, at = 0; i < slots.length; i++) {
-        if (found[i]! < 0) continue;
-        narrowed[at] = slots[i]!;
-        for (let w = 0; w < typos.length; w++) if (typos[w]) narrowedTypos[w]![at] = typos[w]![i]!;
-        at += 1;
-      }
-      slots = narrowed;
-      typos.splice(0, typos.length, ...narrowedTypos);
-    }
-    return { slots, typos };
-  }
-
   private queryWords(q: string): string[] {
     const words = this.matcher.words(q, true);
     const kept = replacePhrases(words, this.stopPhrases);
@@ -380,9 +276,11 @@ export class MemoryIndex {
       }
       // Documents with every query word; while they are fewer than the threshold, the last words are dropped.
       const postings = matches.map((wordMatches) => this.postingsOf(wordMatches));
+      // Dead slots only exist after documents were replaced or removed.
+      const live = this.dead > 0 ? this.documents : undefined;
       let k = words.length;
-      let level = this.intersect(postings, k, typos[0]!);
-      while (k > 1 && level.slots.length < query.threshold) level = this.intersect(postings, --k, typos[0]!);
+      let level = intersect(postings, k, typos[0]!, live);
+      while (k > 1 && level.slots.length < query.threshold) level = intersect(postings, --k, typos[0]!, live);
       candidates = level.slots;
       // The ranking rules count every query word, the dropped ones too; they read typos by slot.
       for (let i = 0; i < words.length; i++) {
@@ -410,47 +308,40 @@ export class MemoryIndex {
         ? visible
         : visible.filter((slot) => passesFilters(this.documents[slot]!.values, query.filters));
 
-    const { facets, facetsStats } = query.disjunctiveFacets
-      ? this.disjunctiveFacetsOf(visible, filtered, query)
-      : this.facetsOf(filtered, query.facets);
-    const facetHits = query.facetQuery && this.facetHitsOf(visible, filtered, query, query.facetQuery);
-    const facetRanges = query.facetRanges && this.facetRangesOf(visible, filtered, query, query.facetRanges);
+    const { facets, facetsStats, facetHits, facetRanges } = new FacetCounter(
+      this.documents,
+      this.types,
+      this.matcher,
+    ).count(visible, filtered, query);
     const pins = this.pinned(query, hidden);
     const needed = query.offset + query.limit + pins.length;
-    const ranked = this.rank(filtered, words, matches, typos, query.sort, needed, query);
+    const ranked = rank(
+      {
+        definition: this.definition,
+        documents: this.documents,
+        slots: filtered,
+        words,
+        typos,
+        positional: () => this.positionalScores(filtered, matches),
+      },
+      query.sort,
+      needed,
+      query,
+    );
     const order = pins.length === 0 ? ranked.slots : placePins(ranked.slots, pins);
     const page = order.slice(query.offset, query.offset + query.limit);
     const matched = pins.length === 0 ? new Set<number>() : new Set(filtered);
+    const { searchFields } = this.definition;
     return {
       count: ranked.count + pins.filter((pin) => !matched.has(pin.slot)).length,
-      hits: page.map((slot) => this.hitOf(this.documents[slot]!, words, matches)),
+      hits: page.map((slot) =>
+        hitOf(this.documents[slot]!, searchFields, this.exactField, this.matcher, words, matches),
+      ),
       facets,
       facetsStats,
       ...(facetHits ? { facetHits } : {}),
       ...(facetRanges ? { facetRanges } : {}),
     };
-  }
-
-  /** Each field's ranges counted over the matches (without the field's own filters when disjunctive). */
-  private facetRangesOf(
-    candidates: number[],
-    filtered: number[],
-    query: EngineQuery,
-    ranges: NonNullable<EngineQuery['facetRanges']>,
-  ) {
-    const counted: NonNullable<EngineResult['facetRanges']> = {};
-    for (const [field, fieldRanges] of Object.entries(ranges)) {
-      const others = query.disjunctiveFacets ? filtersWithout(query.filters, field) : query.filters;
-      const slots =
-        others.length === query.filters.length
-          ? filtered
-          : candidates.filter((slot) => passesFilters(this.documents[slot]!.values, others));
-      counted[field] = countRanges(
-        slots.map((slot) => this.documents[slot]!.values[field]),
-        fieldRanges,
-      );
-    }
-    return counted;
   }
 
   /** The pinned documents that exist, are not hidden and pass the filters, by position. */
@@ -465,411 +356,17 @@ export class MemoryIndex {
     return pins.sort((a, b) => a.position - b.position);
   }
 
-  /** Values of a facet that match the facet query, counted over the matches (disjunctively when asked). */
-  private facetHitsOf(
-    candidates: number[],
-    filtered: number[],
-    query: EngineQuery,
-    facetQuery: { field: string; q: string },
-  ): FacetHit[] {
-    const others = query.disjunctiveFacets ? filtersWithout(query.filters, facetQuery.field) : query.filters;
-    const slots =
-      others.length === query.filters.length
-        ? filtered
-        : candidates.filter((slot) => passesFilters(this.documents[slot]!.values, others));
-    const counts = new Map<string, number>();
-    for (const slot of slots) {
-      for (const value of new Set(valuesOf(this.documents[slot]!.values[facetQuery.field]).map(String)))
-        counts.set(value, (counts.get(value) ?? 0) + 1);
-    }
-    return [...counts]
-      .filter(([value]) => facetValueMatches(value, facetQuery.q, this.matcher))
-      .map(([value, count]) => ({ value, count }))
-      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
-      .slice(0, MAX_FACET_VALUES);
-  }
-
-  /** Each facet counted over the matches of every filter but those about its own field alone. */
-  private disjunctiveFacetsOf(candidates: number[], filtered: number[], query: EngineQuery) {
-    const facets: EngineResult['facets'] = {};
-    const facetsStats: EngineResult['facetsStats'] = {};
-    for (const field of query.facets) {
-      const others = filtersWithout(query.filters, field);
-      const slots =
-        others.length === query.filters.length
-          ? filtered
-          : candidates.filter((slot) => passesFilters(this.documents[slot]!.values, others));
-      const one = this.facetsOf(slots, [field]);
-      Object.assign(facets, one.facets);
-      Object.assign(facetsStats, one.facetsStats);
-    }
-    return { facets, facetsStats };
-  }
-
-  private facetsOf(slots: number[], fields: string[]) {
-    const facets: Record<string, Record<string, number>> = {};
-    const facetsStats: Record<string, FacetStats> = {};
-    for (const field of fields) {
-      const counts = new Map<Scalar, number>();
-      let min = Infinity;
-      let max = -Infinity;
-      let sum = 0;
-      let n = 0;
-      const count = (value: Scalar) => {
-        counts.set(value, (counts.get(value) ?? 0) + 1);
-        if (typeof value === 'number') {
-          if (value < min) min = value;
-          if (value > max) max = value;
-          sum += value;
-          n += 1;
-        }
-      };
-      for (const slot of slots) {
-        const value = this.documents[slot]!.values[field];
-        if (value === null || value === undefined) continue;
-        if (Array.isArray(value)) new Set(value).forEach(count);
-        else count(value);
-      }
-      facets[field] = Object.fromEntries(topValues(counts));
-      if (this.types.get(field) === 'NUMBER' && n > 0) facetsStats[field] = { min, max, avg: sum / n, sum };
-    }
-    return { facets, facetsStats };
-  }
-
-  /**
-   * Proximity, attribute and exactness of each document from where its words match the query
-   * words, in one pass over each document's term ids with buffers reused from document to document.
-   */
-  private positionalScores(slots: number[], matches: Map<string, WordMatch>[]): PositionalScores {
-    const n = matches.length;
-    const fieldCount = this.definition.searchFields.length;
-    // For each matching term, which query words it matches: one typed-array lookup per document word.
+  /** Proximity, attribute and exactness of each of `slots` (see word-positions.ts). */
+  private positionalScores(slots: number[], matches: Map<string, WordMatch>[]) {
     if (this.termScratch.length < this.terms.length)
       this.termScratch = new Int32Array(this.terms.length + (this.terms.length >> 2)).fill(-1);
-    const rowOf = this.termScratch;
-    const byTerm = new Map<number, number[]>();
-    matches.forEach((wordMatches, word) => {
-      for (const [term, match] of wordMatches) {
-        const id = this.termIds.get(term)!;
-        let list = byTerm.get(id);
-        if (!list) byTerm.set(id, (list = []));
-        list.push(match.exact ? -word - 1 : word);
-      }
-    });
-    const from = new Int32Array(byTerm.size + 1);
-    const matchWord = new Int32Array([...byTerm.values()].reduce((sum, list) => sum + list.length, 0));
-    const matchExact = new Uint8Array(matchWord.length);
-    let row = 0;
-    let at = 0;
-    for (const [id, list] of byTerm) {
-      rowOf[id] = row;
-      for (const encoded of list) {
-        matchWord[at] = encoded < 0 ? -encoded - 1 : encoded;
-        matchExact[at++] = encoded < 0 ? 1 : 0;
-      }
-      from[++row] = at;
-    }
-
-    const scores = {
-      proximity: new Int32Array(slots.length),
-      attribute: new Int32Array(slots.length),
-      exactness: new Int32Array(slots.length),
+    const layout = {
+      words: this.words,
+      wordStart: this.wordStart,
+      fieldCount: this.definition.searchFields.length,
+      termIds: this.termIds,
+      rowOf: this.termScratch,
     };
-    const bestField = new Int32Array(n);
-    const exact = new Uint8Array(n);
-    /** Last position of each query word in the field being read, -1 when none yet. */
-    const last = new Int32Array(n);
-    const closest = new Int32Array(Math.max(0, n - 1));
-    const { words, wordStart } = this;
-    try {
-      for (let s = 0; s < slots.length; s++) {
-        const slot = slots[s]!;
-        bestField.fill(fieldCount);
-        exact.fill(0);
-        closest.fill(MAX_PROXIMITY);
-        last.fill(-1);
-        let field = 0;
-        let position = 0;
-        for (let w = wordStart[slot]!, end = wordStart[slot + 1]!; w < end; w++) {
-          const term = words[w]!;
-          if (term === FIELD_END) {
-            field += 1;
-            position = 0;
-            last.fill(-1);
-            continue;
-          }
-          const r = rowOf[term]!;
-          if (r >= 0) {
-            for (let m = from[r]!, mEnd = from[r + 1]!; m < mEnd; m++) {
-              const i = matchWord[m]!;
-              if (field < bestField[i]!) bestField[i] = field;
-              if (matchExact[m] === 1) exact[i] = 1;
-              // In order the distance counts as is, reversed one more.
-              if (i > 0 && last[i - 1]! >= 0 && last[i - 1] !== position)
-                closest[i - 1] = Math.min(closest[i - 1]!, position - last[i - 1]!);
-              if (i + 1 < n && last[i + 1]! >= 0 && last[i + 1] !== position)
-                closest[i] = Math.min(closest[i]!, position - last[i + 1]! + 1);
-              last[i] = position;
-            }
-          }
-          position += 1;
-        }
-        let proximity = 0;
-        for (let i = 0; i < n - 1; i++) proximity += closest[i]!;
-        let attribute = 0;
-        let exactness = 0;
-        for (let i = 0; i < n; i++) {
-          attribute += bestField[i]!;
-          exactness += exact[i]!;
-        }
-        scores.proximity[s] = proximity;
-        scores.attribute[s] = attribute;
-        scores.exactness[s] = exactness;
-      }
-    } finally {
-      for (const id of byTerm.keys()) rowOf[id] = -1;
-    }
-    return scores;
+    return positionalScores(layout, slots, matches);
   }
-
-  /**
-   * Orders documents by the query's sort keys, then the ranking rules, then a rule's boost and bury,
-   * each deciding only among documents the previous ones left tied, then by id. Returns the first
-   * `needed` (after de-duplication) and the count.
-   */
-  private rank(
-    slots: number[],
-    words: string[],
-    matches: Map<string, WordMatch>[],
-    typos: Int8Array[],
-    sort: SortKey[],
-    needed: number,
-    promoted: Pick<EngineQuery, 'boost' | 'bury'> = {},
-  ) {
-    const rules = [...sort, ...this.definition.rankingRules];
-    // Keys are computed once per document, into one array per rule indexed by the document's place in `slots`.
-    const keys: (Int32Array | (Scalar | undefined)[])[] = [];
-    const directions: number[] = [];
-    const positional =
-      words.length > 0 && rules.some((rule) => rule === 'proximity' || rule === 'attribute' || rule === 'exactness')
-        ? this.positionalScores(slots, matches)
-        : undefined;
-    for (const rule of rules) {
-      if (typeof rule === 'object') {
-        keys.push(slots.map((slot) => valuesOf(this.documents[slot]!.values[rule.field])[0]));
-        directions.push(rule.direction === 'asc' ? 1 : -1);
-      } else if (words.length > 0) {
-        if (rule === 'words' || rule === 'typo') {
-          const key = new Int32Array(slots.length);
-          for (const of of typos) {
-            for (let s = 0; s < slots.length; s++) {
-              const count = of[slots[s]!]!;
-              if (rule === 'words') key[s] = key[s]! - (count >= 0 ? 1 : 0);
-              else if (count > 0) key[s] = key[s]! + count;
-            }
-          }
-          keys.push(key);
-        } else if (positional && rule === 'proximity') keys.push(positional.proximity);
-        else if (positional && rule === 'attribute') keys.push(positional.attribute);
-        else if (positional && rule === 'exactness') keys.push(positional.exactness.map((value) => -value));
-        else continue;
-        directions.push(1);
-      }
-    }
-    const boosted = boostKeys(slots, (slot) => this.documents[slot]!.values, promoted);
-    if (boosted) {
-      keys.push(boosted);
-      directions.push(1);
-    }
-    const documents = this.documents;
-    const compare = (a: number, b: number) => {
-      for (let i = 0; i < keys.length; i++) {
-        const x = keys[i]![a];
-        const y = keys[i]![b];
-        if (x === y) continue;
-        // Documents without a value for a sort rule come last in either direction.
-        if (x === undefined) return 1;
-        if (y === undefined) return -1;
-        return (x < y ? -1 : 1) * directions[i]!;
-      }
-      const ia = documents[slots[a]!]!.id;
-      const ib = documents[slots[b]!]!.id;
-      return ia < ib ? -1 : ia > ib ? 1 : 0;
-    };
-    const places = Array.from({ length: slots.length }, (_, s) => s);
-
-    const distinct = this.definition.distinctField;
-    if (!distinct) {
-      return { slots: topOf(places, needed, compare).map((s) => slots[s]!), count: slots.length };
-    }
-    const sorted = places.sort(compare);
-    const seen = new Set<string>();
-    const kept: number[] = [];
-    for (const s of sorted) {
-      const slot = slots[s]!;
-      const value = valuesOf(this.documents[slot]!.values[distinct])[0];
-      if (value !== undefined) {
-        const key = `${typeof value}:${String(value)}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-      }
-      kept.push(slot);
-    }
-    return { slots: kept.slice(0, needed), count: kept.length };
-  }
-
-  private hitOf(document: IndexedDocument, words: string[], matches: Map<string, WordMatch>[]): EngineHit {
-    const highlight: EngineHit['highlight'] = {};
-    this.definition.searchFields.forEach((field, f) => {
-      const value = document.values[field];
-      if (value === null || value === undefined) return;
-      const exact = this.exactField[f]!;
-      const one = (text: string): HighlightResult => {
-        let out = '';
-        let at = 0;
-        const matched = new Set<number>();
-        // Stemmed words are compared as stems and marked as written.
-        for (const token of this.matcher.wordsAt(text, exact)) {
-          const term = exact ? EXACT_MARK + token.word : token.word;
-          const which = matches.findIndex(
-            (wordMatches) => wordMatches.has(term) || (token.typed !== token.word && wordMatches.has(token.typed)),
-          );
-          if (which === -1) continue;
-          matched.add(which);
-          out +=
-            escapeHtml(text.slice(at, token.start)) +
-            HIGHLIGHT_PRE +
-            escapeHtml(text.slice(token.start, token.end)) +
-            HIGHLIGHT_POST;
-          at = token.end;
-        }
-        out += escapeHtml(text.slice(at));
-        return {
-          value: out,
-          matchLevel: matched.size === 0 ? 'none' : matched.size === words.length ? 'full' : 'partial',
-          matchedWords: [...matched].sort().map((i) => words[i]!),
-        };
-      };
-      highlight[field] = Array.isArray(value) ? value.map((item) => one(String(item))) : one(String(value));
-    });
-    return { document, highlight };
-  }
-}
-
-/**
- * The most frequent values, at most MAX_FACET_VALUES, by count and then by value as text. Values
- * are grouped by count, and each group's texts sorted natively (by code unit, as `<` compares).
- */
-function topValues(counts: Map<Scalar, number>): [string, number][] {
-  const byCount = new Map<number, string[]>();
-  for (const [value, count] of counts) {
-    const texts = byCount.get(count);
-    if (texts) texts.push(String(value));
-    else byCount.set(count, [String(value)]);
-  }
-  const top: [string, number][] = [];
-  for (const count of [...byCount.keys()].sort((a, b) => b - a)) {
-    for (const text of byCount.get(count)!.sort()) {
-      if (top.length === MAX_FACET_VALUES) return top;
-      top.push([text, count]);
-    }
-  }
-  return top;
-}
-
-/** Ranked slots with the pinned ones moved to their positions (or the end, when the list is shorter). */
-function placePins(slots: number[], pins: { slot: number; position: number }[]): number[] {
-  const pinnedSlots = new Set(pins.map((pin) => pin.slot));
-  const order = slots.filter((slot) => !pinnedSlots.has(slot));
-  for (const pin of pins) order.splice(Math.min(pin.position - 1, order.length), 0, pin.slot);
-  return order;
-}
-
-/** The first `k` items in `compare` order, without sorting everything when k is small. */
-function topOf(items: number[], k: number, compare: (a: number, b: number) => number): number[] {
-  if (items.length <= k * 4) return [...items].sort(compare).slice(0, k);
-  // A max-heap of the best k seen so far: its root is the worst of them.
-  const heap: number[] = [];
-  const worse = (a: number, b: number) => compare(a, b) > 0;
-  const siftUp = (i: number) => {
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!worse(heap[i]!, heap[parent]!)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-      i = parent;
-    }
-  };
-  const siftDown = (i: number) => {
-    for (;;) {
-      const left = 2 * i + 1;
-      const right = left + 1;
-      let largest = i;
-      if (left < heap.length && worse(heap[left]!, heap[largest]!)) largest = left;
-      if (right < heap.length && worse(heap[right]!, heap[largest]!)) largest = right;
-      if (largest === i) return;
-      [heap[i], heap[largest]] = [heap[largest]!, heap[i]!];
-      i = largest;
-    }
-  };
-  for (const item of items) {
-    if (heap.length < k) {
-      heap.push(item);
-      siftUp(heap.length - 1);
-    } else if (k > 0 && compare(item, heap[0]!) < 0) {
-      heap[0] = item;
-      siftDown(0);
-    }
-  }
-  return heap.sort(compare);
-}
-
-/**
- * For each of the ascending `slots`, the fewest typos among the terms whose postings hold it, -1
- * when none does. Each posting list is searched forward from where the previous slot was found,
- * in steps that double (galloping), so a long list costs about log(its length / slots) per slot.
- */
-function typosWithin(slots: number[], terms: TermPostings[]): Int8Array {
-  const found = new Int8Array(slots.length).fill(-1);
-  for (const { slots: list, typos: cost } of terms) {
-    const length = list.length;
-    let at = 0;
-    for (let c = 0; c < slots.length && at < length; c++) {
-      const target = slots[c]!;
-      if (list[at]! < target) {
-        let step = 1;
-        let high = at + 1;
-        while (high < length && list[high]! < target) {
-          at = high;
-          step *= 2;
-          high = at + step;
-        }
-        let low = at + 1;
-        high = Math.min(high, length);
-        while (low < high) {
-          const middle = (low + high) >> 1;
-          if (list[middle]! < target) low = middle + 1;
-          else high = middle;
-        }
-        at = low;
-        if (at >= length) break;
-      }
-      if (list[at] === target) {
-        const known = found[c]!;
-        if (known === -1 || cost < known) found[c] = cost;
-      }
-    }
-  }
-  return found;
-}
-
-/** Index of the first term not below `word`. */
-function lowerBound(terms: string[], word: string): number {
-  let low = 0;
-  let high = terms.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (terms[middle]! < word) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }

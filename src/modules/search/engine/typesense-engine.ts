@@ -16,19 +16,16 @@ import {
   collectionFits,
   collectionName,
   collectionSchema,
-  deletionsOf,
-  fromSearchResults,
   legacyStopwordSetName,
   migratedSynonymSetName,
-  searchResultOf,
-  singleStopWords,
   stopwordSetName,
   synonymSetName,
-  toSearches,
   toTypesenseDocuments,
   toTypesenseSynonyms,
-  type TypesenseMultiSearchEntry,
 } from './typesense-mapping';
+import { deletionsOf } from './typesense-filters';
+import { singleStopWords, toSearches } from './typesense-query';
+import { fromSearchResults, searchResultOf, type TypesenseMultiSearchEntry } from './typesense-results';
 import { protocolFor, type TypesenseProtocol } from './typesense-version';
 
 const IMPORT_CHUNK = 1_000;

@@ -1,0 +1,159 @@
+/**
+ * The order of the embedded engine's hits: the query's sort keys, then the index's ranking rules,
+ * then a rule's boost and bury, then the id; the first hits without sorting every match, the
+ * distinct field's duplicates left out, and pinned documents placed.
+ */
+import { boostKeys } from './boost';
+import {
+  valuesOf,
+  type EngineQuery,
+  type IndexDefinition,
+  type IndexedDocument,
+  type Scalar,
+  type SortKey,
+} from './engine';
+import type { PositionalScores } from './word-positions';
+
+/** What ranking needs of a search: the matches, the typos each query word needed, and the index. */
+export interface RankInput {
+  definition: IndexDefinition;
+  /** Documents by slot. */
+  documents: (IndexedDocument | undefined)[];
+  /** The matches to rank, by slot. */
+  slots: number[];
+  /** The query words. */
+  words: string[];
+  /** Per query word, by slot, the fewest typos it needs in that document (-1: not there). */
+  typos: Int8Array[];
+  /** The positional scores of `slots`, computed only when a rule needs them. */
+  positional: () => PositionalScores;
+}
+
+/**
+ * Orders documents by the query's sort keys, then the ranking rules, then a rule's boost and bury,
+ * each deciding only among documents the previous ones left tied, then by id. Returns the first
+ * `needed` (after de-duplication) and the count.
+ */
+export function rank(
+  input: RankInput,
+  sort: SortKey[],
+  needed: number,
+  promoted: Pick<EngineQuery, 'boost' | 'bury'> = {},
+): { slots: number[]; count: number } {
+  const { definition, documents, slots, words, typos } = input;
+  const rules = [...sort, ...definition.rankingRules];
+  // Keys are computed once per document, into one array per rule indexed by the document's place in `slots`.
+  const keys: (Int32Array | (Scalar | undefined)[])[] = [];
+  const directions: number[] = [];
+  const positional =
+    words.length > 0 && rules.some((rule) => rule === 'proximity' || rule === 'attribute' || rule === 'exactness')
+      ? input.positional()
+      : undefined;
+  for (const rule of rules) {
+    if (typeof rule === 'object') {
+      keys.push(slots.map((slot) => valuesOf(documents[slot]!.values[rule.field])[0]));
+      directions.push(rule.direction === 'asc' ? 1 : -1);
+    } else if (words.length > 0) {
+      if (rule === 'words' || rule === 'typo') {
+        const key = new Int32Array(slots.length);
+        for (const of of typos) {
+          for (let s = 0; s < slots.length; s++) {
+            const count = of[slots[s]!]!;
+            if (rule === 'words') key[s] = key[s]! - (count >= 0 ? 1 : 0);
+            else if (count > 0) key[s] = key[s]! + count;
+          }
+        }
+        keys.push(key);
+      } else if (positional && rule === 'proximity') keys.push(positional.proximity);
+      else if (positional && rule === 'attribute') keys.push(positional.attribute);
+      else if (positional && rule === 'exactness') keys.push(positional.exactness.map((value) => -value));
+      else continue;
+      directions.push(1);
+    }
+  }
+  const boosted = boostKeys(slots, (slot) => documents[slot]!.values, promoted);
+  if (boosted) {
+    keys.push(boosted);
+    directions.push(1);
+  }
+  const compare = (a: number, b: number) => {
+    for (let i = 0; i < keys.length; i++) {
+      const x = keys[i]![a];
+      const y = keys[i]![b];
+      if (x === y) continue;
+      // Documents without a value for a sort rule come last in either direction.
+      if (x === undefined) return 1;
+      if (y === undefined) return -1;
+      return (x < y ? -1 : 1) * directions[i]!;
+    }
+    const ia = documents[slots[a]!]!.id;
+    const ib = documents[slots[b]!]!.id;
+    return ia < ib ? -1 : ia > ib ? 1 : 0;
+  };
+  const places = Array.from({ length: slots.length }, (_, s) => s);
+
+  const distinct = definition.distinctField;
+  if (!distinct) {
+    return { slots: topOf(places, needed, compare).map((s) => slots[s]!), count: slots.length };
+  }
+  const sorted = places.sort(compare);
+  const seen = new Set<string>();
+  const kept: number[] = [];
+  for (const s of sorted) {
+    const slot = slots[s]!;
+    const value = valuesOf(documents[slot]!.values[distinct])[0];
+    if (value !== undefined) {
+      const key = `${typeof value}:${String(value)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
+    kept.push(slot);
+  }
+  return { slots: kept.slice(0, needed), count: kept.length };
+}
+
+/** Ranked slots with the pinned ones moved to their positions (or the end, when the list is shorter). */
+export function placePins(slots: number[], pins: { slot: number; position: number }[]): number[] {
+  const pinnedSlots = new Set(pins.map((pin) => pin.slot));
+  const order = slots.filter((slot) => !pinnedSlots.has(slot));
+  for (const pin of pins) order.splice(Math.min(pin.position - 1, order.length), 0, pin.slot);
+  return order;
+}
+
+/** The first `k` items in `compare` order, without sorting everything when k is small. */
+function topOf(items: number[], k: number, compare: (a: number, b: number) => number): number[] {
+  if (items.length <= k * 4) return [...items].sort(compare).slice(0, k);
+  // A max-heap of the best k seen so far: its root is the worst of them.
+  const heap: number[] = [];
+  const worse = (a: number, b: number) => compare(a, b) > 0;
+  const siftUp = (i: number) => {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!worse(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  };
+  const siftDown = (i: number) => {
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let largest = i;
+      if (left < heap.length && worse(heap[left]!, heap[largest]!)) largest = left;
+      if (right < heap.length && worse(heap[right]!, heap[largest]!)) largest = right;
+      if (largest === i) return;
+      [heap[i], heap[largest]] = [heap[largest]!, heap[i]!];
+      i = largest;
+    }
+  };
+  for (const item of items) {
+    if (heap.length < k) {
+      heap.push(item);
+      siftUp(heap.length - 1);
+    } else if (k > 0 && compare(item, heap[0]!) < 0) {
+      heap[0] = item;
+      siftDown(0);
+    }
+  }
+  return heap.sort(compare);
+}
