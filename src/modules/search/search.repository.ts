@@ -128,7 +128,7 @@ export const indexKeyOf = (sort: IndexSort, row: IndexRow): IndexKey => [
  * An index row as the list query selects it. The JSON columns hold what the index schemas
  * validated on write, so they are taken as stored.
  */
-const IndexListRow = z
+export const IndexListRow = z
   .object({
     id: uuid,
     tenantId: uuid,
@@ -167,19 +167,20 @@ const IndexListRow = z
     sortableFields: row.sortableFields ?? [],
   }));
 
+/** The columns `IndexListRow` parses; the counters as float8, which Prisma and pg both hand over as numbers. */
+export const INDEX_COLUMNS = `
+  id, tenant_id AS "tenantId", alias, name, source_id AS "sourceId", source_type AS "sourceType",
+  fields, search_fields AS "searchFields", display_fields AS "displayFields", filters, facet_fields AS "facetFields",
+  distinct_field AS "distinctField", synonyms, stop_words AS "stopWords", ranking_rules AS "rankingRules",
+  sortable_fields AS "sortableFields", matching, rules, seen_field_types AS "seenFieldTypes", is_active AS "isActive",
+  version::float8 AS version, rebuild_version::float8 AS "rebuildVersion",
+  processed_version::float8 AS "processedVersion", last_processed_at AS "lastProcessedAt", created_at AS "createdAt",
+  updated_at AS "updatedAt"`;
+
 /** The indexes of a tenant sorted by `sort`, then by id. */
 export function indexList(tenantId: string, sort: IndexSort): SqlKeysetList<IndexRow, IndexKey> {
   return {
-    select: Prisma.sql`
-      SELECT id, tenant_id AS "tenantId", alias, name, source_id AS "sourceId", source_type AS "sourceType", fields,
-             search_fields AS "searchFields", display_fields AS "displayFields", filters, facet_fields AS "facetFields",
-             distinct_field AS "distinctField", synonyms, stop_words AS "stopWords", ranking_rules AS "rankingRules",
-             sortable_fields AS "sortableFields", matching, rules,
-             seen_field_types AS "seenFieldTypes", is_active AS "isActive", version, rebuild_version AS
-               "rebuildVersion",
-             processed_version AS "processedVersion", last_processed_at AS "lastProcessedAt", created_at AS "createdAt",
-             updated_at AS "updatedAt"
-        FROM search_indexes`,
+    select: Prisma.sql`SELECT ${Prisma.raw(INDEX_COLUMNS)} FROM search_indexes`,
     where: [Prisma.sql`tenant_id = ${tenantId}::uuid`],
     key: [Prisma.raw(`"${INDEX_SORT_COLUMNS[sort.key]}"`), Prisma.sql`id`],
     values: (key) => [sortValue(sort, key), Prisma.sql`${key[1]}::uuid`],
@@ -196,15 +197,19 @@ export const insertIndex = async (db: DbOrTx, id: string, tenantId: string, alia
     }),
   );
 
-/** Locks the index row for a write; everything written to the index is serialised behind this lock. */
+/**
+ * Locks the index row for a write and reads it in the same statement; everything written to the
+ * index is serialised behind this lock.
+ */
 export async function lockIndex(tx: Tx, tenantId: string, alias: string): Promise<IndexRow | null> {
-  const locked = parseFirstRow(
-    z.object({ id: uuid }),
-    await tx.$queryRaw<
-      unknown[]
-    >`SELECT id FROM search_indexes WHERE tenant_id = ${tenantId}::uuid AND alias = ${alias} FOR UPDATE`,
+  return (
+    parseFirstRow(
+      IndexListRow,
+      await tx.$queryRaw<unknown[]>`
+        SELECT ${Prisma.raw(INDEX_COLUMNS)} FROM search_indexes
+         WHERE tenant_id = ${tenantId}::uuid AND alias = ${alias} FOR UPDATE`,
+    ) ?? null
   );
-  return locked ? findIndexById(tx, locked.id) : null;
 }
 
 /** Replaces the definition; the next version rebuilds every copy. Keeps the seen types that still apply. */
@@ -254,11 +259,12 @@ export async function writeDocuments(
   seenFieldTypes: Record<string, FieldType>,
 ) {
   const version = index.version + 1;
-  await tx.searchIndex.update({
-    where: { id: index.id },
-    data: { version, seenFieldTypes },
-  });
+  // One statement: the index's version moves with the documents, in one round trip.
   await tx.$executeRaw`
+    WITH moved AS (
+      UPDATE search_indexes SET version = ${version}, seen_field_types = ${JSON.stringify(seenFieldTypes)}::jsonb
+       WHERE id = ${index.id}::uuid
+    )
     INSERT INTO search_documents (index_id, id, data, version, updated_at)
     SELECT ${index.id}::uuid, d.id, d.data, ${version}, now()
       FROM jsonb_to_recordset(${JSON.stringify(documents)}::jsonb) AS d(id text, data jsonb)

@@ -3,17 +3,15 @@
  * (which holds the documents durably) the first time the index is searched, and caught up before
  * each search whose definition is newer than the copy. Catching up reads one consistent snapshot
  * (REPEATABLE READ), so a copy never holds part of a batch; every process keeps its own copies in
- * step this way, whoever wrote.
+ * step this way, whoever wrote. The process that wrote a change applies it to its copy as written
+ * when nothing else came between.
  */
 import type { Db } from '../../../kernel/db';
 import { mapStoredDocument, resolveDefinition } from '../definition';
-import * as repository from '../search.repository';
+import { readIndexSnapshot } from '../index-snapshot';
+import type * as repository from '../search.repository';
 import type { EngineQuery, EngineResult, IndexDefinition, IndexedDocument, SearchEngine } from './engine';
 import { MemoryIndex } from './memory-index';
-
-const READ_CHUNK = 5_000;
-/** A rebuild of a large index reads for a while; the default 5 s transaction timeout is too short. */
-const SNAPSHOT_TIMEOUT_MS = 10 * 60_000;
 
 interface Copy {
   version: number;
@@ -38,8 +36,25 @@ export class EmbeddedEngine implements SearchEngine {
     await this.current(definition);
   }
 
-  async documentsWritten(definition: IndexDefinition, _documents: IndexedDocument[]) {
-    // The documents are read back from PostgreSQL with any other writer's, in version order.
+  /**
+   * The process that wrote a change tells its engine with every document of it (InProcessDelivery).
+   * When the copy is at the version just before and of the same shape, this change is the only one
+   * between the two, so its documents are applied as written instead of read back; otherwise they
+   * are read back from PostgreSQL with any other writer's, in version order.
+   */
+  async documentsWritten(definition: IndexDefinition, documents: IndexedDocument[]) {
+    const copy = this.copies.get(definition.id);
+    if (
+      copy &&
+      !this.catchingUp.has(definition.id) &&
+      copy.version === definition.version - 1 &&
+      copy.rebuildVersion === definition.rebuildVersion &&
+      copy.shape === shapeOf(definition)
+    ) {
+      copy.index.upsert(documents);
+      copy.version = definition.version;
+      return;
+    }
     await this.current(definition);
   }
 
@@ -99,52 +114,33 @@ export class EmbeddedEngine implements SearchEngine {
 
   private async catchUp(indexId: string) {
     const copy = this.copies.get(indexId);
-    const snapshot = await this.db.$transaction(
-      async (tx) => {
-        const row = await repository.findIndexById(tx, indexId);
-        if (!row) return null;
-        const whole =
-          !copy || copy.rebuildVersion !== row.rebuildVersion || copy.shape !== shapeOf(resolveDefinition(row));
-        const documents: repository.StoredDocument[] = [];
-        for (let afterId: string | undefined; ;) {
-          const chunk = await repository.readDocuments(tx, indexId, {
-            afterId,
-            sinceVersion: whole ? undefined : copy.version,
-            limit: READ_CHUNK,
-          });
-          documents.push(...chunk);
-          if (chunk.length < READ_CHUNK) break;
-          afterId = chunk.at(-1)!.id;
-        }
-        const deleted = whole ? [] : await repository.readDeletions(tx, indexId, copy.version);
-        return { row, whole, documents, deleted };
-      },
-      { isolationLevel: 'RepeatableRead', timeout: SNAPSHOT_TIMEOUT_MS, maxWait: SNAPSHOT_TIMEOUT_MS },
-    );
-    if (!snapshot) {
-      this.copies.delete(indexId);
-      return;
-    }
-    const { row, whole, documents, deleted } = snapshot;
-    const mapped = documents
-      .map((stored) => mapStoredDocument(stored.data, row, row.seenFieldTypes))
-      .filter((document): document is IndexedDocument => document !== null);
-    // From here to the end nothing awaits: searches see the copy before or after the whole change.
-    if (whole) {
+    // Reads in one snapshot, so a copy never holds part of a batch; returns how to apply what it read.
+    const apply = await readIndexSnapshot(this.db, indexId, async (snapshot): Promise<() => void> => {
+      const row = snapshot.index;
       const definition = resolveDefinition(row);
-      const index = new MemoryIndex(definition);
-      index.upsert(mapped);
-      this.copies.set(indexId, {
-        version: row.version,
-        rebuildVersion: row.rebuildVersion,
-        shape: shapeOf(definition),
-        index,
-      });
-    } else {
-      // Deletions first: a document deleted and then written again since the copy's version is in both.
-      copy!.index.remove(deleted);
-      copy!.index.upsert(mapped);
-      copy!.version = row.version;
-    }
+      const shape = shapeOf(definition);
+      const mapped = (documents: repository.StoredDocument[]) =>
+        documents
+          .map((stored) => mapStoredDocument(stored.data, row, row.seenFieldTypes))
+          .filter((document): document is IndexedDocument => document !== null);
+      if (!copy || copy.rebuildVersion !== row.rebuildVersion || copy.shape !== shape) {
+        // A new copy, indexed chunk by chunk as the documents arrive; nothing searches it before it is whole.
+        const index = new MemoryIndex(definition);
+        await snapshot.allDocuments((chunk) => index.upsert(mapped(chunk)));
+        return () =>
+          this.copies.set(indexId, { version: row.version, rebuildVersion: row.rebuildVersion, shape, index });
+      }
+      const deleted = await snapshot.deletionsSince(copy.version);
+      const written = mapped(await snapshot.documentsSince(copy.version));
+      return () => {
+        // Deletions first: a document deleted and then written again since the copy's version is in both.
+        copy.index.remove(deleted);
+        copy.index.upsert(written);
+        copy.version = row.version;
+      };
+    });
+    // Nothing awaits from here to the end: searches see the copy before or after the whole change.
+    if (apply) apply();
+    else this.copies.delete(indexId);
   }
 }
