@@ -137,6 +137,19 @@ describe('the copy of the process that wrote', () => {
           'written',
           Array.from({ length: 40 }, (_, i) => product(i, 1)),
         ),
+      // Rejected whole (a colour that is not a string), so the version stays and the next write follows the first.
+      async () => {
+        const [before] = await sql(databaseUrl, "SELECT version FROM search_indexes WHERE alias = 'written'");
+        await expectStatus(
+          rest.put(`${INDEXES}/written/documents`, {
+            token: tenant.key,
+            body: { data: [product(90, 9), { ...product(91, 9), colour: { nested: true } }] },
+          }),
+          400,
+        );
+        expect(await sql(databaseUrl, "SELECT version FROM search_indexes WHERE alias = 'written'")).toEqual([before]);
+        expect(await sql(databaseUrl, "SELECT id FROM search_documents WHERE id IN ('p90', '91')")).toEqual([]);
+      },
       // Replaces half of them and adds more.
       () =>
         upsert(
