@@ -19,7 +19,8 @@ export type Reliance =
   | 'typo'
   | 'prefix'
   | 'replace'
-  | 'schedule';
+  | 'schedule'
+  | 'geo';
 
 export interface RelevanceCase {
   index: string;
@@ -30,6 +31,8 @@ export interface RelevanceCase {
   only?: string[];
   /** Hits that must not appear. */
   never?: string[];
+  /** More of the search context than the query: filters and a sort. */
+  context?: { filters?: unknown[]; sort?: string[] };
   relies: Reliance[];
 }
 
@@ -163,8 +166,28 @@ const titled = (language: 'nl' | 'de' | 'fr' | 'es', documents: [string, string]
   documents: documents.map(([id, title]) => ({ id, title })),
 });
 
+/** Coffee shops and bakeries in Paris and Lyon, for searches near a shopper. */
+const stores: RelevanceIndex = {
+  settings: {
+    fields: [
+      { from: 'title', to: 'title', type: 'STRING' },
+      { from: 'location', to: 'location', type: 'GEOPOINT' },
+    ],
+    search_fields: ['title'],
+    filters: [{ key: 'location' }],
+  } as Partial<IndexInputData>,
+  documents: [
+    { id: 'cafe-louvre', title: 'Louvre coffee bar', location: { lat: 48.8606, lng: 2.3376 } },
+    { id: 'cafe-marais', title: 'Marais coffee roasters', location: { lat: 48.8589, lng: 2.3622 } },
+    { id: 'cafe-lyon', title: 'Lyon coffee house', location: { lat: 45.764, lng: 4.8357 } },
+    { id: 'bakery-paris', title: 'Bakery and coffee', location: [48.8867, 2.3431] },
+    { id: 'bakery-lyon', title: 'Lyon bakery', location: [45.7597, 4.8422] },
+  ],
+};
+
 export const RELEVANCE_INDEXES: Record<string, RelevanceIndex> = {
   shop,
+  stores,
   nl: titled('nl', [
     ['fiets-stad', 'Fiets voor de stad'],
     ['fietsen-e', 'Elektrische fietsen'],
@@ -269,4 +292,26 @@ export const RELEVANCE_CASES: RelevanceCase[] = [
   { index: 'es', q: 'zapato', only: ['zapatos'], relies: ['stem'] },
   { index: 'es', q: 'camisa', only: ['camisas', 'camisa'], relies: ['stem'] },
   { index: 'es', q: 'camisas', only: ['camisas', 'camisa'], relies: ['stem'] },
+  // Near the shopper: the nearest match first, within a radius, inside the visible map.
+  {
+    index: 'stores',
+    q: 'coffee',
+    context: { sort: ['location(45.7578, 4.832):asc'] },
+    top: ['cafe-lyon'],
+    relies: ['geo'],
+  },
+  {
+    index: 'stores',
+    q: 'coffee',
+    context: { filters: [{ key: 'location', operator: 'geo_radius', values: [48.8566, 2.3522, 2, 'km'] }] },
+    only: ['cafe-louvre', 'cafe-marais'],
+    relies: ['geo'],
+  },
+  {
+    index: 'stores',
+    q: 'bakery',
+    context: { filters: [{ key: 'location', operator: 'geo_bbox', values: [45.7, 4.8, 45.8, 4.9] }] },
+    only: ['bakery-lyon'],
+    relies: ['geo'],
+  },
 ];

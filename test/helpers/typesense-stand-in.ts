@@ -77,6 +77,11 @@ const notFound = (response: ServerResponse, message = 'Not Found') => json(respo
 
 /** The error Typesense gives for a document value that does not fit the field's type. */
 function typeError(field: Field, value: unknown): string | null {
+  // validator.cpp: a point is `[lat, lng]` (Typesense would coerce numeric strings; the adapter sends numbers).
+  if (field.type === 'geopoint') {
+    const point = Array.isArray(value) && value.length === 2 && value.every((item) => typeof item === 'number');
+    return point ? null : `Field \`${field.name}\` must be a 2 element array: [lat, lng].`;
+  }
   const array = field.type.endsWith('[]');
   const base = field.type.replace('[]', '');
   if (array && !Array.isArray(value)) return `Field \`${field.name}\` must be an array.`;
@@ -238,6 +243,35 @@ export function parseSortBy(sortBy: unknown): SortPart[] | { code: number; error
   return parts;
 }
 
+/**
+ * A geopoint filter value as Typesense parses it (filter.cpp `parse_geopoint_filter_value`, the
+ * current format): `([lat, lng], radius: <d> km|mi[, exact_filter_radius: <d> km|mi])` or a polygon
+ * `([lat, lng, lat, lng, lat, lng, ...][, exact_filter_radius: ...])`. Returns the error, or null.
+ */
+export function geoFilterRefusal(field: string, value: string): string | null {
+  const format =
+    `Value of filter field \`${field}\`: must be in the ` +
+    '`([-44.50, 170.29], radius: 0.75 km, exact_filter_radius: 5 km)` or ' +
+    '([56.33, -65.97, 23.82, -127.82], exact_filter_radius: 7 km) format.';
+  const parts = /^\(\s*\[([^\]]*)\]([^)]*)\)$/.exec(value.trim());
+  if (!parts) return format;
+  const points = parts[1]!.split(',').map((point) => point.trim());
+  const isFloat = (text: string) => /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text);
+  if (points.length < 2 || points.length % 2 !== 0 || !points.every(isFloat)) return format;
+  const polygon = points.length > 2;
+  let radius = false;
+  for (const option of parts[2]!.split(',').map((text) => text.trim())) {
+    const [key, distance] = option.split(':').map((text) => text.trim());
+    if (distance === undefined) continue;
+    if (key !== 'radius' && key !== 'exact_filter_radius') continue;
+    const unit = distance.slice(-2);
+    if (unit !== 'km' && unit !== 'mi') return 'Unit must be either `km` or `mi`.';
+    if (!isFloat(distance.slice(0, -2).trim())) return format;
+    if (key === 'radius' && !polygon) radius = true;
+  }
+  return polygon || radius ? null : format;
+}
+
 /** The fields a filter expression names (`field:` after its start, a `(`, `&&` or `||`). */
 const filterFieldNames = (expression: string) =>
   [...expression.matchAll(/(?:^|&& |\|\| |\()\s*([\w.]+):/g)].map((match) => match[1]!);
@@ -271,14 +305,22 @@ function refusal(search: Record<string, unknown>, fields: Field[]): SearchAnswer
       continue;
     }
     const name = part.field;
+    // Numbers and points sort without `sort: true` (a point by its distance from the point given).
     const sortable = (candidate: Field | undefined) =>
-      candidate?.sort === true || (candidate !== undefined && /^(float|int32|int64)$/.test(candidate.type));
+      candidate?.sort === true || (candidate !== undefined && /^(float|int32|int64|geopoint)$/.test(candidate.type));
     if (name !== '_text_match' && !sortable(field(name))) {
       return { code: 404, error: `Could not find a field named \`${name}\` in the schema for sorting.` };
     }
   }
   for (const [, name] of String(search.filter_by ?? '').matchAll(/(?:^|&& )([\w.]+):/g)) {
     if (!field(name!)) return { code: 404, error: `Could not find a filter field named \`${name}\` in the schema.` };
+  }
+  // Each filter on a geopoint field: its value, up to the parenthesis that closes it.
+  for (const match of String(search.filter_by ?? '').matchAll(/(?:^|&& |\|\| |\()\s*([\w.]+):\s*\(/g)) {
+    if (field(match[1]!)?.type !== 'geopoint') continue;
+    const value = parenthesized(match.input, match.index + match[0].length - 1);
+    const refused = geoFilterRefusal(match[1]!, value ? `(${value.inner})` : match.input.slice(match.index));
+    if (refused) return { code: 400, error: refused };
   }
   return null;
 }

@@ -71,7 +71,7 @@ for (const engine of engines) {
     for (const relevanceCase of RELEVANCE_CASES) {
       it(title(relevanceCase), async () => {
         const [entry] = await services.search.searchIndex(principal, aliases[relevanceCase.index]!, [
-          { q: relevanceCase.q, limit: 20 } as never,
+          { q: relevanceCase.q, limit: 20, ...relevanceCase.context } as never,
         ]);
         const ids = entry!.results[0]!.hits.map((hit) => String(hit.id));
         if (relevanceCase.top) {
@@ -100,7 +100,9 @@ describe('Typesense stand-in: the parameters each case relies on', () => {
   for (const relevanceCase of RELEVANCE_CASES) {
     it(title(relevanceCase), async () => {
       const alias = aliases[relevanceCase.index]!;
-      await services.search.searchIndex(principal, alias, [{ q: relevanceCase.q, limit: 20 } as never]);
+      await services.search.searchIndex(principal, alias, [
+        { q: relevanceCase.q, limit: 20, ...relevanceCase.context } as never,
+      ]);
       const search = (
         standIn.requests.findLast((r) => r.path === '/multi_search')!.body as {
           searches: Record<string, unknown>[];
@@ -161,6 +163,12 @@ describe('Typesense stand-in: the parameters each case relies on', () => {
             break;
           case 'prefix':
             expect(perField(search.prefix).title).toBe('true');
+            break;
+          case 'geo':
+            expect(schema.fields.find((field) => field.name === 'location')).toMatchObject({ type: 'geopoint' });
+            if (relevanceCase.context?.sort)
+              expect(String(search.sort_by)).toMatch(/^location\(45\.7578, 4\.832\):asc,/);
+            if (relevanceCase.context?.filters) expect(String(search.filter_by)).toMatch(/^location:\(\[/);
             break;
         }
       }

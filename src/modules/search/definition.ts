@@ -13,6 +13,7 @@ import {
   type Scalar,
   type Synonym,
 } from './engine/engine';
+import { geoPointOf } from './engine/geo';
 import { DEFAULT_MATCHING, type MatchingSettings } from './engine/matching';
 
 export interface FieldMapping {
@@ -52,9 +53,19 @@ export interface IndexState extends IndexSettings {
 export const ID_KEY = 'id';
 export const METADATA_KEY = 'metadata';
 /** Names a hit uses for itself, so no index field may take them. */
-export const RESERVED_FIELD_NAMES = [ID_KEY, METADATA_KEY, 'objectID', '_highlightResult', '__position', 'click_url'];
+export const RESERVED_FIELD_NAMES = [
+  ID_KEY,
+  METADATA_KEY,
+  'objectID',
+  '_highlightResult',
+  '__position',
+  'click_url',
+  '_geo_distance_meters',
+];
 
 export const SORT_RULE = /^([A-Za-z0-9_.-]+):(asc|desc)$/;
+/** A sort by distance from a point: `<field>(<lat>, <lng>):asc|desc`, as Typesense writes it. */
+export const GEO_SORT_RULE = /^([A-Za-z0-9_.-]+)\(\s*([-+0-9.eE]{1,30})\s*,\s*([-+0-9.eE]{1,30})\s*\):(asc|desc)$/;
 
 export function parseRankingRule(rule: string): RankingRule {
   if ((BUILT_IN_RANKING_RULES as readonly string[]).includes(rule)) return rule as RankingRule;
@@ -88,13 +99,13 @@ export const effectiveFacetFields = (state: IndexSettings) =>
 export const effectiveRankingRules = (state: IndexSettings): string[] =>
   state.rankingRules.length > 0 ? state.rankingRules : [...DEFAULT_RANKING_RULES];
 
-/** Fields a search may sort by: the declared ones, or every NUMBER and BOOLEAN field. */
+/** Fields a search may sort by: the declared ones, or every NUMBER, BOOLEAN and GEOPOINT field (by distance). */
 export const effectiveSortableFields = (state: IndexState) =>
   state.sortableFields.length > 0
     ? state.sortableFields
     : fieldNames(state, state.seenFieldTypes).filter((name) => {
         const type = fieldType(state, name);
-        return type === 'NUMBER' || type === 'BOOLEAN';
+        return type === 'NUMBER' || type === 'BOOLEAN' || type === 'GEOPOINT';
       });
 
 /** Fields that take filters: the `filters` keys and the facet fields (a facet is refined by filtering on it). */
@@ -144,8 +155,19 @@ export function coerceScalar(value: unknown, type: FieldType): Scalar | undefine
       if (value === 'true' || value === '1') return true;
       if (value === 'false' || value === '0') return false;
       return undefined;
+    case 'GEOPOINT':
+      // A point is two numbers, never one value of a list (see `geoPointOf`).
+      return undefined;
   }
 }
+
+/** What a GEOPOINT value must be. */
+export const GEOPOINT_RULE =
+  'must be a point, {"lat": <-90..90>, "lng": <-180..180>} or [lat, lng] in degrees (one point per document)';
+
+/** An object naming `lat` and `lng` is taken for a point, and checked as one. */
+const looksLikePoint = (value: unknown) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && 'lat' in value && 'lng' in value;
 
 const typeOfValue = (value: unknown): FieldType | undefined =>
   typeof value === 'string'
@@ -230,9 +252,26 @@ export function mapDocument(
       continue;
     }
     const items = Array.isArray(value) ? value : [value];
-    const type = declared ?? seen[name] ?? newTypes[name] ?? typeOfValue(items.find((item) => item !== null));
+    const type =
+      declared ??
+      seen[name] ??
+      newTypes[name] ??
+      (looksLikePoint(value) ? 'GEOPOINT' : typeOfValue(items.find((item) => item !== null)));
     if (!type) {
-      problems.push({ field: name, message: 'must be a string, number or boolean, or an array of one of them' });
+      problems.push({
+        field: name,
+        message: 'must be a string, number or boolean, an array of one of them, or a point {"lat", "lng"}',
+      });
+      continue;
+    }
+    if (type === 'GEOPOINT') {
+      const point = geoPointOf(value);
+      if (!point) {
+        problems.push({ field: name, message: GEOPOINT_RULE });
+        continue;
+      }
+      if (!declared && !seen[name]) newTypes[name] = type;
+      values[name] = point;
       continue;
     }
     const coerced = items.filter((item) => item !== null).map((item) => coerceScalar(item, type));

@@ -9,10 +9,21 @@ import {
   effectiveSortableFields,
   fieldType,
   filterableFields,
+  GEO_SORT_RULE,
   parseRankingRule,
+  SORT_RULE,
   type IndexState,
 } from './definition';
-import type { EngineFilter, EngineQuery, FieldFilter, FilterOperator, Scalar, SortKey } from './engine/engine';
+import type {
+  EngineFilter,
+  EngineQuery,
+  FieldFilter,
+  FieldType,
+  FilterOperator,
+  Scalar,
+  SortKey,
+} from './engine/engine';
+import { isLatitude, isLongitude, MAX_DISTANCE_METERS, METERS_PER_UNIT } from './engine/geo';
 import {
   DEFAULT_SEARCH_LIMIT,
   DEFAULT_THRESHOLD,
@@ -36,6 +47,48 @@ type Allowed = { has(name: string): boolean; what: string };
 type Translated = { filter: FieldFilter; problem?: undefined } | { filter?: undefined; problem: FieldProblem };
 
 const RANGE_OPERATORS: FilterOperator[] = ['gte', 'gt', 'lt', 'lte'];
+const GEO_OPERATORS: FilterOperator[] = ['geo_radius', 'geo_bbox'];
+
+const GEO_VALUES = {
+  geo_radius: '[lat, lng, radius, "km" or "mi"]',
+  geo_bbox: '[south, west, north, east] (the south-west corner, then the north-east one)',
+} as const;
+
+/**
+ * A geo filter checked: `geo_radius` takes `[lat, lng, radius, unit]` (the radius above 0 and at
+ * most half the earth's circumference), `geo_bbox` `[south, west, north, east]`, in degrees in
+ * range; both on a GEOPOINT field (or one no document has shown yet). The radius travels in meters.
+ */
+function toGeoFilter(filter: FilterInput, type: FieldType | null, field: string): Translated {
+  const operator = filter.operator as keyof typeof GEO_VALUES;
+  if (type !== null && type !== 'GEOPOINT') {
+    return {
+      problem: { field: `${field}.operator`, message: `${operator} needs a GEOPOINT field; ${filter.key} is ${type}` },
+    };
+  }
+  const problem = (message: string) => ({ problem: { field: `${field}.values`, message } });
+  const given = filter.values ?? [];
+  if (given.length !== 4) return problem(`${operator} takes ${GEO_VALUES[operator]}`);
+  const numbers = given.slice(0, operator === 'geo_radius' ? 3 : 4).map((value) => coerceScalar(value, 'NUMBER'));
+  if (numbers.some((value) => value === undefined)) return problem(`${operator} takes ${GEO_VALUES[operator]}`);
+  const [a, b, c, d] = numbers as number[];
+  if (operator === 'geo_radius') {
+    const unit = given[3];
+    if (unit !== 'km' && unit !== 'mi') return problem('the unit (4th value) must be "km" or "mi"');
+    if (!isLatitude(a) || !isLongitude(b))
+      return problem('the center must be a latitude -90..90 and a longitude -180..180');
+    const meters = c! * METERS_PER_UNIT[unit];
+    if (!(meters > 0) || meters > MAX_DISTANCE_METERS) {
+      const most = Math.floor(MAX_DISTANCE_METERS / METERS_PER_UNIT[unit]);
+      return problem(`the radius must be above 0 and at most ${most} ${unit}`);
+    }
+    return { filter: { field: filter.key, operator, values: [a!, b!, meters] } };
+  }
+  if (!isLatitude(a) || !isLatitude(c) || !isLongitude(b) || !isLongitude(d))
+    return problem('latitudes must be -90..90 and longitudes -180..180');
+  if (a! > c!) return problem('south (1st value) must not be above north (3rd value)');
+  return { filter: { field: filter.key, operator, values: [a!, b!, c!, d!] } };
+}
 
 /**
  * One field filter checked against the index: the operator must suit the field's type and the
@@ -56,6 +109,15 @@ export function toEngineFilter(index: IndexState, filter: FilterInput, field: st
   }
   if (given.length === 0) return { problem: { field: `${field}.values`, message: 'is required' } };
   const type = fieldType(index, filter.key);
+  if (GEO_OPERATORS.includes(filter.operator)) return toGeoFilter(filter, type, field);
+  if (type === 'GEOPOINT') {
+    return {
+      problem: {
+        field: `${field}.operator`,
+        message: `${filter.key} is a GEOPOINT field: it takes geo_radius, geo_bbox, exists or not_exists`,
+      },
+    };
+  }
   const range = RANGE_OPERATORS.includes(filter.operator);
   if (range) {
     if (type !== null && type !== 'NUMBER') {
@@ -116,9 +178,9 @@ export function toSortKeys(
   const sort: SortKey[] = [];
   const problems: FieldProblem[] = [];
   keys.forEach((key, i) => {
-    const rule = parseRankingRule(key);
-    if (typeof rule !== 'object') {
-      problems.push({ field: `${where}[${i}]`, message: 'must be <field>:asc or <field>:desc' });
+    const rule = parseSortKey(key);
+    if (typeof rule === 'string') {
+      problems.push({ field: `${where}[${i}]`, message: rule });
     } else if (!sortable.includes(rule.field)) {
       problems.push({
         field: `${where}[${i}]`,
@@ -126,9 +188,30 @@ export function toSortKeys(
           `${rule.field} is not a sortable field of index ${index.alias} ` +
           `(sortable: ${sortable.length > 0 ? sortable.join(', ') : 'none'})`,
       });
+    } else if ((fieldType(index, rule.field) === 'GEOPOINT') !== (rule.from !== undefined)) {
+      problems.push({
+        field: `${where}[${i}]`,
+        message: rule.from
+          ? `${rule.field} is not a GEOPOINT field: sort it by <field>:asc or <field>:desc`
+          : `${rule.field} is a GEOPOINT field: sort it by distance, ${rule.field}(<lat>, <lng>):asc or :desc`,
+      });
     } else sort.push(rule);
   });
   return { sort, problems };
+}
+
+/** A sort key, `<field>:asc|desc` or `<field>(<lat>, <lng>):asc|desc`, or what is wrong with it. */
+function parseSortKey(key: string): SortKey | string {
+  const geo = GEO_SORT_RULE.exec(key);
+  if (geo) {
+    const [lat, lng] = [Number(geo[2]), Number(geo[3])];
+    if (!isLatitude(lat) || !isLongitude(lng)) return 'the point must be a latitude -90..90 and a longitude -180..180';
+    return { field: geo[1]!, direction: geo[4] as 'asc' | 'desc', from: { lat, lng } };
+  }
+  const rule = SORT_RULE.test(key) ? parseRankingRule(key) : undefined;
+  return typeof rule === 'object'
+    ? rule
+    : 'must be <field>:asc or <field>:desc (a GEOPOINT field: <field>(<lat>, <lng>):asc|desc)';
 }
 
 /** `where` prefixes problem fields, e.g. `[0]` for the first context of a request. */
@@ -148,13 +231,18 @@ export function toEngineQuery(
 
   const facetFields = effectiveFacetFields(index);
   const requested = context.facets ?? [];
-  const facets = requested.includes('*') ? facetFields : requested;
+  // A point has no facet values: `*` leaves GEOPOINT fields out.
+  const facets = requested.includes('*')
+    ? facetFields.filter((name) => fieldType(index, name) !== 'GEOPOINT')
+    : requested;
   for (const [i, facet] of facets.entries()) {
     if (!facetFields.includes(facet))
       problems.push({
         field: `${where}.facets[${i}]`,
         message: `${facet} is not a facet field of index ${index.alias}`,
       });
+    else if (fieldType(index, facet) === 'GEOPOINT')
+      problems.push({ field: `${where}.facets[${i}]`, message: `${facet} is a GEOPOINT field: points have no facets` });
   }
   const facetQuery = context.facet_query ?? undefined;
   if (facetQuery && !facetFields.includes(facetQuery.field)) {

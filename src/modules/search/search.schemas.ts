@@ -11,7 +11,7 @@ import {
   SEARCH_SETTINGS_INPUT_EXAMPLE,
 } from './search.examples';
 import { BUILT_IN_RANKING_RULES, FIELD_TYPES, FILTER_OPERATORS } from './engine/engine';
-import { MAX_DOCUMENT_ID_LENGTH, RESERVED_FIELD_NAMES, SORT_RULE } from './definition';
+import { GEO_SORT_RULE, MAX_DOCUMENT_ID_LENGTH, RESERVED_FIELD_NAMES, SORT_RULE } from './definition';
 import { storableText, trimmedName } from '../../kernel/validation';
 import { FacetRangesInput, FacetRangesOutput } from './facet-ranges.schemas';
 import { Language, MatchingInput, MatchingOutput } from './matching.schemas';
@@ -55,7 +55,11 @@ const FieldName = z
   .refine((name) => !RESERVED_FIELD_NAMES.includes(name), `must not be one of ${RESERVED_FIELD_NAMES.join(', ')}`)
   .openapi({ description: 'An index field name.' });
 
-const FieldType = z.enum(FIELD_TYPES).openapi('SearchFieldType', { description: '`STRING`, `NUMBER` or `BOOLEAN`.' });
+const FieldType = z.enum(FIELD_TYPES).openapi('SearchFieldType', {
+  description:
+    '`STRING`, `NUMBER`, `BOOLEAN` or `GEOPOINT` (one point per document, `{"lat", "lng"}` or `[lat, lng]` in ' +
+    'degrees, returned as `{"lat", "lng"}`).',
+});
 
 /** A synonym or stop word: a word, or a phrase of up to 5 words matched as the words in a row. */
 const Phrase = z
@@ -167,7 +171,7 @@ export const IndexInput = z
       .optional()
       .openapi({ description: 'Default: `words`, `typo`, `proximity`, `attribute`, `exactness`.' }),
     sortable_fields: uniqueList(FieldName, 20).optional().openapi({
-      description: 'Fields a search context may `sort` by. Default: every NUMBER and BOOLEAN field.',
+      description: 'Fields a search context may `sort` by. Default: every NUMBER, BOOLEAN and GEOPOINT field.',
     }),
     matching: MatchingInput.nullable().optional(),
     language: Language.nullable().optional(),
@@ -296,10 +300,18 @@ export const DeletedDocumentsOutput = z
 export const MAX_SORT_KEYS = 3;
 
 const SortList = z
-  .array(z.string().max(100).regex(SORT_RULE, 'must be <field>:asc or <field>:desc'))
+  .array(
+    z
+      .string()
+      .max(100)
+      .regex(
+        new RegExp(`(${SORT_RULE.source})|(${GEO_SORT_RULE.source})`),
+        'must be <field>:asc or <field>:desc (a GEOPOINT field: <field>(<lat>, <lng>):asc|desc)',
+      ),
+  )
   .max(MAX_SORT_KEYS)
   .refine(
-    (keys) => new Set(keys.map((key) => key.split(':')[0])).size === keys.length,
+    (keys) => new Set(keys.map((key) => key.split(/[(:]/)[0])).size === keys.length,
     'must not sort by a field twice',
   );
 
@@ -317,14 +329,18 @@ const FieldFilterInput = z
       .openapi({
         description:
           "Coerced to the field's type; `gte`, `gt`, `lt` and `lte` take one number; `exists` and `not_exists` " +
-          'none; the others at least one.',
+          'none; `geo_radius` `[lat, lng, radius, "km" | "mi"]`; `geo_bbox` `[south, west, north, east]`; the ' +
+          'others at least one.',
       }),
   })
   .strict()
   .openapi('SearchFilter', {
     description:
       '`in`: any of the values; `not_in`: none of them (a document without the field passes); `gte`, `gt`, ' +
-      '`lt`, `lte`: a bound on a NUMBER field; `exists` / `not_exists`: whether the field has a value.',
+      '`lt`, `lte`: a bound on a NUMBER field; `exists` / `not_exists`: whether the field has a value. On a ' +
+      'GEOPOINT field, `geo_radius`: the point is within the radius (great-circle distance, above 0 and at most ' +
+      '20015 km) of the center; `geo_bbox`: the point is inside the box of the south-west and north-east corners ' +
+      '(edges included; west above east crosses the 180th meridian). A document without a point passes neither.',
   });
 
 const filterList = z.array(FieldFilterInput).min(1).max(50);
@@ -401,7 +417,9 @@ export const SearchContext = z
         description:
           `Up to ${MAX_SORT_KEYS} \`<field>:asc\` / \`<field>:desc\` over the index's \`sortable_fields\`, ` +
           'applied before relevance (the ranking rules order documents with equal values); documents without the ' +
-          "field come last. Default: the search settings' `sort` of the index, else relevance.",
+          "field come last. Default: the search settings' `sort` of the index, else relevance. A GEOPOINT field " +
+          'sorts by distance from a point, `<field>(<lat>, <lng>):asc` (nearest first) or `:desc`, and each hit ' +
+          'then has `_geo_distance_meters`.',
       }),
     limit: z
       .int()
@@ -540,6 +558,15 @@ const Hit = z
       description:
         "Signed URL that records a click and redirects to the document's `url` (or `metadata.url`); null without one.",
     }),
+    _geo_distance_meters: z
+      .int()
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "With a sort by distance: whole meters from the first such sort's point to the document's point (null " +
+          'when it has none). Left out otherwise.',
+      }),
   })
   .catchall(z.unknown())
   .openapi('SearchHit', { description: "The document's display fields, plus the keys below." });

@@ -312,6 +312,7 @@ export class SearchService {
         presented.__position = position;
         presented._rule = rule;
         presented.click_url = code ? `${clickBase}${code}` : null;
+        if (hit.geoDistanceMeters !== undefined) presented._geo_distance_meters = hit.geoDistanceMeters;
         return presented as SearchResponseEntryData['results'][number]['hits'][number];
       }),
     };

@@ -5,21 +5,34 @@
 import type { DbOrTx } from '../../../kernel/db';
 import type { MatchingSettings } from './matching';
 
-export const FIELD_TYPES = ['STRING', 'NUMBER', 'BOOLEAN'] as const;
+export const FIELD_TYPES = ['STRING', 'NUMBER', 'BOOLEAN', 'GEOPOINT'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export type Scalar = string | number | boolean;
-export type FieldValue = Scalar | Scalar[] | null;
+/** The value of a GEOPOINT field, in degrees: latitude -90..90, longitude -180..180. */
+export interface GeoPoint {
+  lat: number;
+  lng: number;
+}
+export type FieldValue = Scalar | Scalar[] | GeoPoint | null;
 
-/** A field's values as a list: none, one, or the array's elements. */
+export const isGeoPoint = (value: FieldValue | undefined): value is GeoPoint =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A field's scalar values as a list: none, one, or the array's elements; none for a point. */
 export const valuesOf = (value: FieldValue | undefined): Scalar[] =>
-  value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
+  value === null || value === undefined || isGeoPoint(value) ? [] : Array.isArray(value) ? value : [value];
+
+/** Whether a field has a value: a scalar, a non-empty array or a point. */
+export const hasValue = (value: FieldValue | undefined) => isGeoPoint(value) || valuesOf(value).length > 0;
 
 export const BUILT_IN_RANKING_RULES = ['words', 'typo', 'proximity', 'attribute', 'exactness'] as const;
 export type BuiltInRankingRule = (typeof BUILT_IN_RANKING_RULES)[number];
 export interface SortKey {
   field: string;
   direction: 'asc' | 'desc';
+  /** A GEOPOINT field's sort: by the distance of its point from this one. */
+  from?: GeoPoint;
 }
 export type RankingRule = BuiltInRankingRule | SortKey;
 export const DEFAULT_RANKING_RULES: BuiltInRankingRule[] = ['words', 'typo', 'proximity', 'attribute', 'exactness'];
@@ -61,12 +74,26 @@ export interface IndexedDocument {
   metadata: unknown;
 }
 
-export const FILTER_OPERATORS = ['in', 'not_in', 'gte', 'gt', 'lt', 'lte', 'exists', 'not_exists'] as const;
+export const FILTER_OPERATORS = [
+  'in',
+  'not_in',
+  'gte',
+  'gt',
+  'lt',
+  'lte',
+  'exists',
+  'not_exists',
+  'geo_radius',
+  'geo_bbox',
+] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 /**
  * A condition on one field. Values arrive already coerced to the field's type; `exists` and
- * `not_exists` take none. `not_in` holds for a document without the field.
+ * `not_exists` take none. `not_in` holds for a document without the field. On a GEOPOINT field,
+ * `geo_radius` takes `[lat, lng, meters]` (the point within that distance) and `geo_bbox`
+ * `[south, west, north, east]` in degrees (the point inside the box; west above east crosses the
+ * 180th meridian).
  */
 export interface FieldFilter {
   field: string;
@@ -132,6 +159,11 @@ export interface HighlightResult {
 export interface EngineHit {
   document: IndexedDocument;
   highlight: Record<string, HighlightResult | HighlightResult[]>;
+  /**
+   * With a sort by distance: the distance in whole meters from the first such sort's point to the
+   * document's point, null when the document has none.
+   */
+  geoDistanceMeters?: number | null;
 }
 
 export interface FacetStats {

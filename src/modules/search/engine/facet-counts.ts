@@ -4,6 +4,7 @@
  * without a field's own filters when faceting is disjunctive.
  */
 import {
+  isGeoPoint,
   valuesOf,
   type EngineQuery,
   type EngineResult,
@@ -123,7 +124,8 @@ export class FacetCounter {
         const value = this.documents[slot]!.values[field];
         if (value === null || value === undefined) continue;
         if (Array.isArray(value)) new Set(value).forEach(count);
-        else count(value);
+        // A point is no facet value.
+        else if (!isGeoPoint(value)) count(value);
       }
       facets[field] = Object.fromEntries(topValues(counts));
       if (this.types.get(field) === 'NUMBER' && n > 0) facetsStats[field] = { min, max, avg: sum / n, sum };

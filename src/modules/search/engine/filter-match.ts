@@ -2,7 +2,16 @@
  * Whether a document's values pass filters: the one definition of what a filter means in this
  * service, used by the embedded engine's searches and by deleting documents by a filter.
  */
-import type { EngineFilter, FieldFilter, FieldValue, Scalar } from './engine';
+import {
+  hasValue,
+  isGeoPoint,
+  valuesOf,
+  type EngineFilter,
+  type FieldFilter,
+  type FieldValue,
+  type Scalar,
+} from './engine';
+import { insideBox, withinRadius } from './geo';
 
 function matchesValue(value: Scalar, filter: FieldFilter): boolean {
   const bound = filter.values[0] as number;
@@ -22,13 +31,25 @@ function matchesValue(value: Scalar, filter: FieldFilter): boolean {
   }
 }
 
+/** Whether a point passes a geo filter: a document without one does not. */
+function passesGeoFilter(value: FieldValue | undefined, filter: FieldFilter): boolean {
+  if (!isGeoPoint(value)) return false;
+  const [a, b, c, d] = filter.values as number[];
+  return filter.operator === 'geo_radius'
+    ? withinRadius(value, { lat: a!, lng: b! }, c!)
+    : insideBox(value, { south: a!, west: b!, north: c!, east: d! });
+}
+
 function passesFieldFilter(value: FieldValue | undefined, filter: FieldFilter): boolean {
-  const items = value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
+  const items = valuesOf(value);
   switch (filter.operator) {
     case 'exists':
-      return items.length > 0;
+      return hasValue(value);
     case 'not_exists':
-      return items.length === 0;
+      return !hasValue(value);
+    case 'geo_radius':
+    case 'geo_bbox':
+      return passesGeoFilter(value, filter);
     case 'not_in':
       return !items.some((item) => filter.values.includes(item));
     default:

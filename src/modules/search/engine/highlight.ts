@@ -1,5 +1,5 @@
 /** Hits of the embedded engine: each search field's text with the words that matched marked. */
-import type { EngineHit, HighlightResult, IndexedDocument } from './engine';
+import { isGeoPoint, type EngineHit, type HighlightResult, type IndexedDocument } from './engine';
 import { EXACT_MARK, type TextMatcher } from './matching';
 import type { WordMatch } from './postings';
 import { escapeHtml } from './text';
@@ -23,7 +23,8 @@ export function hitOf(
   const highlight: EngineHit['highlight'] = {};
   searchFields.forEach((field, f) => {
     const value = document.values[field];
-    if (value === null || value === undefined) return;
+    // A point has no words to mark.
+    if (value === null || value === undefined || isGeoPoint(value)) return;
     const exact = exactField[f]!;
     const one = (text: string): HighlightResult => {
       let out = '';

@@ -19,7 +19,7 @@ import { hitOf } from './highlight';
 import { EXACT_MARK, TextMatcher } from './matching';
 import { phraseSynonyms, phraseTokens, replacePhrases, stopPhrases, type PhraseIndex } from './phrases';
 import { grown, intersect, lowerBound, typosWithin, type TermPostings, type WordMatch } from './postings';
-import { placePins, rank } from './ranking';
+import { geoDistances, placePins, rank } from './ranking';
 import { TermTrie } from './term-trie';
 import { FIELD_END, positionalScores } from './word-positions';
 
@@ -343,11 +343,16 @@ export class MemoryIndex {
     const page = order.slice(query.offset, query.offset + query.limit);
     const matched = pins.length === 0 ? new Set<number>() : new Set(filtered);
     const { searchFields } = this.definition;
+    // Hits say how far they are from the point of the first sort by distance.
+    const byDistance = query.sort.find((key) => key.from !== undefined);
+    const distances = byDistance && geoDistances(this.documents, page, byDistance.field, byDistance.from!);
     return {
       count: ranked.count + pins.filter((pin) => !matched.has(pin.slot)).length,
-      hits: page.map((slot) =>
-        hitOf(this.documents[slot]!, searchFields, this.exactField, this.matcher, words, matches),
-      ),
+      hits: page.map((slot, i) => {
+        const hit = hitOf(this.documents[slot]!, searchFields, this.exactField, this.matcher, words, matches);
+        if (distances) hit.geoDistanceMeters = distances[i] === undefined ? null : Math.round(distances[i]);
+        return hit;
+      }),
       facets,
       facetsStats,
       ...(facetHits ? { facetHits } : {}),

@@ -5,13 +5,16 @@
  */
 import { boostKeys } from './boost';
 import {
+  isGeoPoint,
   valuesOf,
   type EngineQuery,
+  type GeoPoint,
   type IndexDefinition,
   type IndexedDocument,
   type Scalar,
   type SortKey,
 } from './engine';
+import { distanceMeters } from './geo';
 import type { PositionalScores } from './word-positions';
 
 /** What ranking needs of a search: the matches, the typos each query word needed, and the index. */
@@ -51,7 +54,11 @@ export function rank(
       : undefined;
   for (const rule of rules) {
     if (typeof rule === 'object') {
-      keys.push(slots.map((slot) => valuesOf(documents[slot]!.values[rule.field])[0]));
+      keys.push(
+        rule.from
+          ? geoDistances(documents, slots, rule.field, rule.from)
+          : slots.map((slot) => valuesOf(documents[slot]!.values[rule.field])[0]),
+      );
       directions.push(rule.direction === 'asc' ? 1 : -1);
     } else if (words.length > 0) {
       if (rule === 'words' || rule === 'typo') {
@@ -111,6 +118,18 @@ export function rank(
   }
   return { slots: kept.slice(0, needed), count: kept.length };
 }
+
+/** The distance in meters of each of `slots` from `from`, undefined for a document without a point. */
+export const geoDistances = (
+  documents: (IndexedDocument | undefined)[],
+  slots: number[],
+  field: string,
+  from: GeoPoint,
+): (number | undefined)[] =>
+  slots.map((slot) => {
+    const point = documents[slot]!.values[field];
+    return isGeoPoint(point) ? distanceMeters(point, from) : undefined;
+  });
 
 /** Ranked slots with the pinned ones moved to their positions (or the end, when the list is shorter). */
 export function placePins(slots: number[], pins: { slot: number; position: number }[]): number[] {

@@ -9,6 +9,19 @@ const quote = (value: Scalar) => (typeof value === 'string' ? `\`${value.replace
 
 const RANGE_SYMBOLS = { gte: '>=', gt: '>', lt: '<', lte: '<=' } as const;
 
+/** A polygon of a box's corners, counter-clockwise from the south-west one. */
+const boxPolygon = (field: string, south: number, west: number, north: number, east: number) =>
+  `${field}:([${south}, ${west}, ${south}, ${east}, ${north}, ${east}, ${north}, ${west}])`;
+
+/**
+ * A bounding box as Typesense's polygon filter; a box across the 180th meridian (west above east)
+ * as the two boxes either side of it.
+ */
+function toBoxExpression(field: string, [south, west, north, east]: number[]): string {
+  if (west! <= east!) return boxPolygon(field, south!, west!, north!, east!);
+  return `(${boxPolygon(field, south!, west!, north!, 180)} || ${boxPolygon(field, south!, -180, north!, east!)})`;
+}
+
 function toFilterExpression(filter: EngineFilter): string {
   if ('any' in filter) return `(${filter.any.map(toFilterExpression).join(' || ')})`;
   if ('all' in filter) return `(${filter.all.map(toFilterExpression).join(' && ')})`;
@@ -24,8 +37,17 @@ function toFilterExpression(filter: EngineFilter): string {
       return has;
     case 'not_exists':
       return `${PRESENT_FIELDS_FIELD}:!=[${quote(field)}]`;
+    case 'geo_radius': {
+      // Typesense filters a radius above `exact_filter_radius` (10 km by default) approximately: not here.
+      const [lat, lng, meters] = values as number[];
+      // To the millimeter: a mile is not a round number of kilometers in binary.
+      const km = `${Number((meters! / 1000).toFixed(6))} km`;
+      return `${field}:([${lat}, ${lng}], radius: ${km}, exact_filter_radius: ${km})`;
+    }
+    case 'geo_bbox':
+      return toBoxExpression(field, values as number[]);
     default:
-      return `${field}:${RANGE_SYMBOLS[operator]}${values[0]}`;
+      return `${field}:${RANGE_SYMBOLS[operator as keyof typeof RANGE_SYMBOLS]}${values[0]}`;
   }
 }
 

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { CollectionCreateSchema } from 'typesense/lib/Typesense/Collections';
 import type { CollectionFieldSchema } from 'typesense/lib/Typesense/Collection';
-import type { FieldType, FieldValue, IndexDefinition, IndexedDocument, Scalar } from './engine';
+import { hasValue, isGeoPoint, valuesOf, type FieldType, type IndexDefinition, type IndexedDocument } from './engine';
 import { DEFAULT_MATCHING } from './matching';
 import type { TypesenseProtocol } from './typesense-version';
 
@@ -40,9 +40,21 @@ export const GROUP_MAX_CANDIDATES = 10_000;
 /** The alias that always points at the current collection of an index. */
 export const aliasName = (definition: Pick<IndexDefinition, 'id'>) => `idx_${definition.id.replaceAll('-', '')}`;
 
-const TYPESENSE_TYPES: Record<FieldType, string> = { STRING: 'string', NUMBER: 'float', BOOLEAN: 'bool' };
-/** Booleans sort as 0 and 1: false first ascending, as the embedded engine orders them. */
-const SORT_COPY_TYPES: Record<FieldType, string> = { STRING: 'string', NUMBER: 'float', BOOLEAN: 'int32' };
+const TYPESENSE_TYPES: Record<FieldType, string> = {
+  STRING: 'string',
+  NUMBER: 'float',
+  BOOLEAN: 'bool',
+  GEOPOINT: 'geopoint',
+};
+/**
+ * Booleans sort as 0 and 1: false first ascending, as the embedded engine orders them. A geopoint
+ * needs no copy: it sorts by distance, `field(lat, lng):asc`, and holds one point anyway.
+ */
+const SORT_COPY_TYPES: Record<Exclude<FieldType, 'GEOPOINT'>, string> = {
+  STRING: 'string',
+  NUMBER: 'float',
+  BOOLEAN: 'int32',
+};
 
 const sortFieldsOf = (definition: IndexDefinition) =>
   new Set(definition.rankingRules.flatMap((rule) => (typeof rule === 'object' ? [rule.field] : [])));
@@ -99,6 +111,12 @@ export function schemaFields(definition: IndexDefinition): CollectionFieldSchema
   const stemmed = new Set(language ? queryFields(definition).filter((name) => !exactFields.includes(name)) : []);
   for (const field of declaredFields(definition)) {
     const type = typeOf(field);
+    if (type === 'GEOPOINT') {
+      // One point per document: filtered and sorted by distance, never faceted.
+      const used = indexed.has(field.name) || definition.sortableFields.includes(field.name);
+      fields.push({ name: field.name, type: 'geopoint', optional: true, ...(used ? {} : { index: false }) });
+      continue;
+    }
     const facet = definition.facetFields.includes(field.name) || field.name === definition.distinctField;
     fields.push({
       name: field.name,
@@ -195,9 +213,6 @@ export const toTypesenseSynonyms = (definition: IndexDefinition) =>
     ...(synonym.root !== undefined ? { root: synonym.root } : {}),
   }));
 
-const valuesOf = (value: FieldValue): Scalar[] =>
-  value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
-
 /** Documents as Typesense documents of the definition's collection (the schema is worked out once). */
 export function toTypesenseDocuments(
   definition: IndexDefinition,
@@ -208,7 +223,13 @@ export function toTypesenseDocuments(
   return documents.map((document) => {
     const indexed: Record<string, unknown> = {};
     for (const field of indexedFields) {
-      const values = valuesOf(document.values[field.name] ?? null);
+      const value = document.values[field.name];
+      // Typesense takes a point as `[lat, lng]`.
+      if (isGeoPoint(value)) {
+        if (field.type === 'geopoint') indexed[field.name] = [value.lat, value.lng];
+        continue;
+      }
+      const values = valuesOf(value);
       if (values.length === 0) continue;
       indexed[field.name] = field.type.endsWith('[]') ? values : values[0];
       if (facetFields.has(field.name) && typeof values[0] === 'number') {
@@ -219,7 +240,7 @@ export function toTypesenseDocuments(
       const first = valuesOf(document.values[field] ?? null)[0];
       if (first !== undefined) indexed[sortCopyField(field)] = typeof first === 'boolean' ? Number(first) : first;
     }
-    const present = definition.filterFields.filter((field) => valuesOf(document.values[field] ?? null).length > 0);
+    const present = definition.filterFields.filter((field) => hasValue(document.values[field]));
     return {
       id: document.id,
       [SORT_ID_FIELD]: document.id,

@@ -37,7 +37,12 @@ export function toSortBy(
 ): string | undefined {
   const evalSort = toEvalSort(promoted);
   // The query's sort comes first: relevance only orders documents with equal values.
-  const parts = sort.map((key) => `${sortCopyField(key.field)}(missing_values: last):${key.direction}`);
+  // A sort by distance sorts the geopoint field itself, which Typesense measures from the point given.
+  const parts = sort.map((key) =>
+    key.from
+      ? `${key.field}(${key.from.lat}, ${key.from.lng}):${key.direction}`
+      : `${sortCopyField(key.field)}(missing_values: last):${key.direction}`,
+  );
   let textMatchPlaced = false;
   for (const rule of definition.rankingRules) {
     if (typeof rule === 'object') parts.push(`${rule.field}(missing_values: last):${rule.direction}`);

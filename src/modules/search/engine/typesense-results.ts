@@ -2,14 +2,15 @@
  * Typesense's search responses as results of this service: hits with their documents as sent and
  * highlights as the embedded engine marks them, facet counts and stats, and refused searches.
  */
-import type {
-  EngineQuery,
-  EngineResult,
-  FacetStats,
-  FieldValue,
-  HighlightResult,
-  IndexDefinition,
-  IndexedDocument,
+import {
+  isGeoPoint,
+  type EngineQuery,
+  type EngineResult,
+  type FacetStats,
+  type FieldValue,
+  type HighlightResult,
+  type IndexDefinition,
+  type IndexedDocument,
 } from './engine';
 import { escapeHtml, tokenize } from './text';
 import { isNumberFacet, METADATA_FIELD, numberFacetField, VALUES_FIELD } from './typesense-mapping';
@@ -24,6 +25,8 @@ interface TypesenseHighlight {
 interface TypesenseHit {
   document: Record<string, unknown>;
   highlight?: Record<string, TypesenseHighlight | TypesenseHighlight[]>;
+  /** With a sort by distance: meters from the sort's point, by GEOPOINT field. */
+  geo_distance_meters?: Record<string, number>;
 }
 
 export interface TypesenseSearchResult {
@@ -133,6 +136,8 @@ export function fromSearchResult(
   result: TypesenseSearchResult,
 ): EngineResult {
   const words = tokenize(query.q).length;
+  // Typesense gives each hit's distance from the point of each sort by distance, by field.
+  const byDistance = query.sort.find((key) => key.from !== undefined);
   const hits = result.grouped_hits
     ? result.grouped_hits.map((group) => group.hits[0]!).filter(Boolean)
     : (result.hits ?? []);
@@ -152,14 +157,16 @@ export function fromSearchResult(
       const highlight: Record<string, HighlightResult | HighlightResult[]> = {};
       for (const field of definition.searchFields) {
         const value = values[field];
-        if (value === null || value === undefined) continue;
+        if (value === null || value === undefined || isGeoPoint(value)) continue;
         const found = hit.highlight?.[field];
         const elements = Array.isArray(found) ? found : [found];
         highlight[field] = Array.isArray(value)
           ? value.map((item, i) => toHighlight(String(item), elements[i], words))
           : toHighlight(String(value), elements[0], words);
       }
-      return { document, highlight };
+      if (!byDistance) return { document, highlight };
+      const meters = hit.geo_distance_meters?.[byDistance.field];
+      return { document, highlight, geoDistanceMeters: typeof meters === 'number' ? Math.round(meters) : null };
     }),
   };
 }
