@@ -153,6 +153,19 @@ describe('GEOPOINT fields', () => {
     ['three coordinates', [48, 2, 100], 'must be a point'],
     ['a string', '48.85,2.35', 'must be a point'],
     ['an object with more keys', { lat: 1, lng: 2, label: 'x' }, 'must be a point'],
+    [
+      'a point among a thousand keys',
+      { lat: 1, lng: 2, ...Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i])) },
+      'must be a point',
+    ],
+    [
+      'a list of points',
+      [
+        { lat: 1, lng: 2 },
+        { lat: 3, lng: 4 },
+      ],
+      'must be a point',
+    ],
   ];
   for (const [what, location, message] of refusedDocuments) {
     it(`refuses a document with ${what}: 400 naming the field, and nothing of the batch is stored`, async () => {
@@ -199,6 +212,11 @@ describe('GEOPOINT fields', () => {
     ],
     ['a huge radius', { filters: [radius(1e12)] }, 'data[0].filters[0].values'],
     ['a zero radius', { filters: [radius(0)] }, 'data[0].filters[0].values'],
+    [
+      'a hundred values',
+      { filters: [{ key: 'location', operator: 'geo_bbox', values: Array.from({ length: 100 }, () => 1) }] },
+      'data[0].filters[0].values',
+    ],
     ['an unknown unit', { filters: [radius(5, 'ft')] }, 'data[0].filters[0].values'],
     [
       'a box upside down',
