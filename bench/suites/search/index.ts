@@ -1,25 +1,20 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { buildApp } from '../../../src/app';
 import { resolveDefinition } from '../../../src/modules/search/definition';
 import { EmbeddedEngine } from '../../../src/modules/search/engine/embedded-engine';
 import type { EngineQuery } from '../../../src/modules/search/engine/engine';
 import * as repository from '../../../src/modules/search/search.repository';
 import { toEngineQuery } from '../../../src/modules/search/search-query';
-import type { LoadResult, LoadSettings } from '../../lib/load';
 import type { Measurement } from '../../lib/report';
 import { probe, type Suite } from '../../lib/suite';
 import { ALIAS, CONTEXT, DOCUMENTS, INDEX, product } from './catalogue';
-import { buildMiniSearch, MINISEARCH_VERSION, searchMiniSearch } from './minisearch';
+import { FLEXSEARCH_VERSION } from './flexsearch';
+import { heapOf, integer, median, seconds } from './measure';
+import { MINISEARCH_VERSION } from './minisearch';
+import { measureWithPeers, type PeerRun } from './peers';
 
 const BATCH = 1_000;
-
-const collectGarbage = (() => {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-})();
 
 const readBody = (request: IncomingMessage) =>
   new Promise<string>((resolve) => {
@@ -28,75 +23,6 @@ const readBody = (request: IncomingMessage) =>
     request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => resolve(body));
   });
-
-const seconds = (ms: number) => (ms / 1000).toFixed(1);
-const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
-/**
- * Calls made in a loop in this process, one at a time, measured like a load run: each warmed up,
- * then interleaved rounds (round r starts at call r) so that outside load hits every case alike.
- */
-async function measureInProcess(calls: (() => unknown)[], load: LoadSettings): Promise<LoadResult[]> {
-  for (const call of calls) {
-    for (const deadline = Date.now() + load.warmupSeconds * 1000; Date.now() < deadline;) await call();
-  }
-  const runs = calls.map(() => ({ latencies: [] as number[], seconds: 0, cpuMicros: 0, rounds: [] as number[] }));
-  const roundMs = (load.durationSeconds / load.rounds) * 1000;
-  for (let round = 0; round < load.rounds; round++) {
-    for (let offset = 0; offset < calls.length; offset++) {
-      const index = (round + offset) % calls.length;
-      const run = runs[index]!;
-      const done = run.latencies.length;
-      const cpuBefore = process.cpuUsage();
-      const start = performance.now();
-      for (const deadline = start + roundMs; performance.now() < deadline;) {
-        const t = performance.now();
-        await calls[index]!();
-        run.latencies.push(performance.now() - t);
-      }
-      const elapsed = (performance.now() - start) / 1000;
-      const cpu = process.cpuUsage(cpuBefore);
-      run.seconds += elapsed;
-      run.cpuMicros += cpu.user + cpu.system;
-      run.rounds.push((run.latencies.length - done) / elapsed);
-    }
-  }
-  return runs.map(({ latencies, seconds, cpuMicros, rounds }) => {
-    latencies.sort((a, b) => a - b);
-    const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!;
-    return {
-      requestsPerSecond: latencies.length / seconds,
-      roundRequestsPerSecond: rounds,
-      p50Ms: at(0.5),
-      p99Ms: at(0.99),
-      completed: latencies.length,
-      cpuMicrosPerRequest: cpuMicros / latencies.length,
-      failed: 0,
-    };
-  });
-}
-
-/**
- * Memory held by what `build` returns, after full collections before and after: the JS heap plus
- * array buffers (typed arrays keep their contents outside the heap).
- */
-async function heapOf<T>(build: () => Promise<T>): Promise<{ value: T; heapMb: number; rssMb: number }> {
-  const held = () => {
-    collectGarbage();
-    const usage = process.memoryUsage();
-    return { heap: usage.heapUsed + usage.arrayBuffers, rss: usage.rss };
-  };
-  const before = held();
-  const value = await build();
-  const after = held();
-  return { value, heapMb: (after.heap - before.heap) / 2 ** 20, rssMb: (after.rss - before.rss) / 2 ** 20 };
-}
 
 /**
  * Search with the embedded engine over 100 000 generated products: upsert rate, rebuild time and
@@ -150,10 +76,6 @@ export const searchSuite: Suite = {
     const rebuildMs = rebuilt.value;
     await fresh.close();
 
-    log(`building the same ${DOCUMENTS} products in MiniSearch`);
-    const { value: miniSearch, heapMb: miniSearchHeapMb } = await heapOf(async () => buildMiniSearch());
-    const miniSearchCount = searchMiniSearch(miniSearch).count;
-
     const engine = services.search.engine;
     const bare = createServer(async (request, response) => {
       const body = JSON.parse(await readBody(request)) as { data: (typeof CONTEXT)[] };
@@ -176,11 +98,13 @@ export const searchSuite: Suite = {
     if (check.status !== 201) throw new Error(`search answered ${check.status}: ${JSON.stringify(check.body)}`);
     const count = (check.body as { data: { results: { count: number }[] }[] }).data[0]!.results[0]!.count;
 
-    log('measuring the engine called directly and MiniSearch, interleaved');
-    const [direct, peer] = await measureInProcess(
-      [() => engine.search(definition, query), () => searchMiniSearch(miniSearch)],
+    const { direct, miniSearch, flexSearch } = await measureWithPeers(
+      () => engine.search(definition, query),
       load,
+      log,
     );
+    const directRate = median(direct.roundRequestsPerSecond);
+    const rateOf = (peer: PeerRun) => median(peer.result.roundRequestsPerSecond);
     const [bareResult, fullResult] = await measure([
       { url: bareOrigin, method: 'POST', headers: { 'content-type': 'application/json' }, body },
       { url: `${origin}/api/instant/search/indexes/${ALIAS}`, method: 'POST', headers: auth, body },
@@ -190,15 +114,25 @@ export const searchSuite: Suite = {
       `Search: ${integer.format(DOCUMENTS)} generated products upserted over HTTP in batches of ${BATCH} in ${seconds(upsertMs)} s (${integer.format(DOCUMENTS / (upsertMs / 1000))} documents/s, each batch stored in PostgreSQL and applied to the in-memory index before the 204).`,
       `Search: rebuilding the in-memory index of ${integer.format(DOCUMENTS)} documents from PostgreSQL, as at start, took ${seconds(rebuildMs)} s; it holds ${rebuilt.heapMb.toFixed(0)} MiB of JS heap and array buffers (resident set grew ${rebuilt.rssMb.toFixed(0)} MiB).`,
       `Search rows: the query "${CONTEXT.q}" (prefix on the last word) with a price filter and two facets, ${integer.format(count)} matches, 10 hits. "engine called directly" is EmbeddedEngine.search() in a loop in this process, one call at a time (its p50/p99 are per call, not under 50 connections); the bare node:http row parses the body and calls the engine, with no authentication, validation, database or search log; the full stack adds those.`,
-      `Search peer: the same ${integer.format(DOCUMENTS)} products in MiniSearch ${MINISEARCH_VERSION} in this process (search fields ${INDEX.search_fields.join(', ')}; the engine's typo budget per word, prefix on the last word, combineWith AND; every field a hit returns stored), queried with the same words and price filter, without facets (${integer.format(miniSearchCount)} matches, 10 hits), measured in the same interleaved rounds as the direct engine: median round ${integer.format(median(direct!.roundRequestsPerSecond))} vs ${integer.format(median(peer!.roundRequestsPerSecond))} queries/s (${(median(direct!.roundRequestsPerSecond) / median(peer!.roundRequestsPerSecond)).toFixed(1)}×). JS heap and array buffers of the index: embedded ${rebuilt.heapMb.toFixed(0)} MiB, MiniSearch ${miniSearchHeapMb.toFixed(0)} MiB (${(rebuilt.heapMb / miniSearchHeapMb).toFixed(2)}×).`,
+      `Search peer: the same ${integer.format(DOCUMENTS)} products in MiniSearch ${MINISEARCH_VERSION} in this process, built in ${seconds(miniSearch.buildMs)} s (search fields ${INDEX.search_fields.join(', ')}; the engine's typo budget per word, prefix on the last word, combineWith AND; every field a hit returns stored), queried with the same words and price filter, without facets (${integer.format(miniSearch.count)} matches, 10 hits), measured in the same interleaved rounds as the direct engine: median round ${integer.format(directRate)} vs ${integer.format(rateOf(miniSearch))} queries/s (${(directRate / rateOf(miniSearch)).toFixed(1)}×). JS heap and array buffers of the index: embedded ${rebuilt.heapMb.toFixed(0)} MiB, MiniSearch ${miniSearch.heapMb.toFixed(0)} MiB (${(rebuilt.heapMb / miniSearch.heapMb).toFixed(2)}×).`,
+      `Search peer: the same products in FlexSearch ${FLEXSEARCH_VERSION} in this process, built in ${seconds(flexSearch.buildMs)} s: a Document index over ${INDEX.search_fields.join(', ')} with tokenize "forward" and the LatinExtra encoder, every product stored; each query word must be in one of the fields (a Resolver unites a word's fields and intersects the words), and only when no document has every word is the query run again in its suggest mode; the price filter is applied to the stored documents of all matches, as MiniSearch's is (${integer.format(flexSearch.count)} matches, 10 hits, in its own order). Not matched: every query word matches as a prefix, not only the last (tokenize is per index); typos are its phonetic normalization (LatinExtra drops vowels and merges similar consonants), not an edit distance: it also forgives typos in words of 4 letters or fewer ("lmap", "sufa"), which the engine's budget does not, misses some swapped consonants ("keyboadr") and merges some distinct words; no facets; documents keyed by a number (the product's id stays stored), as FlexSearch advises: with the catalogue's string ids its intersections run several times slower. Median round ${integer.format(directRate)} vs ${integer.format(rateOf(flexSearch))} queries/s (${(directRate / rateOf(flexSearch)).toFixed(1)}×); JS heap and array buffers of the index: FlexSearch ${flexSearch.heapMb.toFixed(0)} MiB (the embedded index: ${(rebuilt.heapMb / flexSearch.heapMb).toFixed(2)}×).`,
     );
     return [
-      { id: 'search.minisearch', label: 'search: MiniSearch, same products (in process, peer)', result: peer! },
+      {
+        id: 'search.minisearch',
+        label: 'search: MiniSearch, same products (in process, peer)',
+        result: miniSearch.result,
+      },
+      {
+        id: 'search.flexsearch',
+        label: 'search: FlexSearch, same products (in process, peer)',
+        result: flexSearch.result,
+      },
       {
         id: 'search.direct',
         label: 'search: engine called directly (in process)',
-        result: direct!,
-        baselines: ['search.minisearch'],
+        result: direct,
+        baselines: ['search.minisearch', 'search.flexsearch'],
       },
       {
         id: 'search.bare',
