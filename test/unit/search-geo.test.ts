@@ -18,7 +18,8 @@ import {
 import { MemoryIndex } from '../../src/modules/search/engine/memory-index';
 import { toFilterBy } from '../../src/modules/search/engine/typesense-filters';
 import { schemaFields, toTypesenseDocuments } from '../../src/modules/search/engine/typesense-mapping';
-import { toSortBy } from '../../src/modules/search/engine/typesense-query';
+import { toSearch, toSortBy } from '../../src/modules/search/engine/typesense-query';
+import { protocolFor } from '../../src/modules/search/engine/typesense-version';
 import { fromSearchResult } from '../../src/modules/search/engine/typesense-results';
 import { toEngineQuery } from '../../src/modules/search/search-query';
 import type { SearchContextData } from '../../src/modules/search/search.schemas';
@@ -404,6 +405,23 @@ describe('the Typesense mapping', () => {
       'location:([48, 2, 48, 3, 49, 3, 49, 2])',
     ])
       expect(geoFilterRefusal('location', filter.slice('location:'.length))).toBeNull();
+  });
+
+  it('neither groups nor sorts by a point as a value, as the embedded engine does not', () => {
+    const pointAsValue: IndexDefinition = {
+      ...definition,
+      distinctField: 'location',
+      rankingRules: [{ field: 'location', direction: 'asc' }, 'words', { field: 'rating', direction: 'desc' }],
+    };
+    expect(toSortBy(pointAsValue, [])).toBe('_text_match:desc,rating(missing_values: last):desc,__id:asc');
+    const search = toSearch(pointAsValue, 'c', query({ q: 'store' }), protocolFor('30.0'));
+    expect(search).not.toHaveProperty('group_by');
+    // The embedded engine: every document its own group, in relevance order then by id.
+    const index = new MemoryIndex(pointAsValue);
+    index.upsert(stores);
+    const result = index.search(query({ q: 'store' }));
+    expect(result.count).toBe(stores.length);
+    expect(result.hits.map((hit) => hit.document.id)).toEqual(['online', 'versailles', 'london', 'paris', 'lyon']);
   });
 
   it('sorts by distance on the field itself and reads the distance back', () => {

@@ -65,6 +65,13 @@ const singleValued = (definition: IndexDefinition, field: string) =>
 
 export const matchingOf = (definition: IndexDefinition) => definition.matching ?? DEFAULT_MATCHING;
 
+/**
+ * Whether a field is a GEOPOINT field: it neither groups nor sorts by value (a point is no value),
+ * so a distinct field or a `<field>:asc|desc` rule naming it does nothing, as in the embedded engine.
+ */
+export const isGeoField = (definition: IndexDefinition, name: string) =>
+  definition.fields.some((field) => field.name === name && field.type === 'GEOPOINT');
+
 /** STRING until a document shows a field's type: a later type changes the schema and rebuilds the collection. */
 const typeOf = (field: IndexDefinition['fields'][number]): FieldType => field.type ?? 'STRING';
 

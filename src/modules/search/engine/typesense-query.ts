@@ -10,6 +10,7 @@ import { replacePhrases, stopPhrases } from './phrases';
 import { tokenize } from './text';
 import {
   GROUP_MAX_CANDIDATES,
+  isGeoField,
   isNumberFacet,
   matchingOf,
   MAX_TYPESENSE_SORT_FIELDS,
@@ -45,8 +46,9 @@ export function toSortBy(
   );
   let textMatchPlaced = false;
   for (const rule of definition.rankingRules) {
-    if (typeof rule === 'object') parts.push(`${rule.field}(missing_values: last):${rule.direction}`);
-    else if (!textMatchPlaced) {
+    if (typeof rule === 'object') {
+      if (!isGeoField(definition, rule.field)) parts.push(`${rule.field}(missing_values: last):${rule.direction}`);
+    } else if (!textMatchPlaced) {
       if (!(evalSort && promoted.wildcard)) parts.push('_text_match:desc');
       textMatchPlaced = true;
     }
@@ -142,7 +144,7 @@ export function toSearch(
   if (query.hide && query.hide.length > 0) search.hidden_hits = query.hide.join(',');
   // Pinned documents must pass the filters too, as in the embedded engine.
   if (search.pinned_hits !== undefined || search.hidden_hits !== undefined) search.filter_curated_hits = true;
-  if (definition.distinctField) {
+  if (definition.distinctField && !isGeoField(definition, definition.distinctField)) {
     Object.assign(search, {
       group_by: definition.distinctField,
       group_limit: 1,
