@@ -13,7 +13,7 @@ import type { Suite } from './lib/suite';
 import { Teardown } from './lib/teardown';
 import { httpOverheadSuite } from './suites/http-overhead';
 import { edgeSuite } from './suites/edge';
-import { searchSuite } from './suites/search';
+import { searchScaleSuite, searchSuite } from './suites/search';
 import { reservationsSuite } from './suites/reservations';
 import { hostileSuite } from './suites/hostile';
 import { startSuite } from './suites/start';
@@ -25,6 +25,7 @@ const allSuites: Suite[] = [
   httpOverheadSuite,
   edgeSuite,
   searchSuite,
+  searchScaleSuite,
   stockSuite,
   reservationsSuite,
   startSuite,

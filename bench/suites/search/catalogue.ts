@@ -61,13 +61,8 @@ const SYLLABLES = [
 const model = (i: number) =>
   SYLLABLES[i % 16]! + SYLLABLES[Math.floor(i / 16) % 16]! + SYLLABLES[Math.floor(i / 256) % 16]!;
 
-/** A deterministic product catalogue: the same documents in every run. */
-export function product(i: number) {
-  let seed = i * 2654435761;
-  const pick = <T>(list: T[]) => {
-    seed = (seed * 1103515245 + 12345) >>> 0;
-    return list[seed % list.length]!;
-  };
+/** A product's fields from its number, each word drawn by `pick` (the order of the draws is part of the catalogue). */
+function productOf(i: number, pick: <T>(list: T[]) => T) {
   const noun = pick(NOUNS);
   const brand = pick(BRANDS);
   return {
@@ -80,6 +75,34 @@ export function product(i: number) {
     in_stock: i % 7 !== 0,
     metadata: { url: `https://shop.example.com/p/${i}` },
   };
+}
+
+/** A deterministic product catalogue: the same documents in every run. */
+export function product(i: number) {
+  let seed = i * 2654435761;
+  return productOf(i, (list) => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return list[seed % list.length]!;
+  });
+}
+
+/** A 32-bit integer hash (MurmurHash3's finalizer): every bit of the input moves about half the output's. */
+function mix(x: number): number {
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+/**
+ * Products like `product`'s, each word drawn from a hash of the product's number and the draw's, so
+ * that a catalogue of any size holds the words in the same proportions. `product`'s first draw
+ * leaves 32-bit arithmetic: past a few thousand products its draws take fewer and fewer values (the
+ * last 100 000 of a million products share 8 sets of words). Its catalogue stays as it is so that
+ * the search rows keep being measured on the same documents; the scale rows use this one.
+ */
+export function uniformProduct(i: number) {
+  let draw = 0;
+  return productOf(i, (list) => list[mix(i * 8 + draw++) % list.length]!);
 }
 
 export const INDEX = {

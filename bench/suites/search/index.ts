@@ -14,6 +14,8 @@ import { heapOf, integer, median, seconds } from './measure';
 import { MINISEARCH_VERSION } from './minisearch';
 import { measureWithPeers, type PeerRun } from './peers';
 
+export { searchScaleSuite } from './scale';
+
 const BATCH = 1_000;
 
 const readBody = (request: IncomingMessage) =>
