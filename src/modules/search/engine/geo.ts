@@ -10,7 +10,6 @@ export const EARTH_RADIUS_METERS = 6_371_010;
 /** Half the earth's circumference: no two points are farther apart; a larger radius means nothing more. */
 export const MAX_DISTANCE_METERS = Math.PI * EARTH_RADIUS_METERS;
 export const METERS_PER_UNIT = { km: 1000, mi: 1609.344 } as const;
-export type DistanceUnit = keyof typeof METERS_PER_UNIT;
 
 const isCoordinate = (value: unknown, limit: number): value is number =>
   typeof value === 'number' && Number.isFinite(value) && value >= -limit && value <= limit;
