@@ -10,6 +10,7 @@ import { startFixture } from './lib/fixture';
 import { LoadGenerator, loadSettingsFromEnv, measureAll, type LoadRequest, type MeasureHooks } from './lib/load';
 import { renderTable, type Measurement } from './lib/report';
 import type { Suite } from './lib/suite';
+import { collectGarbage } from './lib/gc';
 import { Teardown } from './lib/teardown';
 import { httpOverheadSuite } from './suites/http-overhead';
 import { edgeSuite } from './suites/edge';
@@ -89,7 +90,17 @@ async function main(): Promise<void> {
     const measurements: Measurement[] = [];
     for (const suite of suites) {
       log(`suite: ${suite.name}`);
-      measurements.push(...(await suite.run({ fixture, teardown, load, measure, log })));
+      // What a suite starts (servers, indexes of a million documents) ends with it: every suite
+      // measures in a process holding only the fixture and its own servers, not the heap of the
+      // suites before it.
+      const suiteTeardown = new Teardown();
+      teardown.add(`tear down ${suite.name}`, () => suiteTeardown.run());
+      try {
+        measurements.push(...(await suite.run({ fixture, teardown: suiteTeardown, load, measure, log })));
+      } finally {
+        await suiteTeardown.run();
+        collectGarbage();
+      }
     }
 
     const notes = [

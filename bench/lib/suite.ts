@@ -6,7 +6,7 @@ import type { Teardown } from './teardown';
 /** What every benchmark suite gets from bench/run.ts. */
 export interface SuiteContext {
   fixture: Fixture;
-  /** Register servers and other resources here; run.ts tears everything down at the end. */
+  /** Register servers and other resources here; run.ts tears them down when the suite ends. */
   teardown: Teardown;
   load: LoadSettings;
   /** Warms up and measures the requests (interleaved, see measureAll); results in request order. */
