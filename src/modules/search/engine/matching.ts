@@ -89,9 +89,20 @@ export class TextMatcher {
     return words;
   }
 
-  /** The words of a text, in order. */
+  /**
+   * The words of a text, in order: `wordsAt` without an object per word, since this one runs on
+   * every field of every document indexed.
+   */
   words(text: string, exact = false): string[] {
-    return this.wordsAt(text, exact).map((at) => at.word);
+    const words: string[] = [];
+    const pattern = this.wordPattern;
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+      const typed = normalizeWord(match[0]);
+      if (!typed) continue;
+      words.push(this.stem && !exact ? this.stem(typed) : typed);
+    }
+    return words;
   }
 
   /**

@@ -6,8 +6,12 @@
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const MARKS = /\p{M}/gu;
 
-/** Lowercase without diacritics: "Café" and "cafe" are the same word. */
-export const normalizeWord = (word: string) => word.normalize('NFKD').replace(MARKS, '').toLowerCase();
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** Lowercase without diacritics: "Café" and "cafe" are the same word (ASCII has none to take off). */
+export const normalizeWord = (word: string) =>
+  ASCII.test(word) ? word.toLowerCase() : word.normalize('NFKD').replace(MARKS, '').toLowerCase();
 
 /** The words of a text, normalized, in order. */
 export function tokenize(text: string): string[] {
