@@ -14,8 +14,10 @@ import {
   type IndexedDocument,
   type Scalar,
 } from './engine';
+import { slotFilter } from './column-filters';
+import { MISSING, type FieldColumns } from './field-columns';
 import { countRanges } from './facet-ranges';
-import { filtersWithout, passesFilters } from './filter-match';
+import { filtersWithout } from './filter-match';
 import type { TextMatcher } from './matching';
 import { facetValueMatches } from './text';
 
@@ -29,6 +31,8 @@ export class FacetCounter {
     private readonly documents: (IndexedDocument | undefined)[],
     private readonly types: Map<string, FieldType | null>,
     private readonly matcher: TextMatcher,
+    /** The documents' values by field. */
+    private readonly columns: FieldColumns,
   ) {}
 
   /**
@@ -49,7 +53,7 @@ export class FacetCounter {
     const others = disjunctive ? filtersWithout(query.filters, field) : query.filters;
     return others.length === query.filters.length
       ? filtered
-      : candidates.filter((slot) => passesFilters(this.documents[slot]!.values, others));
+      : candidates.filter(slotFilter(others, this.documents, this.columns));
   }
 
   /** Each field's ranges counted over the matches (without the field's own filters when disjunctive). */
@@ -106,13 +110,17 @@ export class FacetCounter {
     const facets: Record<string, Record<string, number>> = {};
     const facetsStats: Record<string, FacetStats> = {};
     for (const field of fields) {
-      const counts = new Map<Scalar, number>();
+      const { codes, values, ids } = this.columns.of(this.documents, field);
+      // Counted by value id; `seen` keeps the order values were first met, which ties are listed in.
+      const countOf = new Int32Array(values.length);
+      const seen: number[] = [];
       let min = Infinity;
       let max = -Infinity;
       let sum = 0;
       let n = 0;
-      const count = (value: Scalar) => {
-        counts.set(value, (counts.get(value) ?? 0) + 1);
+      const count = (id: number, value: Scalar) => {
+        if (countOf[id] === 0) seen.push(id);
+        countOf[id]! += 1;
         if (typeof value === 'number') {
           if (value < min) min = value;
           if (value > max) max = value;
@@ -121,12 +129,17 @@ export class FacetCounter {
         }
       };
       for (const slot of slots) {
-        const value = this.documents[slot]!.values[field];
-        if (value === null || value === undefined) continue;
-        if (Array.isArray(value)) new Set(value).forEach(count);
-        // A point is no facet value.
-        else if (!isGeoPoint(value)) count(value);
+        const code = codes[slot]!;
+        if (code >= 0) count(code, values[code]!);
+        else if (code !== MISSING) {
+          const value = this.documents[slot]!.values[field];
+          if (Array.isArray(value)) for (const item of new Set(value)) count(ids.get(item)!, item);
+          // A point is no facet value.
+          else if (value !== null && value !== undefined && !isGeoPoint(value)) count(ids.get(value)!, value);
+        }
       }
+      const counts = new Map<Scalar, number>();
+      for (const id of seen) counts.set(values[id]!, countOf[id]!);
       facets[field] = Object.fromEntries(topValues(counts));
       if (this.types.get(field) === 'NUMBER' && n > 0) facetsStats[field] = { min, max, avg: sum / n, sum };
     }

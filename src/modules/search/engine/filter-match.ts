@@ -40,7 +40,8 @@ function passesGeoFilter(value: FieldValue | undefined, filter: FieldFilter): bo
     : insideBox(value, { south: a!, west: b!, north: c!, east: d! });
 }
 
-function passesFieldFilter(value: FieldValue | undefined, filter: FieldFilter): boolean {
+/** Whether a field's value passes a filter of that field. */
+export function passesFieldFilter(value: FieldValue | undefined, filter: FieldFilter): boolean {
   const items = valuesOf(value);
   switch (filter.operator) {
     case 'exists':

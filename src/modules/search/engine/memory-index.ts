@@ -13,7 +13,9 @@ import {
   type IndexDefinition,
   type IndexedDocument,
 } from './engine';
+import { slotFilter } from './column-filters';
 import { FacetCounter } from './facet-counts';
+import { FieldColumns } from './field-columns';
 import { passesFilters } from './filter-match';
 import { hitOf } from './highlight';
 import { EXACT_MARK, TextMatcher } from './matching';
@@ -41,8 +43,14 @@ function wordsOfTexts(matcher: TextMatcher, texts: string[], exact: boolean): st
 }
 
 export class MemoryIndex {
-  /** Documents by slot; a replaced or removed document leaves its slot empty until the next compaction. */
+  /**
+   * Documents by slot; a replaced or removed document leaves its slot empty until the next
+   * compaction. Slots are only appended and emptied, and `clear` starts a new array: the columns
+   * rely on it.
+   */
   private documents: (IndexedDocument | undefined)[] = [];
+  /** The documents' values by field, for filters, facets and sorting. */
+  private readonly columns = new FieldColumns();
   private readonly slotOf = new Map<string, number>();
   private readonly termIds = new Map<string, number>();
   /** Terms by id: the words of documents and the group tokens of phrases. */
@@ -315,14 +323,13 @@ export class MemoryIndex {
     const hidden = new Set(query.hide ?? []);
     const visible = hidden.size === 0 ? candidates : candidates.filter((slot) => !hidden.has(this.documents[slot]!.id));
     const filtered =
-      query.filters.length === 0
-        ? visible
-        : visible.filter((slot) => passesFilters(this.documents[slot]!.values, query.filters));
+      query.filters.length === 0 ? visible : visible.filter(slotFilter(query.filters, this.documents, this.columns));
 
     const { facets, facetsStats, facetHits, facetRanges } = new FacetCounter(
       this.documents,
       this.types,
       this.matcher,
+      this.columns,
     ).count(visible, filtered, query);
     const pins = this.pinned(query, hidden);
     const needed = query.offset + query.limit + pins.length;
