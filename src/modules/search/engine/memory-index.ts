@@ -16,6 +16,7 @@ import {
 import { slotFilter } from './column-filters';
 import { FacetCounter } from './facet-counts';
 import { FieldColumns } from './field-columns';
+import { IdOrder } from './id-order';
 import { passesFilters } from './filter-match';
 import { hitOf } from './highlight';
 import { EXACT_MARK, TextMatcher } from './matching';
@@ -51,6 +52,8 @@ export class MemoryIndex {
   private documents: (IndexedDocument | undefined)[] = [];
   /** The documents' values by field, for filters, facets and sorting. */
   private readonly columns = new FieldColumns();
+  /** The documents' places by id, the ranking's last tie-breaker. */
+  private readonly idOrder = new IdOrder();
   private readonly slotOf = new Map<string, number>();
   private readonly termIds = new Map<string, number>();
   /** Terms by id: the words of documents and the group tokens of phrases. */
@@ -341,6 +344,7 @@ export class MemoryIndex {
         words,
         typos,
         positional: () => this.positionalScores(filtered, matches),
+        idRanks: this.idOrder.of(this.documents),
       },
       query.sort,
       needed,

@@ -30,6 +30,8 @@ export interface RankInput {
   typos: Int8Array[];
   /** The positional scores of `slots`, computed only when a rule needs them. */
   positional: () => PositionalScores;
+  /** Per slot, its document's place by id (see id-order.ts). */
+  idRanks: Int32Array;
 }
 
 /**
@@ -83,20 +85,22 @@ export function rank(
     keys.push(boosted);
     directions.push(1);
   }
-  const compare = (a: number, b: number) => {
-    for (let i = 0; i < keys.length; i++) {
-      const x = keys[i]![a];
-      const y = keys[i]![b];
-      if (x === y) continue;
-      // Documents without a value for a sort rule come last in either direction.
-      if (x === undefined) return 1;
-      if (y === undefined) return -1;
-      return (x < y ? -1 : 1) * directions[i]!;
-    }
-    const ia = documents[slots[a]!]!.id;
-    const ib = documents[slots[b]!]!.id;
-    return ia < ib ? -1 : ia > ib ? 1 : 0;
-  };
+  const { idRanks } = input;
+  const numeric = numericKeys(keys, directions, slots.length);
+  const compare = numeric
+    ? numericCompare(numeric, slots, idRanks)
+    : (a: number, b: number) => {
+        for (let i = 0; i < keys.length; i++) {
+          const x = keys[i]![a];
+          const y = keys[i]![b];
+          if (x === y) continue;
+          // Documents without a value for a sort rule come last in either direction.
+          if (x === undefined) return 1;
+          if (y === undefined) return -1;
+          return (x < y ? -1 : 1) * directions[i]!;
+        }
+        return idRanks[slots[a]!]! - idRanks[slots[b]!]!;
+      };
   const places = Array.from({ length: slots.length }, (_, s) => s);
 
   const distinct = definition.distinctField;
@@ -117,6 +121,106 @@ export function rank(
     kept.push(slot);
   }
   return { slots: kept.slice(0, needed), count: kept.length };
+}
+
+/** Packed keys stay below this, where every integer is exact in a double (with room for rounding the bound). */
+const MAX_PACKED = 2 ** 52;
+
+/**
+ * A key as numbers that order lower first, a sort's missing values as Infinity; undefined when its
+ * values cannot be: a sort key's values that are not all finite numbers or all strings (strings
+ * become their places among the distinct values).
+ */
+function orientedKey(key: Int32Array | (Scalar | undefined)[], direction: number): Float64Array | undefined {
+  const oriented = new Float64Array(key.length);
+  if (key instanceof Int32Array) {
+    for (let s = 0; s < key.length; s++) oriented[s] = key[s]! * direction;
+    return oriented;
+  }
+  let kind: string | undefined;
+  const distinct = new Set<Scalar>();
+  for (const value of key) {
+    if (value === undefined) continue;
+    const type = typeof value;
+    if (type !== kind && kind !== undefined) return undefined;
+    if (type === 'number' ? !Number.isFinite(value) : type !== 'string') return undefined;
+    kind = type;
+    if (type === 'string') distinct.add(value);
+  }
+  const placeOf = new Map([...distinct].sort().map((value, place) => [value, place]));
+  for (let s = 0; s < key.length; s++) {
+    const value = key[s];
+    // Documents without a value for a sort rule come last in either direction.
+    oriented[s] =
+      value === undefined
+        ? Infinity
+        : (typeof value === 'string' ? placeOf.get(value)! : (value as number)) * direction;
+  }
+  return oriented;
+}
+
+/**
+ * The keys as a few arrays of numbers compared one after the other, lower first: adjacent keys of
+ * small integers packed into one, so that choosing the first page of a million matches compares a
+ * number or two instead of each key in turn. Undefined when a key cannot be read as numbers.
+ */
+function numericKeys(
+  keys: (Int32Array | (Scalar | undefined)[])[],
+  directions: number[],
+  count: number,
+): Float64Array[] | undefined {
+  const columns: Float64Array[] = [];
+  let packing: { packed: Float64Array; span: number } | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = orientedKey(keys[i]!, directions[i]!);
+    if (!key) return undefined;
+    let min = Infinity;
+    let max = -Infinity;
+    let integers = true;
+    for (let s = 0; s < count; s++) {
+      const value = key[s]!;
+      if (value < min) min = value;
+      if (value > max) max = value;
+      if (!Number.isInteger(value)) integers = false;
+    }
+    const range = count === 0 ? 1 : max - min + 1;
+    if (integers && range < MAX_PACKED) {
+      if (packing && packing.span * range < MAX_PACKED) {
+        const { packed } = packing;
+        for (let s = 0; s < count; s++) packed[s] = packed[s]! * range + (key[s]! - min);
+        packing.span *= range;
+        continue;
+      }
+      for (let s = 0; s < count; s++) key[s] = key[s]! - min;
+      packing = { packed: key, span: range };
+      columns.push(key);
+    } else {
+      packing = undefined;
+      columns.push(key);
+    }
+  }
+  return columns;
+}
+
+/** Compares places in `slots` by numeric keys, then by id; Infinity (a missing sort value) ties with itself. */
+function numericCompare(keys: Float64Array[], slots: number[], idRanks: Int32Array) {
+  const byId = (a: number, b: number) => idRanks[slots[a]!]! - idRanks[slots[b]!]!;
+  if (keys.length === 0) return byId;
+  if (keys.length === 1) {
+    const [first] = keys as [Float64Array];
+    return (a: number, b: number) => {
+      const d = first[a]! - first[b]!;
+      return d < 0 ? -1 : d > 0 ? 1 : byId(a, b);
+    };
+  }
+  return (a: number, b: number) => {
+    for (const key of keys) {
+      const d = key[a]! - key[b]!;
+      if (d < 0) return -1;
+      if (d > 0) return 1;
+    }
+    return byId(a, b);
+  };
 }
 
 /** The distance in meters of each of `slots` from `from`, undefined for a document without a point. */
