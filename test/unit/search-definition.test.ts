@@ -3,8 +3,10 @@ import {
   coerceScalar,
   documentIdOf,
   mapDocument,
+  mapStoredDocument,
   mergeDocument,
   resolveDefinition,
+  storedDocumentMapper,
   type IndexSettings,
   type IndexState,
 } from '../../src/modules/search/definition';
@@ -93,6 +95,79 @@ describe('mapDocument', () => {
     expect(mapDocument({ id: 1, size: { w: 1 } }, settings(), {}).problems?.[0]?.field).toBe('size');
     expect(mapDocument({ id: 1, objectID: 'y' }, settings(), {}).problems?.[0]?.field).toBe('objectID');
     expect(mapDocument([1], settings(), {}).problems).toEqual([{ field: '', message: 'must be an object' }]);
+  });
+});
+
+describe('storedDocumentMapper', () => {
+  const declared = settings({
+    fields: [
+      { from: 'a.b.c', to: 'deep', type: 'NUMBER', label: null },
+      { from: 'title', to: 'name', type: null, label: null },
+      { from: 'tags', to: 'tags', type: 'STRING', label: null },
+    ],
+  });
+
+  it('maps many documents with one mapping as each alone, and learns no types from them', () => {
+    const seen = {};
+    const map = storedDocumentMapper(settings(), seen);
+    const documents = [
+      { id: 1, price: 10, name: 'Lamp', tags: ['a', null, 'b'] },
+      { id: 2, price: 'ten', name: 3, metadata: { m: 1 } },
+      { id: 3, price: '', size: { w: 1 } },
+    ];
+    const one = documents.map((document) => mapStoredDocument(document, settings(), {}));
+    expect(documents.map(map)).toEqual(one);
+    expect(one).toEqual([
+      { id: '1', values: { price: 10, name: 'Lamp', tags: ['a', 'b'] }, metadata: null },
+      // Each document is typed by its own values: the first one's NUMBER price is not learnt.
+      { id: '2', values: { price: 'ten', name: 3 }, metadata: { m: 1 } },
+      { id: '3', values: { price: null, size: null }, metadata: null },
+    ]);
+    expect(seen).toEqual({});
+  });
+
+  it('takes values from nested paths, and null where the path runs into a scalar, an array or nothing', () => {
+    const map = storedDocumentMapper(declared, {});
+    expect(map({ id: 'x', a: { b: { c: '7' } }, title: 'T', tags: ['x', 2] })).toEqual({
+      id: 'x',
+      values: { deep: 7, name: 'T', tags: ['x', '2'] },
+      metadata: null,
+    });
+    for (const a of [5, [{ b: { c: 1 } }], null, { b: 'c' }, { b: { d: 1 } }])
+      expect(map({ id: 'x', a, title: 'T' })?.values).toEqual({ deep: null, name: 'T', tags: null });
+  });
+
+  it('keeps the values that fit of a document that does not fit whole, and drops what cannot be a document', () => {
+    const map = storedDocumentMapper(declared, { name: 'NUMBER' });
+    expect(map({ id: 7, a: { b: { c: 'seven' } }, title: '12', tags: ['a', true] })).toEqual({
+      id: '7',
+      values: { deep: null, name: 12, tags: null },
+      metadata: null,
+    });
+    for (const raw of [null, 'text', 5, [{ id: 'x' }], { title: 'no id' }, { id: '' }, { id: true }])
+      expect(map(raw)).toBeNull();
+  });
+
+  it('maps hostile documents: many keys, deep nesting, huge values, holes in arrays', () => {
+    const map = storedDocumentMapper(settings(), {});
+    const many: Record<string, unknown> = { id: 'many' };
+    for (let i = 0; i < 10_000; i++) many[`k${i}`] = i % 2 ? i : `v${i}`;
+    const mapped = map(many)!;
+    expect(Object.keys(mapped.values)).toHaveLength(10_000);
+    expect(mapped.values.k9999).toBe(9999);
+    expect(mapped.values.k10).toBe('v10');
+
+    let deep: Record<string, unknown> = { c: 1 };
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    expect(map({ id: 'deep', nested: deep, name: 'kept' })!.values).toEqual({ nested: null, name: 'kept' });
+    const deepPath = settings({ fields: [{ from: 'a.'.repeat(2_000) + 'a', to: 'far', type: 'STRING', label: null }] });
+    expect(storedDocumentMapper(deepPath, {})({ id: 'deep', ...deep })!.values).toEqual({ far: null });
+
+    const huge = 'word '.repeat(200_000);
+    const long = Array.from({ length: 100_000 }, (_, i) => i);
+    expect(map({ id: 'huge', text: huge, numbers: long })!.values).toEqual({ text: huge, numbers: long });
+    // eslint-disable-next-line no-sparse-arrays
+    expect(map({ id: 'holes', tags: ['a', , null, 'b'] })!.values).toEqual({ tags: ['a', 'b'] });
   });
 });
 

@@ -178,11 +178,12 @@ const typeOfValue = (value: unknown): FieldType | undefined =>
         ? 'BOOLEAN'
         : undefined;
 
-function valueAt(document: Record<string, unknown>, path: string): unknown {
+/** A field's value in a document: `path` is its `from`, split at the dots. */
+function valueAt(document: Record<string, unknown>, path: string[]): unknown {
   let current: unknown = document;
-  for (const part of path.split('.')) {
+  for (let i = 0; i < path.length; i++) {
     if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
-    current = (current as Record<string, unknown>)[part];
+    current = (current as Record<string, unknown>)[path[i]!];
   }
   return current;
 }
@@ -216,6 +217,121 @@ export function mergeDocument(stored: Record<string, unknown>, patch: Record<str
   return merged;
 }
 
+/** An empty set of types, read where a document has shown no new type yet. */
+const NO_TYPES: Readonly<Record<string, FieldType>> = Object.freeze({});
+
+/**
+ * Maps source documents onto an index's fields: made once for many documents, so that the paths
+ * of the declared fields are split once, not once per document. A document's scalar values are
+ * taken without allocating; only its values object, and arrays for array values, are new.
+ */
+class DocumentMapper {
+  /** The declared fields with their source paths split, or null: every key of a document is a field. */
+  private readonly declared: { name: string; path: string[]; type: FieldType | null }[] | null;
+  /** What the last document mapped did not fit, if anything. */
+  problems: DocumentProblem[] | null = null;
+  /** Types the last document mapped showed for fields not typed before. */
+  newTypes: Record<string, FieldType> | null = null;
+
+  constructor(
+    settings: IndexSettings,
+    private readonly seen: Record<string, FieldType>,
+  ) {
+    this.declared =
+      settings.fields.length > 0
+        ? settings.fields.map((field) => ({ name: field.to, path: field.from.split('.'), type: field.type }))
+        : null;
+  }
+
+  /** The document mapped, or undefined with `problems` set when it does not fit. */
+  map(source: Record<string, unknown>): IndexedDocument | undefined {
+    this.problems = null;
+    this.newTypes = null;
+    const id = documentIdOf(source[ID_KEY]);
+    if (id === undefined) this.problem(ID_KEY, DOCUMENT_ID_RULE);
+    const values: Record<string, FieldValue> = {};
+    if (this.declared)
+      for (const field of this.declared) this.field(values, field.name, valueAt(source, field.path), field.type);
+    else
+      for (const key of Object.keys(source))
+        if (key !== ID_KEY && key !== METADATA_KEY) this.field(values, key, source[key], null);
+    if (this.problems) return undefined;
+    return { id: id!, values, metadata: source[METADATA_KEY] ?? null };
+  }
+
+  private problem(field: string, message: string) {
+    (this.problems ??= []).push({ field, message });
+  }
+
+  private learn(name: string, type: FieldType, declared: FieldType | null) {
+    if (!declared && !this.seen[name]) (this.newTypes ??= {})[name] = type;
+  }
+
+  private field(values: Record<string, FieldValue>, name: string, value: unknown, declared: FieldType | null) {
+    if (value === undefined || value === null || value === '') {
+      values[name] = null;
+      return;
+    }
+    if (!this.declared && RESERVED_FIELD_NAMES.includes(name)) {
+      this.problem(name, 'is a reserved name; map it to another field with `fields`');
+      return;
+    }
+    const isArray = Array.isArray(value);
+    const type =
+      declared ??
+      this.seen[name] ??
+      (this.newTypes ?? NO_TYPES)[name] ??
+      (looksLikePoint(value) ? 'GEOPOINT' : typeOfValue(isArray ? firstNonNull(value) : value));
+    if (!type) {
+      this.problem(name, 'must be a string, number or boolean, an array of one of them, or a point {"lat", "lng"}');
+      return;
+    }
+    if (type === 'GEOPOINT') {
+      const point = geoPointOf(value);
+      if (!point) {
+        this.problem(name, GEOPOINT_RULE);
+        return;
+      }
+      this.learn(name, type, declared);
+      values[name] = point;
+      return;
+    }
+    if (!isArray) {
+      const coerced = coerceScalar(value, type);
+      if (coerced === undefined) {
+        this.problem(name, `must be of type ${type}`);
+        return;
+      }
+      this.learn(name, type, declared);
+      values[name] = coerced;
+      return;
+    }
+    const coerced: Scalar[] = [];
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      // Nulls are left out, and so are holes (as `filter` would).
+      if (item === null || (item === undefined && !(i in value))) continue;
+      const one = coerceScalar(item, type);
+      if (one === undefined) {
+        this.problem(name, `must be of type ${type} (each element)`);
+        return;
+      }
+      coerced.push(one);
+    }
+    this.learn(name, type, declared);
+    values[name] = coerced;
+  }
+}
+
+/** The first element that is not null (undefined when there is none), as `find` gives it. */
+function firstNonNull(items: unknown[]): unknown {
+  for (let i = 0; i < items.length; i++) if (items[i] !== null) return items[i];
+  return undefined;
+}
+
+const isObject = (raw: unknown): raw is Record<string, unknown> =>
+  raw !== null && typeof raw === 'object' && !Array.isArray(raw);
+
 /**
  * Maps a source document onto the index's fields. `seen` carries the types seen so far in this
  * batch and the index; a new field's type is added to it. Returns the problems instead when the
@@ -226,81 +342,38 @@ export function mapDocument(
   settings: IndexSettings,
   seen: Record<string, FieldType>,
 ): { document: IndexedDocument; problems?: undefined } | { document?: undefined; problems: DocumentProblem[] } {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    return { problems: [{ field: '', message: 'must be an object' }] };
-  const source = raw as Record<string, unknown>;
-  const problems: DocumentProblem[] = [];
-  const id = documentIdOf(source[ID_KEY]);
-  if (id === undefined) problems.push({ field: ID_KEY, message: DOCUMENT_ID_RULE });
-
-  const entries: [name: string, value: unknown, declared: FieldType | null][] =
-    settings.fields.length > 0
-      ? settings.fields.map((field) => [field.to, valueAt(source, field.from), field.type])
-      : Object.entries(source)
-          .filter(([key]) => key !== ID_KEY && key !== METADATA_KEY)
-          .map(([key, value]) => [key, value, null]);
-
-  const values: Record<string, FieldValue> = {};
-  const newTypes: Record<string, FieldType> = {};
-  for (const [name, value, declared] of entries) {
-    if (value === undefined || value === null || value === '') {
-      values[name] = null;
-      continue;
-    }
-    if (settings.fields.length === 0 && RESERVED_FIELD_NAMES.includes(name)) {
-      problems.push({ field: name, message: 'is a reserved name; map it to another field with `fields`' });
-      continue;
-    }
-    const items = Array.isArray(value) ? value : [value];
-    const type =
-      declared ??
-      seen[name] ??
-      newTypes[name] ??
-      (looksLikePoint(value) ? 'GEOPOINT' : typeOfValue(items.find((item) => item !== null)));
-    if (!type) {
-      problems.push({
-        field: name,
-        message: 'must be a string, number or boolean, an array of one of them, or a point {"lat", "lng"}',
-      });
-      continue;
-    }
-    if (type === 'GEOPOINT') {
-      const point = geoPointOf(value);
-      if (!point) {
-        problems.push({ field: name, message: GEOPOINT_RULE });
-        continue;
-      }
-      if (!declared && !seen[name]) newTypes[name] = type;
-      values[name] = point;
-      continue;
-    }
-    const coerced = items.filter((item) => item !== null).map((item) => coerceScalar(item, type));
-    if (coerced.some((item) => item === undefined)) {
-      problems.push({
-        field: name,
-        message: `must be of type ${type}${Array.isArray(value) ? ' (each element)' : ''}`,
-      });
-      continue;
-    }
-    if (!declared && !seen[name]) newTypes[name] = type;
-    values[name] = Array.isArray(value) ? (coerced as Scalar[]) : coerced[0]!;
-  }
-  if (problems.length > 0) return { problems };
-  Object.assign(seen, newTypes);
-  return { document: { id: id!, values, metadata: source[METADATA_KEY] ?? null } };
+  if (!isObject(raw)) return { problems: [{ field: '', message: 'must be an object' }] };
+  const mapper = new DocumentMapper(settings, seen);
+  const document = mapper.map(raw);
+  if (!document) return { problems: mapper.problems! };
+  if (mapper.newTypes) Object.assign(seen, mapper.newTypes);
+  return { document };
 }
 
 /**
- * Maps a stored document for an engine under the current definition, leaving out values that no
- * longer fit (the definition may have changed since the document was written).
+ * Maps stored documents for an engine under the current definition, leaving out values that no
+ * longer fit (the definition may have changed since a document was written). For many documents
+ * of one index: the mapping is prepared once.
  */
-export function mapStoredDocument(
+export function storedDocumentMapper(
+  settings: IndexSettings,
+  seen: Record<string, FieldType>,
+): (raw: unknown) => IndexedDocument | null {
+  // Types a document shows are not learnt: a stored document is mapped as if it were the only one.
+  const mapper = new DocumentMapper(settings, seen);
+  return (raw) => (isObject(raw) && mapper.map(raw)) || mapStoredParts(raw, settings, seen);
+}
+
+/** Maps one stored document for an engine under the current definition (see `storedDocumentMapper`). */
+export const mapStoredDocument = (raw: unknown, settings: IndexSettings, seen: Record<string, FieldType>) =>
+  storedDocumentMapper(settings, seen)(raw);
+
+/** A stored document that does not fit as a whole, with the values that still fit, field by field. */
+function mapStoredParts(
   raw: unknown,
   settings: IndexSettings,
   seen: Record<string, FieldType>,
 ): IndexedDocument | null {
-  const mapped = mapDocument(raw, settings, { ...seen });
-  if (mapped.document) return mapped.document;
   const source = raw as Record<string, unknown> | null;
   if (!source || typeof source !== 'object') return null;
   const id = typeof source[ID_KEY] === 'number' ? String(source[ID_KEY]) : source[ID_KEY];
@@ -313,7 +386,7 @@ export function mapStoredDocument(
   for (const field of names) {
     if (field.to === ID_KEY || field.to === METADATA_KEY) continue;
     const one = mapDocument(
-      { id, [field.to]: valueAt(source, field.from) },
+      { id, [field.to]: valueAt(source, field.from.split('.')) },
       { ...settings, fields: [] },
       {
         ...(field.type ? { [field.to]: field.type } : seen[field.to] ? { [field.to]: seen[field.to]! } : {}),

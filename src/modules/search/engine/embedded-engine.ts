@@ -7,7 +7,7 @@
  * when nothing else came between.
  */
 import type { Db } from '../../../kernel/db';
-import { mapStoredDocument, resolveDefinition } from '../definition';
+import { resolveDefinition, storedDocumentMapper } from '../definition';
 import { readIndexSnapshot } from '../index-snapshot';
 import type * as repository from '../search.repository';
 import type { EngineQuery, EngineResult, IndexDefinition, IndexedDocument, SearchEngine } from './engine';
@@ -119,10 +119,15 @@ export class EmbeddedEngine implements SearchEngine {
       const row = snapshot.index;
       const definition = resolveDefinition(row);
       const shape = shapeOf(definition);
-      const mapped = (documents: repository.StoredDocument[]) =>
-        documents
-          .map((stored) => mapStoredDocument(stored.data, row, row.seenFieldTypes))
-          .filter((document): document is IndexedDocument => document !== null);
+      const map = storedDocumentMapper(row, row.seenFieldTypes);
+      const mapped = (documents: repository.StoredDocument[]) => {
+        const indexed: IndexedDocument[] = [];
+        for (const stored of documents) {
+          const document = map(stored.data);
+          if (document) indexed.push(document);
+        }
+        return indexed;
+      };
       if (!copy || copy.rebuildVersion !== row.rebuildVersion || copy.shape !== shape) {
         // A new copy, indexed chunk by chunk as the documents arrive; nothing searches it before it is whole.
         const index = new MemoryIndex(definition);
