@@ -116,6 +116,34 @@ describe('matching settings of the embedded engine', () => {
     expect((hit!.highlight.title as { value: string }).value).toBe('<mark>Mechanical</mark> keyboard');
   });
 
+  it('reads words as the word pattern does, character by character for ASCII texts', () => {
+    // `wordsAt` always reads with the pattern; `words` reads ASCII texts without it.
+    const texts = [
+      'Plain ASCII words, UPPER and lower: AB-1234 c++ c# 3.5 x_y',
+      'Café Straße İstanbul ﬁne 日本 Ⅻ² 😀 mixed with ASCII',
+      '\u0000nul\u0000 tab\there new\nline ^caret] back\\slash',
+      '',
+      '   ',
+      'ends-with-word',
+      'fietsen Running chairs',
+      'word '.repeat(50_000),
+    ];
+    const settings: Partial<MatchingSettings>[] = [
+      {},
+      { symbolsToIndex: ['+', '#', '\\', ']', '^', '-', '\u0000'] },
+      { symbolsToIndex: ['_.', 'é'], language: 'en' },
+      { language: 'nl' },
+    ];
+    for (const matching of settings) {
+      const matcher = new TextMatcher({ ...DEFAULT_MATCHING, ...matching });
+      for (const text of texts)
+        for (const exact of [false, true])
+          expect(matcher.words(text, exact)).toEqual(matcher.wordsAt(text, exact).map((word) => word.word));
+    }
+    const symbols = new TextMatcher({ ...DEFAULT_MATCHING, symbolsToIndex: ['+', '#'] });
+    expect(symbols.words('C++ and C# code')).toEqual(['c++', 'and', 'c#', 'code']);
+  });
+
   it('tokenizes with the default rules when nothing is set', () => {
     const matcher = new TextMatcher();
     expect(matcher.words('Café AB-1234 c++')).toEqual(['cafe', 'ab', '1234', 'c']);

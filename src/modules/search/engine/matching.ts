@@ -63,8 +63,13 @@ export interface WordAt {
   end: number;
 }
 
+/** ASCII letters and digits: the ASCII characters in `\p{L}`, `\p{N}` and `\p{M}`. */
+const ASCII_WORD_CHAR = /[A-Za-z0-9]/;
+
 export class TextMatcher {
   private readonly wordPattern: RegExp;
+  /** Per ASCII character code, 1 when the word pattern takes it as part of a word. */
+  private readonly asciiWordChars = new Uint8Array(128);
   private readonly stem: ((word: string) => string) | null;
   private readonly separators: Set<string>;
   readonly exactFields: Set<string>;
@@ -75,6 +80,11 @@ export class TextMatcher {
     this.stem = stemmer;
     this.separators = new Set(settings.tokenSeparators);
     this.exactFields = new Set(settings.exactFields);
+    for (let code = 0; code < 128; code++) {
+      const char = String.fromCharCode(code);
+      if (ASCII_WORD_CHAR.test(char) || settings.symbolsToIndex.some((symbol) => symbol.includes(char)))
+        this.asciiWordChars[code] = 1;
+    }
   }
 
   /** The words of a text with their place in it, normalized (and stemmed unless `exact`). */
@@ -94,6 +104,34 @@ export class TextMatcher {
    * every field of every document indexed.
    */
   words(text: string, exact = false): string[] {
+    return this.asciiWords(text, exact) ?? this.patternWords(text, exact);
+  }
+
+  /**
+   * `words` of a text of ASCII characters only, read character by character (several times faster
+   * than the pattern, and an ASCII word is only lowercased); undefined for any other text.
+   */
+  private asciiWords(text: string, exact: boolean): string[] | undefined {
+    const words: string[] = [];
+    const wordChars = this.asciiWordChars;
+    const stem = exact ? null : this.stem;
+    let start = -1;
+    for (let i = 0; i <= text.length; i++) {
+      // -1 past the end, which is no character of a word, closes the last word.
+      const code = i < text.length ? text.charCodeAt(i) : -1;
+      if (code >= 128) return undefined;
+      if (wordChars[code] === 1) {
+        if (start < 0) start = i;
+      } else if (start >= 0) {
+        const typed = text.slice(start, i).toLowerCase();
+        words.push(stem ? stem(typed) : typed);
+        start = -1;
+      }
+    }
+    return words;
+  }
+
+  private patternWords(text: string, exact: boolean): string[] {
     const words: string[] = [];
     const pattern = this.wordPattern;
     pattern.lastIndex = 0;
