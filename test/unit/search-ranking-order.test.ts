@@ -72,10 +72,24 @@ describe('rank', () => {
           fc.record({
             s: sortValue,
             t: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom<Scalar | undefined>(undefined, 'x', 1.5)),
-            typos: fc.array(fc.integer({ min: -1, max: 2 }), { minLength: 2, maxLength: 2 }),
-            positions: fc.array(fc.integer({ min: 0, max: 2 ** 20 }), { minLength: 3, maxLength: 3 }),
+            typos: fc.array(fc.oneof({ arbitrary: fc.constant(0), weight: 4 }, fc.integer({ min: -1, max: 2 })), {
+              minLength: 2,
+              maxLength: 2,
+            }),
+            exact: fc.integer({ min: 0, max: 2 }),
+            positions: fc.array(
+              fc.oneof(
+                { arbitrary: fc.constant(0), weight: 6 },
+                { arbitrary: fc.integer({ min: 0, max: 2 ** 20 }), weight: 1 },
+              ),
+              {
+                minLength: 3,
+                maxLength: 3,
+              },
+            ),
           }),
-          { minLength: 1, maxLength: 40 },
+          // More matches than the positional scores are computed for at a time.
+          { minLength: 150, maxLength: 400 },
         ),
         fc.constantFrom<SortKey[]>(
           [],
@@ -87,20 +101,21 @@ describe('rank', () => {
           [{ field: 't', direction: 'desc' }],
         ),
         fc.boolean(),
-        fc.integer({ min: 0, max: 45 }),
+        fc.integer({ min: 0, max: 12 }),
         (rows, sort, words, needed) => {
           const documents: IndexedDocument[] = rows.map((row, i) => ({
-            id: `d${(i * 7) % 40}-${i}`,
+            id: `d${(i * 7919) % 400}-${i}`,
             values: { ...(row.s === undefined ? {} : { s: row.s }), ...(row.t === undefined ? {} : { t: row.t }) },
             metadata: null,
           }));
           const slots = documents.map((_, slot) => slot).reverse();
           const typos = [0, 1].map((w) => Int8Array.from(rows.map((row) => row.typos[w]!)));
-          const positional = {
-            proximity: Int32Array.from(slots.map((slot) => rows[slot]!.positions[0]!)),
-            attribute: Int32Array.from(slots.map((slot) => rows[slot]!.positions[1]!)),
-            exactness: Int32Array.from(slots.map((slot) => rows[slot]!.positions[2]! % 3)),
-          };
+          const positionalOf = (of: number[]) => ({
+            proximity: Int32Array.from(of.map((slot) => rows[slot]!.positions[0]!)),
+            attribute: Int32Array.from(of.map((slot) => rows[slot]!.positions[1]!)),
+            exactness: Int32Array.from(of.map((slot) => rows[slot]!.exact)),
+          });
+          const positional = positionalOf(documents.map((_, slot) => slot));
           const ids = new IdOrder();
           const ranked = rank(
             {
@@ -109,30 +124,30 @@ describe('rank', () => {
               slots,
               words: words ? ['a', 'b'] : [],
               typos,
-              positional: () => positional,
+              positional: positionalOf,
               idRanks: ids.of(documents),
             },
             sort,
             needed,
           );
           // The order by each key in turn, as the ranking rules define it.
-          const keyOf = (slot: number, place: number): (Scalar | undefined)[] => {
+          const keyOf = (slot: number): (Scalar | undefined)[] => {
             const keys: (Scalar | undefined)[] = sort.map((key) => valuesOf(documents[slot]!.values[key.field])[0]);
             if (words)
               keys.push(
                 -typos.filter((of) => of[slot]! >= 0).length,
                 typos.reduce((sum, of) => sum + Math.max(0, of[slot]!), 0),
-                positional.proximity[place],
-                positional.attribute[place],
-                -positional.exactness[place]!,
+                positional.proximity[slot],
+                positional.attribute[slot],
+                -positional.exactness[slot]!,
               );
             return keys;
           };
           const places = slots.map((_, place) => place);
           const expected = places
             .sort((a, b) => {
-              const x = keyOf(slots[a]!, a);
-              const y = keyOf(slots[b]!, b);
+              const x = keyOf(slots[a]!);
+              const y = keyOf(slots[b]!);
               for (let i = 0; i < x.length; i++) {
                 if (x[i] === y[i]) continue;
                 if (x[i] === undefined) return 1;
@@ -153,5 +168,51 @@ describe('rank', () => {
         },
       ),
     );
+  });
+});
+
+describe('rank with positional rules', () => {
+  const count = 1000;
+  const documents: IndexedDocument[] = Array.from({ length: count }, (_, i) => ({
+    id: `d${String(i).padStart(4, '0')}`,
+    values: {},
+    metadata: null,
+  }));
+  const slots = documents.map((_, slot) => slot);
+  const rankWith = (exactness: (slot: number) => number) => {
+    let computed = 0;
+    const ranked = rank(
+      {
+        definition: definition([...DEFAULT_RANKING_RULES]),
+        documents,
+        slots,
+        words: ['a', 'b'],
+        typos: [new Int8Array(count), new Int8Array(count)],
+        positional: (of) => {
+          computed += of.length;
+          return {
+            proximity: new Int32Array(of.length),
+            attribute: new Int32Array(of.length),
+            exactness: Int32Array.from(of.map(exactness)),
+          };
+        },
+        idRanks: new IdOrder().of(documents),
+      },
+      [],
+      3,
+    );
+    return { ranked, computed };
+  };
+
+  it('finds the one better match however far down it is', () => {
+    const { ranked, computed } = rankWith((slot) => (slot === 900 ? 2 : 1));
+    expect(ranked.slots).toEqual([900, 0, 1]);
+    expect(computed).toBe(count);
+  });
+
+  it('computes the positional scores only of matches that can still reach the first page', () => {
+    const { ranked, computed } = rankWith(() => 2);
+    expect(ranked).toEqual({ slots: [0, 1, 2], count });
+    expect(computed).toBeLessThan(count);
   });
 });

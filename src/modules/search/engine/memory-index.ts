@@ -343,7 +343,7 @@ export class MemoryIndex {
         slots: filtered,
         words,
         typos,
-        positional: () => this.positionalScores(filtered, matches),
+        positional: (of) => this.positionalScores(of, matches),
         idRanks: this.idOrder.of(this.documents),
       },
       query.sort,

@@ -15,6 +15,7 @@ import {
   type SortKey,
 } from './engine';
 import { distanceMeters } from './geo';
+import { topWithPositional, type LazyKey, type PositionalRule } from './positional-top';
 import type { PositionalScores } from './word-positions';
 
 /** What ranking needs of a search: the matches, the typos each query word needed, and the index. */
@@ -28,8 +29,8 @@ export interface RankInput {
   words: string[];
   /** Per query word, by slot, the fewest typos it needs in that document (-1: not there). */
   typos: Int8Array[];
-  /** The positional scores of `slots`, computed only when a rule needs them. */
-  positional: () => PositionalScores;
+  /** The positional scores of the slots given (some of `slots`), computed only when a rule needs them. */
+  positional: (slots: number[]) => PositionalScores;
   /** Per slot, its document's place by id (see id-order.ts). */
   idRanks: Int32Array;
 }
@@ -48,12 +49,9 @@ export function rank(
   const { definition, documents, slots, words, typos } = input;
   const rules = [...sort, ...definition.rankingRules];
   // Keys are computed once per document, into one array per rule indexed by the document's place in `slots`.
-  const keys: (Int32Array | (Scalar | undefined)[])[] = [];
+  // A positional rule's key is computed last, and only for the matches that need it (positional-top.ts).
+  const keys: (Int32Array | (Scalar | undefined)[] | PositionalRule)[] = [];
   const directions: number[] = [];
-  const positional =
-    words.length > 0 && rules.some((rule) => rule === 'proximity' || rule === 'attribute' || rule === 'exactness')
-      ? input.positional()
-      : undefined;
   for (const rule of rules) {
     if (typeof rule === 'object') {
       keys.push(
@@ -73,9 +71,7 @@ export function rank(
           }
         }
         keys.push(key);
-      } else if (positional && rule === 'proximity') keys.push(positional.proximity);
-      else if (positional && rule === 'attribute') keys.push(positional.attribute);
-      else if (positional && rule === 'exactness') keys.push(positional.exactness.map((value) => -value));
+      } else if (rule === 'proximity' || rule === 'attribute' || rule === 'exactness') keys.push(rule);
       else continue;
       directions.push(1);
     }
@@ -86,24 +82,41 @@ export function rank(
     directions.push(1);
   }
   const { idRanks } = input;
-  const numeric = numericKeys(keys, directions, slots.length);
+  const byId = (a: number, b: number) => idRanks[slots[a]!]! - idRanks[slots[b]!]!;
+  const distinct = definition.distinctField;
+  if (!distinct && keys.some((key) => typeof key === 'string')) {
+    const lazy = lazyKeys(keys, directions);
+    if (lazy) {
+      const positional = (places: number[]) => input.positional(places.map((s) => slots[s]!));
+      const top = topWithPositional(lazy, slots.length, needed, words.length, positional, byId);
+      return { slots: top.map((s) => slots[s]!), count: slots.length };
+    }
+  }
+  if (keys.some((key) => typeof key === 'string')) {
+    const scores = input.positional(slots);
+    keys.forEach((key, i) => {
+      if (key === 'exactness') keys[i] = scores.exactness.map((value) => -value);
+      else if (key === 'proximity' || key === 'attribute') keys[i] = scores[key];
+    });
+  }
+  const computed = keys as (Int32Array | (Scalar | undefined)[])[];
+  const numeric = numericKeys(computed, directions, slots.length);
   const compare = numeric
     ? numericCompare(numeric, slots, idRanks)
     : (a: number, b: number) => {
-        for (let i = 0; i < keys.length; i++) {
-          const x = keys[i]![a];
-          const y = keys[i]![b];
+        for (let i = 0; i < computed.length; i++) {
+          const x = computed[i]![a];
+          const y = computed[i]![b];
           if (x === y) continue;
           // Documents without a value for a sort rule come last in either direction.
           if (x === undefined) return 1;
           if (y === undefined) return -1;
           return (x < y ? -1 : 1) * directions[i]!;
         }
-        return idRanks[slots[a]!]! - idRanks[slots[b]!]!;
+        return byId(a, b);
       };
   const places = Array.from({ length: slots.length }, (_, s) => s);
 
-  const distinct = definition.distinctField;
   if (!distinct) {
     return { slots: topOf(places, needed, compare).map((s) => slots[s]!), count: slots.length };
   }
@@ -200,6 +213,18 @@ function numericKeys(
     }
   }
   return columns;
+}
+
+/** The keys as numbers, lower first, a positional rule's left to be computed; undefined when one cannot be. */
+function lazyKeys(keys: (Int32Array | (Scalar | undefined)[] | PositionalRule)[], directions: number[]) {
+  const lazy: LazyKey[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const oriented = typeof key === 'string' ? key : orientedKey(key, directions[i]!);
+    if (!oriented) return undefined;
+    lazy.push(oriented);
+  }
+  return lazy;
 }
 
 /** Compares places in `slots` by numeric keys, then by id; Infinity (a missing sort value) ties with itself. */
