@@ -111,9 +111,12 @@ describe('rank', () => {
           const slots = documents.map((_, slot) => slot).reverse();
           const typos = [0, 1].map((w) => Int8Array.from(rows.map((row) => row.typos[w]!)));
           const positionalOf = (of: number[]) => ({
-            proximity: Int32Array.from(of.map((slot) => rows[slot]!.positions[0]!)),
+            // As the index scores them: two words at least a word apart, exact only where no typo was needed.
+            proximity: Int32Array.from(of.map((slot) => 1 + rows[slot]!.positions[0]!)),
             attribute: Int32Array.from(of.map((slot) => rows[slot]!.positions[1]!)),
-            exactness: Int32Array.from(of.map((slot) => rows[slot]!.exact)),
+            exactness: Int32Array.from(
+              of.map((slot) => Math.min(rows[slot]!.exact, rows[slot]!.typos.filter((typo) => typo === 0).length)),
+            ),
           });
           const positional = positionalOf(documents.map((_, slot) => slot));
           const ids = new IdOrder();
@@ -191,7 +194,7 @@ describe('rank with positional rules', () => {
         positional: (of) => {
           computed += of.length;
           return {
-            proximity: new Int32Array(of.length),
+            proximity: new Int32Array(of.length).fill(1),
             attribute: new Int32Array(of.length),
             exactness: Int32Array.from(of.map(exactness)),
           };

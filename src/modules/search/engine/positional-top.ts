@@ -12,25 +12,27 @@ export type PositionalRule = 'proximity' | 'attribute' | 'exactness';
 /** A ranking key of each match, lower first, or the positional rule it is read from. */
 export type LazyKey = Float64Array | PositionalRule;
 
+/** The best (lowest) value each positional key can have: one for every match, or one per place. */
+export type PositionalBounds = Record<PositionalRule, number | Float64Array>;
+
 /** Matches whose positional scores are computed at a time. */
 const BATCH = 128;
 
 /**
  * The first `needed` of `count` places in the order of `keys`, then `tieBreak`, with the positional
  * keys computed (by `positional`, for the places given) only where they can change that answer.
- * `words` bounds exactness: it counts the query words matched exactly.
+ * `bounds` are the best values the positional keys can have.
  */
 export function topWithPositional(
   keys: LazyKey[],
   count: number,
   needed: number,
-  words: number,
+  bounds: PositionalBounds,
   positional: (places: number[]) => PositionalScores,
   tieBreak: (a: number, b: number) => number,
 ): number[] {
   const values = keys.map((key) => (typeof key === 'string' ? new Float64Array(count) : key));
-  // The best a positional key can be: proximity and attribute 0, every word exact (stored negated).
-  const best = keys.map((key) => (key === 'exactness' ? -words : 0));
+  const best = keys.map((key) => (typeof key === 'string' ? bounds[key] : 0));
   const computed = keys.map((key) => typeof key !== 'string');
   const compare = (a: number, b: number) => {
     for (const key of values) {
@@ -43,7 +45,9 @@ export function topWithPositional(
   /** Whether `place`, at best, still comes before `worst`. */
   const mayBeat = (place: number, worst: number) => {
     for (let i = 0; i < values.length; i++) {
-      const d = (computed[i] ? values[i]![place]! : best[i]!) - values[i]![worst]!;
+      const bound = best[i]!;
+      const value = computed[i] ? values[i]![place]! : typeof bound === 'number' ? bound : bound[place]!;
+      const d = value - values[i]![worst]!;
       if (d < 0) return true;
       if (d > 0) return false;
     }

@@ -15,7 +15,7 @@ import {
   type SortKey,
 } from './engine';
 import { distanceMeters } from './geo';
-import { topWithPositional, type LazyKey, type PositionalRule } from './positional-top';
+import { topWithPositional, type LazyKey, type PositionalBounds, type PositionalRule } from './positional-top';
 import type { PositionalScores } from './word-positions';
 
 /** What ranking needs of a search: the matches, the typos each query word needed, and the index. */
@@ -88,7 +88,7 @@ export function rank(
     const lazy = lazyKeys(keys, directions);
     if (lazy) {
       const positional = (places: number[]) => input.positional(places.map((s) => slots[s]!));
-      const top = topWithPositional(lazy, slots.length, needed, words.length, positional, byId);
+      const top = topWithPositional(lazy, slots.length, needed, positionalBounds(slots, typos), positional, byId);
       return { slots: top.map((s) => slots[s]!), count: slots.length };
     }
   }
@@ -213,6 +213,18 @@ function numericKeys(
     }
   }
   return columns;
+}
+
+/**
+ * The best positional keys each match can have (word-positions.ts): each pair of query words at
+ * least a word apart, every word in the first field, and exact only where it needed no typo (an
+ * exact match needs none), stored negated as the key is.
+ */
+function positionalBounds(slots: number[], typos: Int8Array[]): PositionalBounds {
+  const exactness = new Float64Array(slots.length);
+  for (const of of typos)
+    for (let s = 0; s < slots.length; s++) if (of[slots[s]!] === 0) exactness[s] = exactness[s]! - 1;
+  return { proximity: Math.max(0, typos.length - 1), attribute: 0, exactness };
 }
 
 /** The keys as numbers, lower first, a positional rule's left to be computed; undefined when one cannot be. */
