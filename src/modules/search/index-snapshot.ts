@@ -15,10 +15,10 @@ const CHUNK = 5_000;
 export interface IndexSnapshot {
   index: repository.IndexRow;
   /**
-   * Hands every document to `take`, a chunk at a time in id order; the next chunk is on its way
-   * while `take` works.
+   * Hands every stored document (its `data`) to `take`, a chunk at a time in id order; the next
+   * chunk is on its way while `take` works.
    */
-  allDocuments(take: (chunk: repository.StoredDocument[]) => void): Promise<void>;
+  allDocuments(take: (chunk: unknown[]) => void): Promise<void>;
   /** The documents written after `version`, in id order. */
   documentsSince(version: number): Promise<repository.StoredDocument[]>;
   /** Ids of the documents deleted after `version`. */
@@ -26,10 +26,10 @@ export interface IndexSnapshot {
 }
 
 /**
- * Rows of search_documents as pg hands them over, the document as its JSON text (`data::text`).
- * Their shape is fixed by the columns, so they are taken as they come rather than checked one by
- * one. The text is parsed here, a chunk at a time: pg's own parser for jsonb, called as each row
- * arrives, takes about 100 ms more per 100 000 documents, and a rebuild reads every document.
+ * Documents are read as their JSON text (`data::text`) and parsed here, a chunk at a time: pg's own
+ * parser for jsonb, called as each row arrives, takes about 100 ms more per 100 000 documents, and
+ * a rebuild reads every document. Their shape is fixed by the columns, so they are taken as they
+ * come rather than checked one by one.
  */
 type DocumentRow = { id: string; data: string };
 
@@ -42,25 +42,25 @@ function parsed(rows: DocumentRow[]): repository.StoredDocument[] {
   return documents;
 }
 
-async function allDocuments(
-  client: pg.PoolClient,
-  indexId: string,
-  take: (chunk: repository.StoredDocument[]) => void,
-) {
+async function allDocuments(client: pg.PoolClient, indexId: string, take: (chunk: unknown[]) => void) {
   await client.query({
     text: `DECLARE search_documents_snapshot NO SCROLL CURSOR FOR
-             SELECT ${DOCUMENT_COLUMNS} FROM search_documents WHERE index_id = $1::uuid ORDER BY id`,
+             SELECT data::text FROM search_documents WHERE index_id = $1::uuid ORDER BY id`,
     values: [indexId],
   });
-  const fetch = () => client.query<DocumentRow>(`FETCH ${CHUNK} FROM search_documents_snapshot`);
+  // Rows as arrays: pg makes no object per row, and the ids are in the documents.
+  const fetch = () =>
+    client.query<[string]>({ text: `FETCH ${CHUNK} FROM search_documents_snapshot`, rowMode: 'array' });
   let next = fetch();
   for (;;) {
     const { rows } = await next;
     const more = rows.length === CHUNK;
     // pg sends the next FETCH at once; PostgreSQL answers it while this chunk is taken.
     if (more) next = fetch();
+    const documents: unknown[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) documents[i] = JSON.parse(rows[i]![0]);
     try {
-      take(parsed(rows));
+      take(documents);
     } catch (error) {
       // The transaction rolls back; the fetch under way fails or finishes unread.
       if (more) next.catch(() => undefined);

@@ -9,7 +9,6 @@
 import type { Db } from '../../../kernel/db';
 import { resolveDefinition, storedDocumentMapper } from '../definition';
 import { readIndexSnapshot } from '../index-snapshot';
-import type * as repository from '../search.repository';
 import type { EngineQuery, EngineResult, IndexDefinition, IndexedDocument, SearchEngine } from './engine';
 import { MemoryIndex } from './memory-index';
 
@@ -120,10 +119,10 @@ export class EmbeddedEngine implements SearchEngine {
       const definition = resolveDefinition(row);
       const shape = shapeOf(definition);
       const map = storedDocumentMapper(row, row.seenFieldTypes);
-      const mapped = (documents: repository.StoredDocument[]) => {
+      const mapped = (stored: unknown[]) => {
         const indexed: IndexedDocument[] = [];
-        for (const stored of documents) {
-          const document = map(stored.data);
+        for (const data of stored) {
+          const document = map(data);
           if (document) indexed.push(document);
         }
         return indexed;
@@ -136,7 +135,7 @@ export class EmbeddedEngine implements SearchEngine {
           this.copies.set(indexId, { version: row.version, rebuildVersion: row.rebuildVersion, shape, index });
       }
       const deleted = await snapshot.deletionsSince(copy.version);
-      const written = mapped(await snapshot.documentsSince(copy.version));
+      const written = mapped((await snapshot.documentsSince(copy.version)).map((stored) => stored.data));
       return () => {
         // Deletions first: a document deleted and then written again since the copy's version is in both.
         copy.index.remove(deleted);
