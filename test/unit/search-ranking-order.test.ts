@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IndexDefinition, IndexedDocument, Scalar, SortKey } from '../../src/modules/search/engine/engine';
 import { DEFAULT_RANKING_RULES, valuesOf } from '../../src/modules/search/engine/engine';
+import { FieldColumns } from '../../src/modules/search/engine/field-columns';
 import { IdOrder } from '../../src/modules/search/engine/id-order';
 import { rank } from '../../src/modules/search/engine/ranking';
 
@@ -129,6 +130,7 @@ describe('rank', () => {
               typos,
               positional: positionalOf,
               idRanks: ids.of(documents),
+              columns: new FieldColumns(),
             },
             sort,
             needed,
@@ -200,6 +202,7 @@ describe('rank with positional rules', () => {
           };
         },
         idRanks: new IdOrder().of(documents),
+        columns: new FieldColumns(),
       },
       [],
       3,

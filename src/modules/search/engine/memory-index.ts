@@ -345,6 +345,7 @@ export class MemoryIndex {
         typos,
         positional: (of) => this.positionalScores(of, matches),
         idRanks: this.idOrder.of(this.documents),
+        columns: this.columns,
       },
       query.sort,
       needed,

@@ -14,6 +14,7 @@ import {
   type Scalar,
   type SortKey,
 } from './engine';
+import { MISSING, type FieldColumns } from './field-columns';
 import { distanceMeters } from './geo';
 import { topWithPositional, type LazyKey, type PositionalBounds, type PositionalRule } from './positional-top';
 import type { PositionalScores } from './word-positions';
@@ -33,6 +34,8 @@ export interface RankInput {
   positional: (slots: number[]) => PositionalScores;
   /** Per slot, its document's place by id (see id-order.ts). */
   idRanks: Int32Array;
+  /** The documents' values by field, for the sort keys. */
+  columns: FieldColumns;
 }
 
 /**
@@ -57,7 +60,7 @@ export function rank(
       keys.push(
         rule.from
           ? geoDistances(documents, slots, rule.field, rule.from)
-          : slots.map((slot) => valuesOf(documents[slot]!.values[rule.field])[0]),
+          : firstValues(input.columns, documents, slots, rule.field),
       );
       directions.push(rule.direction === 'asc' ? 1 : -1);
     } else if (words.length > 0) {
@@ -258,6 +261,21 @@ function numericCompare(keys: Float64Array[], slots: number[], idRanks: Int32Arr
     }
     return byId(a, b);
   };
+}
+
+/** The first value of `field` in each of `slots` (undefined without one), read from its column. */
+function firstValues(
+  columns: FieldColumns,
+  documents: (IndexedDocument | undefined)[],
+  slots: number[],
+  field: string,
+): (Scalar | undefined)[] {
+  const { codes, values } = columns.of(documents, field);
+  return slots.map((slot) => {
+    const code = codes[slot]!;
+    if (code >= 0) return values[code];
+    return code === MISSING ? undefined : valuesOf(documents[slot]!.values[field])[0];
+  });
 }
 
 /** The distance in meters of each of `slots` from `from`, undefined for a document without a point. */
