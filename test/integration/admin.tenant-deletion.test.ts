@@ -290,6 +290,9 @@ describe('DELETE /api/admin/tenants/{tenant_id}', () => {
     const [doomedIndex, survivorIndex] = [await indexOf(doomed.tenant), await indexOf(survivor.tenant)];
     const engine = t.services.search.engine as EmbeddedEngine;
     expect(engine.documentCount(doomedIndex)).toBe(2);
+    // Counts kept in memory are written at most a second later: written now, they are in the snapshots.
+    await t.services.edge.traffic.flush();
+    await t.services.search.log.flush();
     const doomedIds = await idsOwnedBy(doomed.tenant.id);
     const survivorIds = await idsOwnedBy(survivor.tenant.id);
     const doomedBefore = await rowsMentioning(doomedIds);
