@@ -128,6 +128,7 @@ describe('rank', () => {
               slots,
               words: words ? ['a', 'b'] : [],
               typos,
+              exactWords: [true, true],
               positional: positionalOf,
               idRanks: ids.of(documents),
               columns: new FieldColumns(),
@@ -184,7 +185,7 @@ describe('rank with positional rules', () => {
     metadata: null,
   }));
   const slots = documents.map((_, slot) => slot);
-  const rankWith = (exactness: (slot: number) => number) => {
+  const rankWith = (exactness: (slot: number) => number, exactWords = [true, true]) => {
     let computed = 0;
     const ranked = rank(
       {
@@ -193,6 +194,7 @@ describe('rank with positional rules', () => {
         slots,
         words: ['a', 'b'],
         typos: [new Int8Array(count), new Int8Array(count)],
+        exactWords,
         positional: (of) => {
           computed += of.length;
           return {
@@ -220,5 +222,9 @@ describe('rank with positional rules', () => {
     const { ranked, computed } = rankWith(() => 2);
     expect(ranked).toEqual({ slots: [0, 1, 2], count });
     expect(computed).toBeLessThan(count);
+    // A word that no document word matches exactly (a prefix, a typo) is exact nowhere.
+    const prefix = rankWith(() => 1, [true, false]);
+    expect(prefix.ranked).toEqual({ slots: [0, 1, 2], count });
+    expect(prefix.computed).toBeLessThan(count);
   });
 });

@@ -343,6 +343,7 @@ export class MemoryIndex {
         slots: filtered,
         words,
         typos,
+        exactWords: matches.map((wordMatches) => [...wordMatches.values()].some((match) => match.exact)),
         positional: (of) => this.positionalScores(of, matches),
         idRanks: this.idOrder.of(this.documents),
         columns: this.columns,

@@ -30,6 +30,8 @@ export interface RankInput {
   words: string[];
   /** Per query word, by slot, the fewest typos it needs in that document (-1: not there). */
   typos: Int8Array[];
+  /** Per query word, whether any document word matches it exactly (the exactness rule counts those). */
+  exactWords: boolean[];
   /** The positional scores of the slots given (some of `slots`), computed only when a rule needs them. */
   positional: (slots: number[]) => PositionalScores;
   /** Per slot, its document's place by id (see id-order.ts). */
@@ -91,7 +93,14 @@ export function rank(
     const lazy = lazyKeys(keys, directions);
     if (lazy) {
       const positional = (places: number[]) => input.positional(places.map((s) => slots[s]!));
-      const top = topWithPositional(lazy, slots.length, needed, positionalBounds(slots, typos), positional, byId);
+      const top = topWithPositional(
+        lazy,
+        slots.length,
+        needed,
+        positionalBounds(slots, typos, input.exactWords),
+        positional,
+        byId,
+      );
       return { slots: top.map((s) => slots[s]!), count: slots.length };
     }
   }
@@ -221,12 +230,14 @@ function numericKeys(
 /**
  * The best positional keys each match can have (word-positions.ts): each pair of query words at
  * least a word apart, every word in the first field, and exact only where it needed no typo (an
- * exact match needs none), stored negated as the key is.
+ * exact match needs none) and some document word matches it exactly, stored negated as the key is.
  */
-function positionalBounds(slots: number[], typos: Int8Array[]): PositionalBounds {
+function positionalBounds(slots: number[], typos: Int8Array[], exactWords: boolean[]): PositionalBounds {
   const exactness = new Float64Array(slots.length);
-  for (const of of typos)
+  typos.forEach((of, word) => {
+    if (!exactWords[word]) return;
     for (let s = 0; s < slots.length; s++) if (of[slots[s]!] === 0) exactness[s] = exactness[s]! - 1;
+  });
   return { proximity: Math.max(0, typos.length - 1), attribute: 0, exactness };
 }
 
