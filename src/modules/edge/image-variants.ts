@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../kernel/errors';
-import type { CacheStatus, EdgeRequest, EdgeResponse } from './edge.service';
+import type { CacheStatus, EdgeRequest, EdgeResponse } from './edge.types';
 import {
   authorizeImage,
   DEFAULT_MAX_INPUT_PIXELS,
