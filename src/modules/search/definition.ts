@@ -61,7 +61,16 @@ export const RESERVED_FIELD_NAMES = [
   '__position',
   'click_url',
   '_geo_distance_meters',
+  // Set on a plain object, this name replaces the object's prototype instead of adding a field.
+  '__proto__',
 ];
+
+/**
+ * The type `types` holds for a field, from its own keys only: a field may be called `constructor`
+ * or `toString`, which every plain object also answers from its prototype.
+ */
+export const typeIn = (types: Readonly<Record<string, FieldType>>, name: string): FieldType | undefined =>
+  Object.hasOwn(types, name) ? types[name] : undefined;
 
 export const SORT_RULE = /^([A-Za-z0-9_.-]+):(asc|desc)$/;
 /** A sort by distance from a point: `<field>(<lat>, <lng>):asc|desc`, as Typesense writes it. */
@@ -83,7 +92,7 @@ export function fieldNames(settings: IndexSettings, seen: Record<string, FieldTy
 }
 
 export const fieldType = (state: Pick<IndexState, 'fields' | 'seenFieldTypes'>, name: string): FieldType | null =>
-  state.fields.find((field) => field.to === name)?.type ?? state.seenFieldTypes[name] ?? null;
+  state.fields.find((field) => field.to === name)?.type ?? typeIn(state.seenFieldTypes, name) ?? null;
 
 export const effectiveSearchFields = (state: IndexState) =>
   state.searchFields.length > 0
@@ -249,7 +258,7 @@ class DocumentMapper {
     this.newTypes = null;
     const id = documentIdOf(source[ID_KEY]);
     if (id === undefined) this.problem(ID_KEY, DOCUMENT_ID_RULE);
-    const values: Record<string, FieldValue> = {};
+    const values = fieldValues();
     if (this.declared)
       for (const field of this.declared) this.field(values, field.name, valueAt(source, field.path), field.type);
     else
@@ -264,7 +273,7 @@ class DocumentMapper {
   }
 
   private learn(name: string, type: FieldType, declared: FieldType | null) {
-    if (!declared && !this.seen[name]) (this.newTypes ??= {})[name] = type;
+    if (!declared && !typeIn(this.seen, name)) (this.newTypes ??= {})[name] = type;
   }
 
   private field(values: Record<string, FieldValue>, name: string, value: unknown, declared: FieldType | null) {
@@ -279,8 +288,8 @@ class DocumentMapper {
     const isArray = Array.isArray(value);
     const type =
       declared ??
-      this.seen[name] ??
-      (this.newTypes ?? NO_TYPES)[name] ??
+      typeIn(this.seen, name) ??
+      typeIn(this.newTypes ?? NO_TYPES, name) ??
       (looksLikePoint(value) ? 'GEOPOINT' : typeOfValue(isArray ? firstNonNull(value) : value));
     if (!type) {
       this.problem(name, 'must be a string, number or boolean, an array of one of them, or a point {"lat", "lng"}');
@@ -328,6 +337,12 @@ function firstNonNull(items: unknown[]): unknown {
   for (let i = 0; i < items.length; i++) if (items[i] !== null) return items[i];
   return undefined;
 }
+
+/**
+ * A document's values by field, without a prototype: the engines read `values[field]` for fields a
+ * document lacks, and a field called `constructor` must then be missing, not Object's.
+ */
+const fieldValues = (): Record<string, FieldValue> => Object.create(null) as Record<string, FieldValue>;
 
 const isObject = (raw: unknown): raw is Record<string, unknown> =>
   raw !== null && typeof raw === 'object' && !Array.isArray(raw);
@@ -378,7 +393,7 @@ function mapStoredParts(
   if (!source || typeof source !== 'object') return null;
   const id = typeof source[ID_KEY] === 'number' ? String(source[ID_KEY]) : source[ID_KEY];
   if (typeof id !== 'string' || id === '') return null;
-  const document: IndexedDocument = { id, values: {}, metadata: source[METADATA_KEY] ?? null };
+  const document: IndexedDocument = { id, values: fieldValues(), metadata: source[METADATA_KEY] ?? null };
   const names =
     settings.fields.length > 0
       ? settings.fields
@@ -389,7 +404,11 @@ function mapStoredParts(
       { id, [field.to]: valueAt(source, field.from.split('.')) },
       { ...settings, fields: [] },
       {
-        ...(field.type ? { [field.to]: field.type } : seen[field.to] ? { [field.to]: seen[field.to]! } : {}),
+        ...(field.type
+          ? { [field.to]: field.type }
+          : typeIn(seen, field.to)
+            ? { [field.to]: typeIn(seen, field.to)! }
+            : {}),
       },
     );
     document.values[field.to] = one.document?.values[field.to] ?? null;

@@ -24,6 +24,7 @@ import {
   mergeDocument,
   parseRankingRule,
   resolveDefinition,
+  typeIn,
   type IndexSettings,
 } from './definition';
 import type { ChangeDelivery } from './delivery/change-delivery';
@@ -258,7 +259,7 @@ export class IndexService {
         for (const name of new Set([...Object.keys(index.seenFieldTypes), ...index.fields.map((field) => field.to)])) {
           const before = index.fields.find((field) => field.to === name);
           const after = data.settings.fields.find((field) => field.to === name);
-          const type = before?.type ?? index.seenFieldTypes[name];
+          const type = before?.type ?? typeIn(index.seenFieldTypes, name);
           if (before?.from === after?.from && type) seen[name] = type;
         }
         // Every copy is rebuilt from this version on, so no process needs the deletions recorded before it.
