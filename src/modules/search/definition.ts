@@ -403,16 +403,11 @@ function mapStoredParts(
       : Object.keys(source).map((key) => ({ from: key, to: key, type: null }));
   for (const field of names) {
     if (field.to === ID_KEY || field.to === METADATA_KEY) continue;
+    const type = field.type ?? typeIn(seen, field.to);
     const one = mapDocument(
       { id, [field.to]: valueAt(source, field.from.split('.')) },
       { ...settings, fields: [] },
-      {
-        ...(field.type
-          ? { [field.to]: field.type }
-          : typeIn(seen, field.to)
-            ? { [field.to]: typeIn(seen, field.to)! }
-            : {}),
-      },
+      type ? { [field.to]: type } : {},
     );
     document.values[field.to] = one.document?.values[field.to] ?? null;
   }
