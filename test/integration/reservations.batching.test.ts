@@ -1,7 +1,7 @@
 /**
  * Reservations of the same SKUs that arrive while earlier ones hold the SKU's stock lock go to the
  * database together: each is still all or none and checked against what the earlier ones left,
- * at most two statements per SKU wait on the lock, and a batch cut off changes nothing.
+ * one statement per SKU waits on the lock at a time, and a batch cut off changes nothing.
  */
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -103,10 +103,10 @@ describe('batched reservations', () => {
       input([{ sku: 'SKU-1', quantity: 1 }], { id: taken }),
       input([{ sku: 'SKU-1', quantity: 1 }], { channel_id: '0190f5b4-1c5e-7000-8000-00000000b0ff' }),
     ].map((request) => graphql(t, world.tenant.key, CREATE, { input: request }));
-    // Two statements wait on the lock; the other five wait in the service, not in the database.
-    expect(await until(lock.waiting, (pids) => pids.length >= 2)).toHaveLength(2);
+    // One statement waits on the lock; the other six wait in the service, not in the database.
+    expect(await until(lock.waiting, (pids) => pids.length >= 1)).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await lock.waiting()).toHaveLength(2);
+    expect(await lock.waiting()).toHaveLength(1);
     await lock.release();
 
     const outcomes = (await Promise.all(pending)).map(outcome);
@@ -140,11 +140,13 @@ describe('batched reservations', () => {
     const lock = await holdStockLock('SKU-3');
     const send = (quantity: number) =>
       graphql(t, world.tenant.key, CREATE, { input: input([{ sku: 'SKU-3', quantity }]) });
-    // The first two occupy the two statements allowed per SKU; the next three queue and go as one batch.
-    const first = [send(1), send(1)];
-    expect(await until(lock.waiting, (pids) => pids.length === 2)).toHaveLength(2);
+    // The first occupies the one statement allowed per SKU; the next four queue, in arrival order,
+    // and go as one batch.
+    const first = [send(1)];
+    expect(await until(lock.waiting, (pids) => pids.length === 1)).toHaveLength(1);
+    const second = send(1);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const batch = [send(3), send(3), send(3)];
+    const batch = [second, send(3), send(3), send(3)];
     await new Promise((resolve) => setTimeout(resolve, 100));
     await lock.release();
     const responses = await Promise.all([...first, ...batch]);
@@ -186,11 +188,11 @@ describe('batched reservations', () => {
     const before = await operationsSnapshot(t, world.tenant.id);
     const lock = await holdStockLock('SKU-2');
     const send = () => graphql(t, world.tenant.key, CREATE, { input: input([{ sku: 'SKU-2', quantity: 1 }]) });
-    const first = [send(), send()];
-    const firstWaiting = await until(lock.waiting, (pids) => pids.length === 2);
-    expect(firstWaiting).toHaveLength(2);
+    const first = [send()];
+    const firstWaiting = await until(lock.waiting, (pids) => pids.length === 1);
+    expect(firstWaiting).toHaveLength(1);
     const batch = Array.from({ length: 6 }, send);
-    // The six queue behind the first two; cutting those off sends the six as one statement.
+    // The six queue behind the first; cutting it off sends the six as one statement.
     await new Promise((resolve) => setTimeout(resolve, 100));
     for (const pid of firstWaiting) await sql(t.databaseUrl, 'SELECT pg_terminate_backend($1)', [pid]);
     const batchWaiting = await until(lock.waiting, (pids) => pids.length === 1 && !firstWaiting.includes(pids[0]!));
@@ -201,7 +203,7 @@ describe('batched reservations', () => {
     const outcomes = (await Promise.all([...first, ...batch])).map(outcome);
     await lock.release();
     expect(outcomes).toEqual(
-      Array(8).fill(
+      Array(7).fill(
         expect.stringMatching(
           /^WRITE_INTERRUPTED: .*the write was interrupted before it committed and changed nothing; send it again/,
         ),
@@ -209,8 +211,8 @@ describe('batched reservations', () => {
     );
     expect(await operationsSnapshot(t, world.tenant.id)).toEqual(before);
     // Sent again, they all succeed.
-    expect((await Promise.all(Array.from({ length: 8 }, send))).map(outcome)).toEqual(Array(8).fill('ok'));
-    expect(await levels(t, world, 'SKU-2')).toMatchObject({ available: 12, reserved: 8 });
+    expect((await Promise.all(Array.from({ length: 7 }, send))).map(outcome)).toEqual(Array(7).fill('ok'));
+    expect(await levels(t, world, 'SKU-2')).toMatchObject({ available: 13, reserved: 7 });
     await expectStockInvariants(t, world.tenant.id);
   });
 });

@@ -10,12 +10,18 @@ import { reserveStockBatch, type BatchedReservation, type BatchReserveOutcome } 
 export type { BatchedReservation, BatchReserveOutcome } from '../repository/reserve-batch';
 
 export class ReservationBatches {
-  /** Reservations batched by tenant, warehouse and SKUs. */
+  /**
+   * Reservations batched by tenant, warehouse and SKUs. One call per key at a time: a second call
+   * would only wait for the first one's locks in the database, and the requests it took would
+   * have made the next batch larger. On the 2-core bench machine, one at a time made 20 % more
+   * reservations per second at 50 clients than two (fewer, larger statements: less work per
+   * reservation in the process and in PostgreSQL).
+   */
   private readonly batcher = new HotKeyBatcher<
     { tenantId: string; reservation: BatchedReservation },
     BatchReserveOutcome
   >({
-    inFlightPerKey: 2,
+    inFlightPerKey: 1,
     maxBatch: 100,
     run: (batch) => this.runBatch(batch),
   });
