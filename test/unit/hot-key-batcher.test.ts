@@ -77,6 +77,25 @@ describe('HotKeyBatcher', () => {
     await expect(third).resolves.toBe('reserved');
   });
 
+  it('sends the next batch before the callers of the one before go on', async () => {
+    const { calls, run } = controlledRun();
+    const batcher = new HotKeyBatcher<string, string>({ inFlightPerKey: 1, maxBatch: 100, run });
+    const events: string[] = [];
+    const answered = ['a', 'b', 'c'].map((request) =>
+      batcher.submit('k', request).then((value) => events.push(`${value}; calls: ${calls.length}`)),
+    );
+    await flush();
+    expect(calls.map((call) => call.requests)).toEqual([['a']]);
+    calls[0]!.settle(echo(['a']));
+    await answered[0];
+    // When the first caller went on, the call of the two that waited had been made.
+    expect(events).toEqual(['done a; calls: 2']);
+    expect(calls[1]!.requests).toEqual(['b', 'c']);
+    calls[1]!.settle(echo(['b', 'c']));
+    await Promise.all(answered);
+    expect(events).toEqual(['done a; calls: 2', 'done b; calls: 2', 'done c; calls: 2']);
+  });
+
   it('fails a request the call gave no outcome for', async () => {
     const batcher = new HotKeyBatcher<string, string>({ inFlightPerKey: 1, maxBatch: 100, run: async () => [] });
     await expect(batcher.submit('k', 'lost')).rejects.toThrow('answered 0 of 1');
