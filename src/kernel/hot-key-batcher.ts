@@ -49,20 +49,11 @@ export class HotKeyBatcher<Request, Result> {
   }
 
   private async runBatch(key: string, queue: Queue<Request, Result>, batch: Waiting<Request, Result>[]) {
-    let settle: () => void;
+    let outcomes: BatchOutcome<Result>[];
     try {
-      const outcomes = await this.options.run(batch.map((entry) => entry.request));
-      settle = () =>
-        batch.forEach((entry, index) => {
-          const outcome = outcomes[index];
-          if (!outcome) entry.reject(new Error(`batch answered ${outcomes.length} of ${batch.length} requests`));
-          else if (outcome.ok) entry.resolve(outcome.value);
-          else entry.reject(outcome.error);
-        });
+      outcomes = await this.options.run(batch.map((entry) => entry.request));
     } catch (error) {
-      settle = () => {
-        for (const entry of batch) entry.reject(error);
-      };
+      outcomes = batch.map(() => ({ ok: false, error }));
     }
     // The next batch goes to the database first; this one's callers go on (and write their answers)
     // in the next turn of the event loop, while it runs. Settled at once, their continuations
@@ -71,6 +62,13 @@ export class HotKeyBatcher<Request, Result> {
     queue.running -= 1;
     if (queue.running === 0 && queue.waiting.length === 0) this.queues.delete(key);
     else this.drain(key, queue);
-    setImmediate(settle);
+    setImmediate(() =>
+      batch.forEach((entry, index) => {
+        const outcome = outcomes[index];
+        if (!outcome) entry.reject(new Error(`batch answered ${outcomes.length} of ${batch.length} requests`));
+        else if (outcome.ok) entry.resolve(outcome.value);
+        else entry.reject(outcome.error);
+      }),
+    );
   }
 }
