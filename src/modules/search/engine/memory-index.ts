@@ -33,6 +33,15 @@ export const MAX_PREFIX_EXPANSIONS = 100;
 const RETAINED_TYPO_BUFFERS = 8;
 
 /**
+ * Whether some document word matches the query word exactly (the exactness rule counts only such
+ * words). The exact forms come first in a word's matches, so this mostly reads one.
+ */
+function hasExactMatch(matches: Map<string, WordMatch>): boolean {
+  for (const match of matches.values()) if (match.exact) return true;
+  return false;
+}
+
+/**
  * The words of a field's texts, in order. A loop rather than `flatMap`, which V8 runs far slower,
  * and most fields hold one text: indexing spends much of its time here.
  */
@@ -343,7 +352,7 @@ export class MemoryIndex {
         slots: filtered,
         words,
         typos,
-        exactWords: matches.map((wordMatches) => [...wordMatches.values()].some((match) => match.exact)),
+        exactWords: matches.map(hasExactMatch),
         positional: (of) => this.positionalScores(of, matches),
         idRanks: this.idOrder.of(this.documents),
         columns: this.columns,
