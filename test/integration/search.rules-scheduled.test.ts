@@ -115,7 +115,11 @@ describe('rules that replace the query, carry data and have a period', () => {
       'body.data[0].active_to',
       'before',
     ],
-    ['active_from equal to active_to', [{ id: 'x', active_from: instant, active_to: instant }], 'body.data[0].active_to'],
+    [
+      'active_from equal to active_to',
+      [{ id: 'x', active_from: instant, active_to: instant }],
+      'body.data[0].active_to',
+    ],
     ['a timestamp that is not ISO', [{ id: 'x', active_from: 'next monday' }], 'body.data[0].active_from'],
     ['a timestamp without an offset', [{ id: 'x', active_to: '2030-01-01T00:00:00' }], 'body.data[0].active_to'],
     ['data over 4096 bytes', [{ id: 'x', data: big }], 'body.data[0].data', '4096'],
