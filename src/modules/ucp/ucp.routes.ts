@@ -4,6 +4,7 @@
  * `{data}` envelope) with its UCP business profile.
  */
 import { single } from '../../kernel/envelope';
+import type { ErrorKey } from '../../kernel/errors';
 import { singleEnvelope, z } from '../../kernel/rest/schemas';
 import { underField } from '../../kernel/validation';
 import { defineOperation, type Services } from '../context';
@@ -83,6 +84,22 @@ const storefrontDescription =
   '`SEARCH_EVENTS_PER_MINUTE` requests per minute (default 300) to storefront catalogs, then gets a 429 with ' +
   '`Retry-After`. Business outcomes are 200 with UCP `messages`; malformed requests are 400.';
 
+/** What every operation of a storefront catalog shares: public, per proxy key, limited per client address. */
+const storefront = {
+  tag: storefrontTag,
+  security: 'bearer-optional',
+  scopes: ['search'],
+  cors: true,
+  limitPerAddress: storefrontLimit,
+  params: KeyParams,
+} as const;
+
+/** What the catalog's POST operations share: the agent's profile header and the errors of a body. */
+const catalogRequest: { headers: typeof UcpAgentHeaders; errors: ErrorKey[] } = {
+  headers: UcpAgentHeaders,
+  errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'FORBIDDEN', 'TOO_MANY_REQUESTS'],
+};
+
 export const searchStorefrontCatalog = defineOperation({
   operationId: 'searchStorefrontCatalog',
   method: 'post',
@@ -92,16 +109,10 @@ export const searchStorefrontCatalog = defineOperation({
     'UCP `POST /catalog/search`: products matching `query`, narrowed by `filters.categories` and `filters.price` ' +
     '(minor units), 10 per page by default (at most 50), `pagination.cursor` for the next page.' +
     storefrontDescription,
-  tag: storefrontTag,
-  security: 'bearer-optional',
-  scopes: ['search'],
-  cors: true,
-  limitPerAddress: storefrontLimit,
-  params: KeyParams,
-  headers: UcpAgentHeaders,
+  ...storefront,
+  ...catalogRequest,
   body: UcpSearchRequest,
   responses: { 200: { description: 'The UCP search response.', schema: UcpSearchResponse } },
-  errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'FORBIDDEN', 'TOO_MANY_REQUESTS'],
   async handler({ params, body, optionalPrincipal, services }) {
     return { status: 200, body: await searchCatalog(await services.ucp.forProxy(params.key, optionalPrincipal), body) };
   },
@@ -116,16 +127,10 @@ export const lookupStorefrontCatalog = defineOperation({
     `UCP \`POST /catalog/lookup\`: products by product id or SKU (1 to ${MAX_LOOKUP_IDS} \`ids\`; more is a 400 ` +
     '`request_too_large`); unknown identifiers are `not_found` info messages.' +
     storefrontDescription,
-  tag: storefrontTag,
-  security: 'bearer-optional',
-  scopes: ['search'],
-  cors: true,
-  limitPerAddress: storefrontLimit,
-  params: KeyParams,
-  headers: UcpAgentHeaders,
+  ...storefront,
+  ...catalogRequest,
   body: UcpLookupRequest,
   responses: { 200: { description: 'The UCP lookup response.', schema: UcpLookupResponse } },
-  errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'FORBIDDEN', 'TOO_MANY_REQUESTS'],
   async handler({ params, body, optionalPrincipal, services }) {
     return { status: 200, body: await lookupCatalog(await services.ucp.forProxy(params.key, optionalPrincipal), body) };
   },
@@ -140,16 +145,10 @@ export const getStorefrontProduct = defineOperation({
     'UCP `POST /catalog/product`: one product by product id or SKU, or (still 200) `ucp.status: "error"` with an ' +
     'unrecoverable `not_found` message.' +
     storefrontDescription,
-  tag: storefrontTag,
-  security: 'bearer-optional',
-  scopes: ['search'],
-  cors: true,
-  limitPerAddress: storefrontLimit,
-  params: KeyParams,
-  headers: UcpAgentHeaders,
+  ...storefront,
+  ...catalogRequest,
   body: UcpGetProductRequest,
   responses: { 200: { description: 'The product, or the UCP error response.', schema: UcpGetProductResult } },
-  errors: ['BAD_REQUEST', 'UNAUTHORIZED', 'NOT_FOUND', 'FORBIDDEN', 'TOO_MANY_REQUESTS'],
   async handler({ params, body, optionalPrincipal, services }) {
     return { status: 200, body: await getProduct(await services.ucp.forProxy(params.key, optionalPrincipal), body) };
   },
@@ -165,12 +164,7 @@ export const getStorefrontProfile = defineOperation({
     "capabilities, with the UCP version implemented. Also served at `/.well-known/ucp` on the proxy's own host " +
     '(`{key}.EDGE_DOMAIN`).' +
     storefrontDescription,
-  tag: storefrontTag,
-  security: 'bearer-optional',
-  scopes: ['search'],
-  cors: true,
-  limitPerAddress: storefrontLimit,
-  params: KeyParams,
+  ...storefront,
   responses: { 200: { description: 'The profile.', schema: UcpBusinessProfile } },
   errors: ['UNAUTHORIZED', 'NOT_FOUND', 'FORBIDDEN', 'TOO_MANY_REQUESTS'],
   async handler({ params, optionalPrincipal, services }) {
