@@ -9,9 +9,10 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { poolOf } from '../../src/kernel/db';
 import type { Principal } from '../../src/modules/auth/scopes';
 import { SearchDeliveryFailed } from '../../src/modules/search/delivery/delivery-queue';
-import { createSearchServices, type SearchServices } from '../../src/modules/search/search.module';
+import type { SearchServices } from '../../src/modules/search/search.module';
 import type { IndexInputData } from '../../src/modules/search/search.schemas';
-import { createTenant, startTestApp, TEST_MASTER_KEY, type TestApp } from '../helpers/app';
+import { createTenant, startTestApp, type TestApp } from '../helpers/app';
+import { searchServicesOf } from '../helpers/search-services';
 import { NOT_READY, STAND_IN_API_KEY, TypesenseStandIn } from '../helpers/typesense-stand-in';
 
 const { rest, db, config, services: appServices } = await startTestApp();
@@ -31,20 +32,18 @@ async function standIn(version = '30.0', nodes = 1) {
 
 /** The search services of one process on the test database, talking to `url` with short timeouts and waits. */
 async function processOn(url: string, failures: unknown[]): Promise<SearchServices> {
-  const services = createSearchServices({
-    config: {
-      ...config,
+  const services = searchServicesOf(
+    { config, db, services: appServices },
+    {
       typesenseUrl: url,
       typesenseApiKey: STAND_IN_API_KEY,
-      typesense: { ...config.typesense, timeoutSeconds: 0.3, retryIntervalSeconds: 0.01 },
-      searchDelivery: { backoffMs: 20, maxBackoffMs: 80 },
+      config: {
+        typesense: { ...config.typesense, timeoutSeconds: 0.3, retryIntervalSeconds: 0.01 },
+        searchDelivery: { backoffMs: 20, maxBackoffMs: 80 },
+      },
+      onBackgroundError: (error) => failures.push(error),
     },
-    db,
-    cursors: appServices.cursors,
-    masterKey: TEST_MASTER_KEY,
-    baseUrl: appServices.baseUrl,
-    onBackgroundError: (error) => failures.push(error),
-  });
+  );
   await services.start();
   return services;
 }

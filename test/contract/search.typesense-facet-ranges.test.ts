@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/modules/auth/scopes';
-import { createSearchServices, type SearchServices } from '../../src/modules/search/search.module';
+import type { SearchServices } from '../../src/modules/search/search.module';
 import type { IndexInputData } from '../../src/modules/search/search.schemas';
-import { createTenant, startTestApp, TEST_MASTER_KEY } from '../helpers/app';
+import { createTenant, startTestApp } from '../helpers/app';
+import { searchServicesOf } from '../helpers/search-services';
 import { STAND_IN_API_KEY, TypesenseStandIn } from '../helpers/typesense-stand-in';
 
 const { rest, db, config, services: appServices } = await startTestApp();
@@ -25,16 +26,10 @@ describe('range facets on Typesense', () => {
   let services: SearchServices;
   beforeAll(async () => {
     standIn = await TypesenseStandIn.start('30.0');
-    services = createSearchServices({
-      config: { ...config, typesenseUrl: standIn.url, typesenseApiKey: STAND_IN_API_KEY },
-      db,
-      cursors: appServices.cursors,
-      masterKey: TEST_MASTER_KEY,
-      baseUrl: appServices.baseUrl,
-      onBackgroundError: (error) => {
-        throw error;
-      },
-    });
+    services = searchServicesOf(
+      { config, db, services: appServices },
+      { typesenseUrl: standIn.url, typesenseApiKey: STAND_IN_API_KEY },
+    );
     await services.start();
     await services.indexes.create(principal, {
       name: 'ranged',

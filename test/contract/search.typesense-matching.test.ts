@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/modules/auth/scopes';
-import { createSearchServices, type SearchServices } from '../../src/modules/search/search.module';
+import type { SearchServices } from '../../src/modules/search/search.module';
 import type { IndexInputData } from '../../src/modules/search/search.schemas';
-import { createTenant, startTestApp, TEST_MASTER_KEY } from '../helpers/app';
+import { createTenant, startTestApp } from '../helpers/app';
+import { searchServicesOf } from '../helpers/search-services';
 import { STAND_IN_API_KEY, TypesenseStandIn } from '../helpers/typesense-stand-in';
 
 const { rest, db, config, services: appServices } = await startTestApp();
@@ -33,16 +34,10 @@ for (const version of ['30.0', '29.0']) {
     let services: SearchServices;
     beforeAll(async () => {
       standIn = await TypesenseStandIn.start(version);
-      services = createSearchServices({
-        config: { ...config, typesenseUrl: standIn.url, typesenseApiKey: STAND_IN_API_KEY },
-        db,
-        cursors: appServices.cursors,
-        masterKey: TEST_MASTER_KEY,
-        baseUrl: appServices.baseUrl,
-        onBackgroundError: (error) => {
-          throw error;
-        },
-      });
+      services = searchServicesOf(
+        { config, db, services: appServices },
+        { typesenseUrl: standIn.url, typesenseApiKey: STAND_IN_API_KEY },
+      );
       await services.start();
     });
     afterAll(() => standIn.close());

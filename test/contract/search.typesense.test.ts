@@ -8,9 +8,10 @@ import { buildApp } from '../../src/app';
 import type { Principal } from '../../src/modules/auth/scopes';
 import { SearchDeliveryFailed } from '../../src/modules/search/delivery/delivery-queue';
 import { TypesenseEngine } from '../../src/modules/search/engine/typesense-engine';
-import { createSearchServices, type SearchServices } from '../../src/modules/search/search.module';
+import type { SearchServices } from '../../src/modules/search/search.module';
 import type { IndexInputData } from '../../src/modules/search/search.schemas';
 import { createTenant, startTestApp, TEST_MASTER_KEY } from '../helpers/app';
+import { searchServicesOf } from '../helpers/search-services';
 import { STAND_IN_API_KEY, TypesenseStandIn, type RecordedRequest } from '../helpers/typesense-stand-in';
 
 const { rest, db, config, services: appServices } = await startTestApp();
@@ -18,19 +19,15 @@ const tenant = await createTenant(rest, 'Typesense contract');
 const principal: Principal = { tenantId: tenant.id, scopes: new Set(['*']), actor: { type: 'api_key', id: 'c' } };
 
 function servicesFor(standIn: TypesenseStandIn, backgroundErrors: unknown[] = []): SearchServices {
-  return createSearchServices({
-    config: {
-      ...config,
+  return searchServicesOf(
+    { config, db, services: appServices },
+    {
       typesenseUrl: standIn.url,
       typesenseApiKey: STAND_IN_API_KEY,
-      searchDelivery: { backoffMs: 20, maxBackoffMs: 100 },
+      config: { searchDelivery: { backoffMs: 20, maxBackoffMs: 100 } },
+      onBackgroundError: (error) => backgroundErrors.push(error),
     },
-    db,
-    cursors: appServices.cursors,
-    masterKey: TEST_MASTER_KEY,
-    baseUrl: appServices.baseUrl,
-    onBackgroundError: (error) => backgroundErrors.push(error),
-  });
+  );
 }
 
 const COLLECTION = /^idx_[0-9a-f]{32}_v\d+_[0-9a-f]{8}$/;

@@ -6,9 +6,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/kernel/errors';
 import type { Principal } from '../../src/modules/auth/scopes';
-import { createSearchServices, type SearchServices } from '../../src/modules/search/search.module';
+import type { SearchServices } from '../../src/modules/search/search.module';
 import type { IndexInputData, SearchContextData } from '../../src/modules/search/search.schemas';
-import { createTenant, startTestApp, TEST_MASTER_KEY } from '../helpers/app';
+import { createTenant, startTestApp } from '../helpers/app';
+import { searchServicesOf } from '../helpers/search-services';
 
 const { rest, db, config, services: appServices } = await startTestApp();
 const tenant = await createTenant(rest, 'Conformance');
@@ -28,14 +29,14 @@ const engines: { name: string; services: () => SearchServices; skip?: string }[]
     name: 'typesense',
     skip: typesenseUrl ? undefined : 'TYPESENSE_URL is not set, so there is no Typesense server to run against',
     services: () =>
-      createSearchServices({
-        config: { ...config, typesenseUrl, typesenseApiKey: process.env.TYPESENSE_API_KEY },
-        db,
-        cursors: appServices.cursors,
-        masterKey: TEST_MASTER_KEY,
-        baseUrl: appServices.baseUrl,
-        onBackgroundError: (error) => backgroundErrors.push(error),
-      }),
+      searchServicesOf(
+        { config, db, services: appServices },
+        {
+          typesenseUrl,
+          typesenseApiKey: process.env.TYPESENSE_API_KEY,
+          onBackgroundError: (error) => backgroundErrors.push(error),
+        },
+      ),
   },
 ];
 

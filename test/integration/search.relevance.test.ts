@@ -8,9 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/modules/auth/scopes';
-import { createSearchServices, type SearchServices } from '../../src/modules/search/search.module';
+import type { SearchServices } from '../../src/modules/search/search.module';
 import type { IndexInputData } from '../../src/modules/search/search.schemas';
-import { createTenant, startTestApp, TEST_MASTER_KEY } from '../helpers/app';
+import { createTenant, startTestApp } from '../helpers/app';
+import { searchServicesOf } from '../helpers/search-services';
 import { RELEVANCE_CASES, RELEVANCE_INDEXES, type RelevanceCase } from '../helpers/relevance-catalog';
 import { STAND_IN_API_KEY, TypesenseStandIn } from '../helpers/typesense-stand-in';
 
@@ -19,16 +20,7 @@ const tenant = await createTenant(rest, 'Relevance');
 const principal: Principal = { tenantId: tenant.id, scopes: new Set(['*']), actor: { type: 'api_key', id: 'r' } };
 
 const servicesOn = (typesenseUrl: string, apiKey: string | undefined) =>
-  createSearchServices({
-    config: { ...config, typesenseUrl, typesenseApiKey: apiKey },
-    db,
-    cursors: appServices.cursors,
-    masterKey: TEST_MASTER_KEY,
-    baseUrl: appServices.baseUrl,
-    onBackgroundError: (error) => {
-      throw error;
-    },
-  });
+  searchServicesOf({ config, db, services: appServices }, { typesenseUrl, typesenseApiKey: apiKey });
 
 /** Creates every index of the catalog with its documents and rules; returns the aliases by catalog name. */
 async function loadCatalog(services: SearchServices, prefix: string) {
