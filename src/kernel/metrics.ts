@@ -6,7 +6,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AppError } from './errors';
 
 declare module 'fastify' {
@@ -111,4 +111,34 @@ export async function scrapeQuery<T>(query: () => Promise<T>): Promise<T | undef
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A gauge with a series per row that `read` gives at each scrape (so the rows it reads must be
+ * bounded), labelled `label` with `labelOf(row)`, holding `measure(row)`. A read that fails or
+ * times out (see `scrapeQuery`) leaves the values of the last scrape.
+ */
+export function gaugePerRow<Row>(
+  registry: Registry,
+  gauge: {
+    name: string;
+    help: string;
+    label: string;
+    read: () => Promise<Row[]>;
+    labelOf: (row: Row) => string;
+    measure: (row: Row) => number;
+  },
+): void {
+  new Gauge({
+    name: `${METRICS_PREFIX}${gauge.name}`,
+    help: gauge.help,
+    labelNames: [gauge.label],
+    registers: [registry],
+    async collect() {
+      const rows = await scrapeQuery(gauge.read);
+      if (!rows) return;
+      this.reset();
+      for (const row of rows) this.set({ [gauge.label]: gauge.labelOf(row) }, gauge.measure(row));
+    },
+  });
 }

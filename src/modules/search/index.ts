@@ -1,5 +1,5 @@
-import { Counter, Gauge } from 'prom-client';
-import { METRICS_PREFIX, scrapeQuery } from '../../kernel/metrics';
+import { Counter } from 'prom-client';
+import { gaugePerRow, METRICS_PREFIX } from '../../kernel/metrics';
 import type { Module } from '../context';
 import { registerDeliveryMetrics } from './delivery/delivery-metrics';
 import * as repository from './search.repository';
@@ -39,17 +39,13 @@ export const searchModule: Module = {
     if (search.deliveries) registerDeliveryMetrics(registry, db);
     // The largest indexes by id: each is a series of its own, so their number is bounded.
     const perIndex = (name: string, help: string, measure: (row: repository.IndexSize) => number) =>
-      new Gauge({
-        name: `${METRICS_PREFIX}${name}`,
+      gaugePerRow(registry, {
+        name,
         help,
-        labelNames: ['index'],
-        registers: [registry],
-        async collect() {
-          const rows = await scrapeQuery(() => repository.indexSizes(db, 100));
-          if (!rows) return;
-          this.reset();
-          for (const row of rows) this.set({ index: row.id }, measure(row));
-        },
+        label: 'index',
+        read: () => repository.indexSizes(db, 100),
+        labelOf: (row) => row.id,
+        measure,
       });
     perIndex(
       'search_index_documents',

@@ -1,7 +1,7 @@
 /** The delivery queue in `/metrics`: how much each index waits for, and for how long. */
 import { Gauge, type Registry } from 'prom-client';
 import type { Db } from '../../../kernel/db';
-import { METRICS_PREFIX, scrapeQuery } from '../../../kernel/metrics';
+import { gaugePerRow, METRICS_PREFIX, scrapeQuery } from '../../../kernel/metrics';
 import * as repository from './delivery.repository';
 
 /** The indexes waiting longest are series of their own; the rest only count in the total. */
@@ -10,17 +10,13 @@ const MAX_SERIES = 100;
 export function registerDeliveryMetrics(registry: Registry, db: Db) {
   const read = () => scrapeQuery(() => repository.pendingDeliveries(db, MAX_SERIES));
   const perIndex = (name: string, help: string, measure: (row: repository.PendingDelivery) => number) =>
-    new Gauge({
-      name: `${METRICS_PREFIX}${name}`,
+    gaugePerRow(registry, {
+      name,
       help,
-      labelNames: ['index'],
-      registers: [registry],
-      async collect() {
-        const rows = await read();
-        if (!rows) return;
-        this.reset();
-        for (const row of rows) this.set({ index: row.indexId }, measure(row));
-      },
+      label: 'index',
+      read: () => repository.pendingDeliveries(db, MAX_SERIES),
+      labelOf: (row) => row.indexId,
+      measure,
     });
   perIndex(
     'search_delivery_pending_versions',
