@@ -8,13 +8,13 @@ import * as repository from './delivery.repository';
 const MAX_SERIES = 100;
 
 export function registerDeliveryMetrics(registry: Registry, db: Db) {
-  const read = () => scrapeQuery(() => repository.pendingDeliveries(db, MAX_SERIES));
+  const pending = () => repository.pendingDeliveries(db, MAX_SERIES);
   const perIndex = (name: string, help: string, measure: (row: repository.PendingDelivery) => number) =>
     gaugePerRow(registry, {
       name,
       help,
       label: 'index',
-      read: () => repository.pendingDeliveries(db, MAX_SERIES),
+      read: pending,
       labelOf: (row) => row.indexId,
       measure,
     });
@@ -35,7 +35,7 @@ export function registerDeliveryMetrics(registry: Registry, db: Db) {
     help: 'Search indexes with changes not yet delivered to the search engine.',
     registers: [registry],
     async collect() {
-      const rows = await read();
+      const rows = await scrapeQuery(pending);
       if (rows) this.set(rows[0]?.total ?? 0);
     },
   });
