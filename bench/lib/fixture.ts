@@ -8,7 +8,7 @@ import { createDb, type Db } from '../../src/kernel/db';
 import { startEmbeddedPostgres } from '../../src/kernel/embedded-postgres';
 import { uuidv7 } from '../../src/kernel/ids';
 import { applyMigrations } from '../../src/kernel/migrations';
-import type { Principal } from '../../src/modules/auth/scopes';
+import type { Principal } from '../../src/kernel/principal';
 import { createServices } from '../../src/app';
 import type { Services } from '../../src/modules/context';
 import type { Teardown } from './teardown';

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../../src/kernel/config';
 import { masterKeyFile } from '../../src/kernel/master-key';
-import { ALL_SCOPES, SCOPES } from '../../src/modules/auth/scopes';
+import { ALL_SCOPES, SCOPES } from '../../src/kernel/scopes';
 
 /** A command line or environment the command cannot use: the message says what to change (exit 2). */
 export class UsageError extends Error {}

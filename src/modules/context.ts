@@ -12,7 +12,7 @@ import type { AppModule } from '../kernel/module';
 import type { Principal } from '../kernel/principal';
 import type { RateLimits } from '../kernel/rate-limit';
 import { operationDefiner } from '../kernel/rest/operation';
-import type { Scope } from './auth/scopes';
+import type { Scope } from '../kernel/scopes';
 
 /** Everything a request handler may use, built once per process. */
 export interface Services {

@@ -5,7 +5,7 @@
  * The stand-in parses the part as Typesense does and refuses malformed ones.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/modules/auth/scopes';
+import type { Principal } from '../../src/kernel/principal';
 import type { SearchServices } from '../../src/modules/search/search.module';
 import type { IndexInputData, RuleInputData } from '../../src/modules/search/search.schemas';
 import { createTenant, startTestApp } from '../helpers/app';

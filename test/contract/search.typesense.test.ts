@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app';
-import type { Principal } from '../../src/modules/auth/scopes';
+import type { Principal } from '../../src/kernel/principal';
 import { SearchDeliveryFailed } from '../../src/modules/search/delivery/delivery-queue';
 import { TypesenseEngine } from '../../src/modules/search/engine/typesense-engine';
 import type { SearchServices } from '../../src/modules/search/search.module';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/modules/auth/scopes';
+import { SCOPES } from '../../src/kernel/scopes';
 import { createKey, createTenant, startTestApp, TEST_MASTER_KEY, type Tenant, type TestApp } from '../helpers/app';
 import { sql } from '../helpers/db';
 import type { RestResponse } from '../helpers/rest';

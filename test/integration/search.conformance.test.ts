@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/kernel/errors';
-import type { Principal } from '../../src/modules/auth/scopes';
+import type { Principal } from '../../src/kernel/principal';
 import type { SearchServices } from '../../src/modules/search/search.module';
 import type { IndexInputData, SearchContextData } from '../../src/modules/search/search.schemas';
 import { createTenant, startTestApp } from '../helpers/app';

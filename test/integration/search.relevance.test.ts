@@ -7,7 +7,7 @@
  * replacement query, rules skipped outside their periods).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/modules/auth/scopes';
+import type { Principal } from '../../src/kernel/principal';
 import type { SearchServices } from '../../src/modules/search/search.module';
 import type { IndexInputData } from '../../src/modules/search/search.schemas';
 import { createTenant, startTestApp } from '../helpers/app';

@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/modules/auth/scopes';
+import type { Principal } from '../../src/kernel/principal';
 import { AppError, errorRegistry } from '../../src/kernel/errors';
 import { startTestApp } from '../helpers/app';
 import { sql } from '../helpers/db';

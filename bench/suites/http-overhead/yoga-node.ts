@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createGraphQLServer } from '../../../src/kernel/graphql/yoga';
 import { uuidv7 } from '../../../src/kernel/ids';
-import type { Principal } from '../../../src/modules/auth/scopes';
+import type { Principal } from '../../../src/kernel/principal';
 import { buildGraphQLSchema } from '../../../src/app';
 import type { GraphQLContext, Services } from '../../../src/modules/context';
 

@@ -3,7 +3,7 @@ import { listEnvelope, pageArguments, pageQuery, singleEnvelope, z } from '../..
 import { list, single } from '../../kernel/envelope';
 import { pageBlock } from '../../kernel/rest/page-links';
 import { trimmedName } from '../../kernel/validation';
-import { ALL_SCOPES, SCOPES } from './scopes';
+import { ALL_SCOPES, SCOPES } from '../../kernel/scopes';
 
 const TenantIdParams = z.object({
   tenant_id: z.uuid().openapi({ description: 'ID of the tenant.' }),

@@ -7,7 +7,7 @@ import { deleteTenantCounters } from '../../kernel/rate-limit';
 import * as repository from './auth.repository';
 import type { Authenticator } from './authenticator';
 import { generateApiKey } from './credentials';
-import type { GrantableScope } from './scopes';
+import type { GrantableScope } from '../../kernel/scopes';
 
 /** A tenant deletion may cascade through millions of rows: far longer than a request's write may take. */
 const TENANT_DELETION_TIMEOUT_MS = 10 * 60_000;

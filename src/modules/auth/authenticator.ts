@@ -3,7 +3,7 @@ import type { Db } from '../../kernel/db';
 import { AppError } from '../../kernel/errors';
 import { findApiKey } from './auth.repository';
 import { bearerToken, parseApiKey, secretMatchesHash, secretsEqual } from './credentials';
-import type { Principal } from './scopes';
+import type { Principal } from '../../kernel/principal';
 
 const unauthorized = (reason: string) => new AppError('UNAUTHORIZED', reason);
 

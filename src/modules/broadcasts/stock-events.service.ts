@@ -2,7 +2,8 @@ import type { CursorCodec } from '../../kernel/cursor';
 import type { Db } from '../../kernel/db';
 import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
-import { requireScope, type Principal } from '../auth/scopes';
+import { requireScope } from '../../kernel/scopes';
+import type { Principal } from '../../kernel/principal';
 import * as repository from './stock-events.repository';
 import type { StockEventRecord } from './stock-events.repository';
 

@@ -10,7 +10,8 @@ import type {
   SalesChannel as SalesChannelRow,
   Warehouse as WarehouseRow,
 } from '../../__generated__/prisma/client';
-import { requireScope, type Principal } from '../auth/scopes';
+import { requireScope } from '../../kernel/scopes';
+import type { Principal } from '../../kernel/principal';
 import * as bundles from './bundles.repository';
 import * as repository from './catalog.repository';
 import type { ChannelWarehouseCache } from './channel-warehouses';

@@ -1,6 +1,6 @@
 import { AppError } from '../../kernel/errors';
 import type { Authenticator } from '../auth/authenticator';
-import { hasScope, insufficientScope, type Scope } from '../auth/scopes';
+import { hasScope, insufficientScope, type Scope } from '../../kernel/scopes';
 import type { EdgeProxy } from './edge-proxy';
 import type { EdgeRequest, EdgeResponse } from './edge.types';
 import { headerTokens, headerValue } from './headers';

@@ -1,6 +1,6 @@
 import { mountMcpEndpoint, type McpTool } from '../../kernel/mcp';
 import { packageInfo } from '../../kernel/package-info';
-import { hasScope, type Scope } from '../auth/scopes';
+import { hasScope, type Scope } from '../../kernel/scopes';
 import type { Module, Services } from '../context';
 import { authenticateMcp, MCP_PATH, resourceMetadataUrl, type McpContext } from './mcp-auth';
 import { clientIdOf, createMcpMetrics, toolCallRecorder, type McpMetrics } from './mcp-observability';

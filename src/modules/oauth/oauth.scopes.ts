@@ -1,4 +1,4 @@
-import { ALL_SCOPES, SCOPES } from '../auth/scopes';
+import { ALL_SCOPES, SCOPES } from '../../kernel/scopes';
 import { oauthError } from './oauth.errors';
 
 /** The OpenID Connect scope: asks for an ID token next to the access token. */

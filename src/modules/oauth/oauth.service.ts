@@ -4,7 +4,7 @@ import { isUuid, uuidv7 } from '../../kernel/ids';
 import type { OAuthClient } from '../../__generated__/prisma/client';
 import { secretMatchesHash, secretsEqual, sha256 } from '../auth/credentials';
 import type { VerifiedBearer } from '../auth/authenticator';
-import type { Principal } from '../auth/scopes';
+import type { Principal } from '../../kernel/principal';
 import { isClientIdUrl, type MetadataDocumentClients } from './client-metadata/metadata-clients';
 import { oauthError } from './oauth.errors';
 import * as repository from './oauth.repository';

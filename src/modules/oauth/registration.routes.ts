@@ -1,6 +1,6 @@
 import { single } from '../../kernel/envelope';
 import { ErrorEnvelopeSchema, singleEnvelope, z } from '../../kernel/rest/schemas';
-import { ALL_SCOPES, insufficientScope } from '../auth/scopes';
+import { ALL_SCOPES, insufficientScope } from '../../kernel/scopes';
 import { defineOperation } from '../context';
 import type { Principal } from '../../kernel/principal';
 import {

@@ -3,7 +3,7 @@ import { writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { AppError, notFound } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid } from '../../kernel/ids';
-import type { Principal } from '../auth/scopes';
+import type { Principal } from '../../kernel/principal';
 import * as stock from '../stock';
 import type { StockMutationSource } from '../stock/stock.types';
 import * as repository from './orders.repository';

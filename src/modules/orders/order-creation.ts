@@ -4,7 +4,7 @@ import { invalidState, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { uuidv7 } from '../../kernel/ids';
 import { invalidInput } from '../../kernel/validation';
-import type { Principal } from '../auth/scopes';
+import type { Principal } from '../../kernel/principal';
 import { backorderPolicy } from '../preferences';
 import { claimForOrder, findReservation, type ReservationRecord } from '../reservations';
 import * as stock from '../stock';

@@ -8,7 +8,7 @@ import { AppError, invalidState, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid } from '../../kernel/ids';
 import { invalidInput } from '../../kernel/validation';
-import type { Principal } from '../auth/scopes';
+import type { Principal } from '../../kernel/principal';
 import * as catalog from '../catalog';
 import * as stock from '../stock';
 import { itemReferenceProblems } from '../stock/item-references';

@@ -4,7 +4,7 @@ import { AppError, invalidState } from '../../kernel/errors';
 import type { Idempotency } from '../../kernel/idempotency';
 import { uuidv7 } from '../../kernel/ids';
 import { invalidInput } from '../../kernel/validation';
-import type { Principal } from '../auth/scopes';
+import type { Principal } from '../../kernel/principal';
 import * as stock from '../stock';
 import { itemReferenceProblems } from '../stock/item-references';
 import { changeOrder, loadOrder, orderChange } from './order-changes';

@@ -1,6 +1,6 @@
 import { z } from '../../kernel/rest/schemas';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../../kernel/validation';
-import { SCOPES } from '../auth/scopes';
+import { SCOPES } from '../../kernel/scopes';
 import { PROXY_EXAMPLE, PROXY_INPUT_EXAMPLE } from './proxies.examples';
 
 /**

@@ -6,7 +6,8 @@ import { fieldUnder, invalidField, invalidInput, unstorableTextProblems } from '
 import { uuidv7 } from '../../kernel/ids';
 import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
-import { requireScope, type Principal } from '../auth/scopes';
+import { requireScope } from '../../kernel/scopes';
+import type { Principal } from '../../kernel/principal';
 import {
   effectiveDisplayFields,
   effectiveFacetFields,

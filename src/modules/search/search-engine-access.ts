@@ -1,7 +1,8 @@
 /** A proxy key as a search engine: its access rule and its search settings, shared by searching and events. */
 import type { Db } from '../../kernel/db';
 import { AppError, notFound } from '../../kernel/errors';
-import { requireScope, type Principal } from '../auth/scopes';
+import { requireScope } from '../../kernel/scopes';
+import type { Principal } from '../../kernel/principal';
 import * as repository from './search.repository';
 import type { SearchSettingsData } from './search.schemas';
 

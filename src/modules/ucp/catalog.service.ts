@@ -6,7 +6,7 @@
 import { AppError, notFound, type FieldProblem } from '../../kernel/errors';
 import type { Principal } from '../../kernel/principal';
 import { invalidField, invalidInput } from '../../kernel/validation';
-import { requireScope } from '../auth/scopes';
+import { requireScope } from '../../kernel/scopes';
 import type { Services } from '../context';
 import type { SearchContextData } from '../search/search.schemas';
 import type { CatalogToolContext, OpenCatalog } from './catalog-core';

@@ -1,7 +1,8 @@
 import type { Db } from '../../../kernel/db';
 import { notFound } from '../../../kernel/errors';
 import { invalidField } from '../../../kernel/validation';
-import { requireScope, type Principal } from '../../auth/scopes';
+import { requireScope } from '../../../kernel/scopes';
+import type { Principal } from '../../../kernel/principal';
 import * as edgeRepository from '../edge.repository';
 import type { TrafficLog } from './traffic-log';
 import * as repository from './traffic.repository';

@@ -1,7 +1,8 @@
 import type { Db } from '../../../kernel/db';
 import { notFound } from '../../../kernel/errors';
 import { invalidField } from '../../../kernel/validation';
-import { requireScope, type Principal } from '../../auth/scopes';
+import { requireScope } from '../../../kernel/scopes';
+import type { Principal } from '../../../kernel/principal';
 import * as searchRepository from '../search.repository';
 import type { AnalyticsData } from '../search.schemas';
 import * as repository from './analytics.repository';

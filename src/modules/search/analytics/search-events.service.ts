@@ -2,7 +2,7 @@ import type { Db } from '../../../kernel/db';
 import type { FieldProblem } from '../../../kernel/errors';
 import { invalidInput } from '../../../kernel/validation';
 import { uuidv7 } from '../../../kernel/ids';
-import type { Principal } from '../../auth/scopes';
+import type { Principal } from '../../../kernel/principal';
 import { searchEngineOf, settingsOf } from '../search-engine-access';
 import * as searchRepository from '../search.repository';
 import type { SearchEventData } from '../search.schemas';

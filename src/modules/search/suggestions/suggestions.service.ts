@@ -9,7 +9,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../../kernel/db';
 import { invalidField } from '../../../kernel/validation';
-import type { Principal } from '../../auth/scopes';
+import type { Principal } from '../../../kernel/principal';
 import type { IndexRows } from '../index-rows';
 import { searchEngineOf, settingsOf } from '../search-engine-access';
 import { MAX_SUGGESTIONS_PER_INDEX, SuggestionIndex } from './suggestion-index';

@@ -1,5 +1,5 @@
-import { AppError } from '../../kernel/errors';
-import type { Principal } from '../../kernel/principal';
+import { AppError } from './errors';
+import type { Principal } from './principal';
 
 /** Every scope a credential can carry; `*` grants all of them. */
 export const SCOPES = [
@@ -20,7 +20,6 @@ export type Scope = (typeof SCOPES)[number];
 export const ALL_SCOPES = '*';
 export type GrantableScope = Scope | typeof ALL_SCOPES;
 
-export type { Principal } from '../../kernel/principal';
 
 export function hasScope(principal: Principal, scope: Scope): boolean {
   return principal.scopes.has(ALL_SCOPES) || principal.scopes.has(scope);
