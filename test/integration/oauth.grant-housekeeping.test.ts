@@ -7,8 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DELETE_BATCH_SIZE } from '../../src/kernel/batched-delete';
 import { createDb } from '../../src/kernel/db';
 import { deleteExpired } from '../../src/modules/housekeeping';
-import { clientCredentialsGrantLifetimeSeconds } from '../../src/modules/oauth/oauth.repository';
-import { ACCESS_TOKEN_TTL } from '../../src/modules/oauth/tokens';
+import { ACCESS_TOKEN_TTL, CLIENT_CREDENTIALS_GRANT_LIFETIME_SECONDS } from '../../src/modules/oauth/oauth.constants';
 import { createTenant, startTestApp, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
 import { basicAuth, createOAuthClient, tokenRequest, type TestClient } from '../helpers/oauth';
@@ -53,16 +52,16 @@ const grantsByKind = async () =>
       `SELECT grant_type || CASE WHEN now() - created_at > make_interval(secs => $2::int) THEN ' expired' ELSE '' END
               AS kind, count(*)::int AS grants
          FROM oauth_grants WHERE client_id = $1 GROUP BY 1 ORDER BY 1`,
-      [client.client_id, clientCredentialsGrantLifetimeSeconds()],
+      [client.client_id, CLIENT_CREDENTIALS_GRANT_LIFETIME_SECONDS],
     )
   ).map((row) => `${row.kind}: ${row.grants}`);
 
 describe('client_credentials grants', () => {
   it('are deleted, in batches and once with several passes at once, after their token can no longer be presented', async () => {
-    expect(clientCredentialsGrantLifetimeSeconds()).toBe(ACCESS_TOKEN_TTL + 3600);
+    expect(CLIENT_CREDENTIALS_GRANT_LIFETIME_SECONDS).toBe(ACCESS_TOKEN_TTL + 3600);
     const token = await clientCredentialsToken();
     const expired = DELETE_BATCH_SIZE + 3;
-    await insertGrants('client_credentials', clientCredentialsGrantLifetimeSeconds() + 60, expired);
+    await insertGrants('client_credentials', CLIENT_CREDENTIALS_GRANT_LIFETIME_SECONDS + 60, expired);
     // Its token expired half an hour ago: kept for the hour that covers clocks that disagree.
     await insertGrants('client_credentials', ACCESS_TOKEN_TTL + 1800, 1);
     // Grants of the other flows live as long as their refresh tokens, which housekeeping deletes on their own.
@@ -100,7 +99,7 @@ describe('client_credentials grants', () => {
       t.databaseUrl,
       `UPDATE oauth_grants SET created_at = now() - make_interval(secs => $2::int)
         WHERE client_id = $1 AND revoked_at IS NOT NULL`,
-      [client.client_id, clientCredentialsGrantLifetimeSeconds() + 1],
+      [client.client_id, CLIENT_CREDENTIALS_GRANT_LIFETIME_SECONDS + 1],
     );
     expect((await deleteExpired({ db: t.db, config: t.config })).clientCredentialsGrants).toBe(1);
     expect(await grantsByKind()).toEqual(['authorization_code expired: 1', 'client_credentials: 2']);

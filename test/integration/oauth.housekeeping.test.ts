@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app';
 import { createDb } from '../../src/kernel/db';
 import { deleteExpired } from '../../src/modules/housekeeping';
-import { retirementDelayMs } from '../../src/modules/oauth/signing-keys';
+import { RETIREMENT_DELAY_MS } from '../../src/modules/oauth/oauth.constants';
 import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
 import { basicAuth, createOAuthClient, tokenRequest, type TestClient } from '../helpers/oauth';
@@ -69,8 +69,8 @@ describe('signing key rotation', () => {
     expect(kid).not.toBe(oldKid);
     expect(retiring).toEqual([{ kid: oldKid, retire_at: expect.any(String) }]);
     const retireAt = Date.parse(retiring[0].retire_at);
-    expect(retireAt).toBeGreaterThanOrEqual(started + retirementDelayMs() - 1000);
-    expect(retirementDelayMs()).toBeGreaterThan(3600_000);
+    expect(retireAt).toBeGreaterThanOrEqual(started + RETIREMENT_DELAY_MS - 1000);
+    expect(RETIREMENT_DELAY_MS).toBeGreaterThan(3600_000);
 
     // New tokens carry the new key; the old token still authenticates, in this process and the other.
     expect(decodeProtectedHeader(await accessToken()).kid).toBe(kid);

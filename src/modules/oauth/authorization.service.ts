@@ -10,7 +10,8 @@ import { describeScope, OPENID, resolveScopes, scopesCovered } from './oauth.sco
 import { verifyPassword, UNKNOWN_USER_HASH } from './passwords';
 import type { SignInThrottle } from './sign-in/sign-in-throttle';
 import { requestedResources } from './resources';
-import { AUTHORIZATION_CODE_TTL, opaqueToken, tokenHash } from './tokens';
+import { AUTHORIZATION_CODE_TTL } from './oauth.constants';
+import { opaqueToken, tokenHash } from './tokens';
 import { AppError } from '../../kernel/errors';
 
 /** How long an authorization session (and so its `forward_uri`) stays usable, in seconds. */

@@ -4,7 +4,7 @@ import type { Db, DbOrTx, Tx } from '../../kernel/db';
 import { modelKeysetSource } from '../../kernel/keyset';
 import { parseFirstRow, parseRows, timestamp, uuid } from '../../kernel/rows';
 import type { Prisma } from '../../__generated__/prisma/client';
-import { ACCESS_TOKEN_TTL } from './tokens';
+import { CLIENT_CREDENTIALS_GRANT_LIFETIME_SECONDS } from './oauth.constants';
 
 const bytes = (buffer: Buffer) => new Uint8Array(buffer);
 
@@ -104,15 +104,6 @@ export const deleteRetiredSigningKeys = (db: DbOrTx) =>
   db.oAuthSigningKey.deleteMany({ where: { retireAt: { lte: new Date() } } });
 
 /**
- * How long after its creation a client_credentials grant is deleted: its only access token was
- * issued with it and expires ACCESS_TOKEN_TTL later; the hour after that covers clocks of the
- * issuing process and the database that disagree. Until then the grant must stay, since a token
- * whose grant is missing is refused as revoked. (A function: tokens.ts and this file import each
- * other through signing-keys.ts, so the constant is read when called, not when loaded.)
- */
-export const clientCredentialsGrantLifetimeSeconds = () => ACCESS_TOKEN_TTL + 3600;
-
-/**
  * Deletes what has expired: authorization sessions and codes an hour after their expiry (a code
  * presented again within that hour still revokes its grant), refresh tokens once expired (an
  * expired one is refused either way), and client_credentials grants once no token of theirs can be
@@ -129,7 +120,7 @@ export async function deleteExpiredAuthorizationState(db: Db, options: { stoppin
       DELETE FROM oauth_grants WHERE ctid = ANY(ARRAY(
         SELECT ctid FROM oauth_grants
          WHERE grant_type = 'client_credentials'
-           AND created_at < now() - make_interval(secs => ${clientCredentialsGrantLifetimeSeconds()})
+           AND created_at < now() - make_interval(secs => ${CLIENT_CREDENTIALS_GRANT_LIFETIME_SECONDS})
          LIMIT ${limit} FOR UPDATE SKIP LOCKED))`,
     options,
   );

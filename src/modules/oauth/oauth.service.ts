@@ -2,15 +2,15 @@ import { writeTransaction, type Db } from '../../kernel/db';
 import { AppError } from '../../kernel/errors';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import type { OAuthClient } from '../../__generated__/prisma/client';
-import { secretMatchesHash, secretsEqual, sha256 } from '../auth/credentials';
-import type { VerifiedBearer } from '../auth/authenticator';
+import { secretMatchesHash, secretsEqual, sha256, type VerifiedBearer } from '../auth';
 import type { Principal } from '../../kernel/principal';
 import { isClientIdUrl, type MetadataDocumentClients } from './client-metadata/metadata-clients';
 import { oauthError } from './oauth.errors';
 import * as repository from './oauth.repository';
 import { OPENID, resolveScopes } from './oauth.scopes';
 import { narrowedResources, requestedResources } from './resources';
-import { audienceOf, opaqueToken, REFRESH_TOKEN_TTL, tokenHash, type TokenIssuer } from './tokens';
+import { REFRESH_TOKEN_TTL } from './oauth.constants';
+import { audienceOf, opaqueToken, tokenHash, type TokenIssuer } from './tokens';
 
 /** Token endpoint parameters, with their RFC 6749 names. */
 export interface TokenRequest {

@@ -1,5 +1,5 @@
 import { oauthError } from './oauth.errors';
-import { PROTECTED_RESOURCE_PATHS } from './well-known.routes';
+import { PROTECTED_RESOURCE_PATHS } from './oauth.constants';
 
 /** At most this many `resource` parameters in one request (there are only a few resources to name). */
 export const MAX_RESOURCES = 10;

@@ -2,18 +2,7 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { writeTransaction, type Db } from '../../kernel/db';
 import * as repository from './oauth.repository';
-import { ACCESS_TOKEN_TTL, ID_TOKEN_TTL } from './tokens';
-
-export const SIGNING_ALGORITHM = 'ES256';
-
-/** How long a process signs with the key it loaded before it looks for a newer one (after a rotation elsewhere). */
-export const CURRENT_KEY_RECHECK_MS = 30_000;
-
-/**
- * How long a superseded key keeps verifying: the longest a token it signed lives, after the last
- * process that had it loaded stopped signing with it. (A function: tokens.ts imports this module.)
- */
-export const retirementDelayMs = () => Math.max(ACCESS_TOKEN_TTL, ID_TOKEN_TTL) * 1000 + 2 * CURRENT_KEY_RECHECK_MS;
+import { CURRENT_KEY_RECHECK_MS, RETIREMENT_DELAY_MS, SIGNING_ALGORITHM } from './oauth.constants';
 
 export interface Rotation {
   /** The key new tokens are signed with from `signsFrom` on; published in the JWKS at once. */
@@ -72,7 +61,7 @@ export class SigningKeys {
    * Publishes a new key at once and makes it sign `publishAheadMs` later, when every JWKS cached
    * before the rotation has expired, so no verifier meets a token signed by a key it does not
    * know. The keys it supersedes keep signing until then, stay in the JWKS and keep verifying until
-   * every token they signed has expired (`retirementDelayMs` after the new key starts); the
+   * every token they signed has expired (`RETIREMENT_DELAY_MS` after the new key starts); the
    * housekeeping job then deletes them. Every process switches when the new key's start comes.
    */
   async rotate(): Promise<Rotation> {
@@ -137,7 +126,7 @@ export class SigningKeys {
 
   /**
    * Creates a key that signs from `signsFrom`; unless told otherwise, schedules the retirement of
-   * every other key: `retirementDelayMs` after the new key starts, when all they signed has expired.
+   * every other key: `RETIREMENT_DELAY_MS` after the new key starts, when all they signed has expired.
    */
   private async createKey(signsFrom: Date, { retireOthers = true } = {}): Promise<Rotation> {
     const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
@@ -152,7 +141,7 @@ export class SigningKeys {
         if (inForce && this.open(Buffer.from(inForce.privateKeyEncrypted))) return { kid: inForce.kid, retiring: [] };
       }
       const retiring = retireOthers
-        ? await repository.retireSigningKeys(tx, new Date(signsFrom.getTime() + retirementDelayMs()))
+        ? await repository.retireSigningKeys(tx, new Date(signsFrom.getTime() + RETIREMENT_DELAY_MS))
         : [];
       await repository.insertSigningKey(tx, {
         kid,

@@ -2,13 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { uuidv7 } from '../../kernel/ids';
 import { knownResources } from './resources';
-import { SIGNING_ALGORITHM, type SigningKeys } from './signing-keys';
-
-/** Lifetimes, in seconds. */
-export const ACCESS_TOKEN_TTL = 3600;
-export const ID_TOKEN_TTL = 3600;
-export const REFRESH_TOKEN_TTL = 30 * 24 * 3600;
-export const AUTHORIZATION_CODE_TTL = 60;
+import type { SigningKeys } from './signing-keys';
+import { ACCESS_TOKEN_TTL, ID_TOKEN_TTL, SIGNING_ALGORITHM } from './oauth.constants';
 
 const ACCESS_TOKEN_TYPE = 'at+jwt';
 

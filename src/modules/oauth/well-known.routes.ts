@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../context';
 import { CLIENT_SCOPES } from './oauth.scopes';
-import { SIGNING_ALGORITHM } from './signing-keys';
+import { PROTECTED_RESOURCE_PATHS, SIGNING_ALGORITHM } from './oauth.constants';
 
 /** RFC 8414 metadata of the authorization server. */
 export function authorizationServerMetadata(issuer: string) {
@@ -51,9 +51,6 @@ export function protectedResourceMetadata(issuer: string, path = '', scopes: rea
     resource_name: path === '' ? 'Commerce platform API' : `Commerce platform API (${path})`,
   };
 }
-
-/** The resources whose metadata is published, by path under the issuer. */
-export const PROTECTED_RESOURCE_PATHS = ['', '/mcp'] as const;
 
 /**
  * `GET /.well-known/jwks.json`, `GET /.well-known/oauth-authorization-server` and
