@@ -1,7 +1,9 @@
 import { Gauge } from 'prom-client';
+import type { Tx } from '../../kernel/db';
 import { METRICS_PREFIX, scrapeQuery } from '../../kernel/metrics';
 import type { Module } from '../context';
 import * as repository from './broadcasts.repository';
+import * as stockEvents from './stock-events.repository';
 import { startBroadcastWorker } from './broadcast-worker';
 import { broadcastResolvers } from './broadcasts.resolvers';
 import { BroadcastService } from './broadcasts.service';
@@ -17,10 +19,18 @@ declare module '../context' {
 /** Sales channels' webhooks and the signed delivery of every stock change and stock event to them. */
 export const broadcastsModule: Module = {
   name: 'broadcasts',
-  services: ({ db, config, cursors }) => ({
-    broadcasts: new BroadcastService(db, config.broadcasts),
-    stockEvents: new StockEventService(db, cursors),
-  }),
+  services: ({ db, config, cursors, bundles, preferences }) => {
+    // The low-stock level of a bundle with new components, or of a SKU with a new reorder point, as
+    // it is now, without a stock event: the next fall fires.
+    const rebase = (tx: Tx, change: { tenantId: string; pairs: { productId: string; warehouseId: string }[] }) =>
+      stockEvents.rebaseStockAlerts(tx, change.tenantId, change.pairs);
+    bundles.componentsChanged.subscribe(rebase);
+    preferences.reorderPointsChanged.subscribe(rebase);
+    return {
+      broadcasts: new BroadcastService(db, config.broadcasts),
+      stockEvents: new StockEventService(db, cursors),
+    };
+  },
   graphql: {
     schema: 'broadcasts.graphql',
     resolvers: [broadcastResolvers],
@@ -43,5 +53,3 @@ export const broadcastsModule: Module = {
     });
   },
 };
-
-export { rebaseStockAlerts } from './stock-events.repository';

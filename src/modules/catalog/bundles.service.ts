@@ -1,11 +1,11 @@
 import { writeTransaction, type Db, type DbOrTx } from '../../kernel/db';
 import { conflict, notFound, type FieldProblem } from '../../kernel/errors';
 import { isUuid } from '../../kernel/ids';
+import { TransactionalEvent } from '../../kernel/transactional-event';
 import { invalidInput } from '../../kernel/validation';
 import type { Product as ProductRow } from '../../__generated__/prisma/client';
 import { requireScope } from '../../kernel/scopes';
 import type { Principal } from '../../kernel/principal';
-import { rebaseStockAlerts } from '../broadcasts';
 import * as bundles from './bundles.repository';
 import * as repository from './catalog.repository';
 import type { SetBundleComponentsInput } from './catalog.schemas';
@@ -16,8 +16,20 @@ export interface BundleComponentView {
   quantity: number;
 }
 
+/** A bundle's new components, at every warehouse of the tenant. */
+export interface BundleComponentsChange {
+  tenantId: string;
+  pairs: { productId: string; warehouseId: string }[];
+}
+
 /** Bundles (kits): products sold as a set of components, with no inventory lines of their own. */
 export class BundleService {
+  /**
+   * Raised in the transaction that set a bundle's components, for what depends on a bundle's level
+   * (the low-stock alerts of the broadcasts module rebase it: the next fall fires).
+   */
+  readonly componentsChanged = new TransactionalEvent<BundleComponentsChange>();
+
   constructor(private readonly db: Db) {}
 
   /**
@@ -87,13 +99,11 @@ export class BundleService {
           quantity: component.quantity,
         })),
       );
-      // The bundle's low-stock level as its new components make it now: the next fall fires.
       const warehouseIds = await bundles.warehouseIdsOf(tx, tenantId);
-      await rebaseStockAlerts(
-        tx,
+      await this.componentsChanged.publish(tx, {
         tenantId,
-        warehouseIds.map((warehouseId) => ({ productId: bundle.id, warehouseId })),
-      );
+        pairs: warehouseIds.map((warehouseId) => ({ productId: bundle.id, warehouseId })),
+      });
       return (await repository.productsByIds(tx, tenantId, [bundle.id]))[0]!;
     });
   }

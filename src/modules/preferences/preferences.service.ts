@@ -7,9 +7,9 @@ import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope } from '../../kernel/scopes';
 import type { Principal } from '../../kernel/principal';
-import { rebaseStockAlerts } from '../broadcasts';
 import * as catalog from '../catalog';
 import * as stock from '../stock';
+import { TransactionalEvent } from '../../kernel/transactional-event';
 import { invalidInput } from '../../kernel/validation';
 import * as repository from './preferences.repository';
 import type { ItemPreferenceRecord } from './preferences.repository';
@@ -40,14 +40,10 @@ export async function backorderPolicy(
     );
 }
 
-/**
- * Stores the low-stock level of the pairs whose reorder point changed as it is now, so that a
- * change of the preference itself never counts as a fall of the stock (no stock event). Under the
- * pairs' stock locks, like every change of their stock.
- */
-async function rebaseStockLevels(tx: Tx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
-  await stock.lock(tx, tenantId, { pairs });
-  await rebaseStockAlerts(tx, tenantId, pairs);
+/** Preferences whose reorder point may have changed, by (product, warehouse). */
+export interface ReorderPointsChange {
+  tenantId: string;
+  pairs: { productId: string; warehouseId: string }[];
 }
 
 const values = (input: NewPreference | ReplacedPreference) => ({
@@ -62,6 +58,14 @@ const values = (input: NewPreference | ReplacedPreference) => ({
 
 /** Item preferences: the stock policy of a SKU at a warehouse of a business. */
 export class PreferenceService {
+  /**
+   * Raised under the pairs' stock locks, in the transaction that created, replaced or deleted their
+   * preferences, for what depends on a reorder point (the low-stock alerts of the broadcasts module
+   * store the pairs' level as it is now, so that a change of the preference itself never counts as
+   * a fall of the stock).
+   */
+  readonly reorderPointsChanged = new TransactionalEvent<ReorderPointsChange>();
+
   constructor(
     private readonly db: Db,
     private readonly cursors: CursorCodec,
@@ -141,7 +145,7 @@ export class PreferenceService {
       if (taken.length > 0)
         throw new AppError('ID_TAKEN', taken.map((p) => `${p.field} ${p.message}`).join(', '), { details: taken });
       await repository.insertPreferences(tx, tenantId, rows);
-      await rebaseStockLevels(tx, tenantId, rows);
+      await this.rebaseStockLevels(tx, tenantId, rows);
       return rows.map((row) => row.id);
     });
     return this.inOrder(tenantId, created);
@@ -198,7 +202,7 @@ export class PreferenceService {
     const updated = await this.write(principal, idempotency, async (tx) => {
       await repository.replacePreferences(tx, tenantId, rows);
       // A preference moved to another warehouse leaves its old one without a reorder point.
-      await rebaseStockLevels(tx, tenantId, [...rows, ...found]);
+      await this.rebaseStockLevels(tx, tenantId, [...rows, ...found]);
       return rows.map((row) => row.id);
     });
     return this.inOrder(tenantId, updated);
@@ -225,7 +229,7 @@ export class PreferenceService {
     if (problems.length > 0) throw invalidInput(problems);
     return this.write(principal, idempotency, async (tx) => {
       const removed = await repository.deletePreferences(tx, tenantId, [...found]);
-      await rebaseStockLevels(tx, tenantId, removed);
+      await this.rebaseStockLevels(tx, tenantId, removed);
       return removed.map((preference) => preference.id);
     });
   }
@@ -270,5 +274,11 @@ export class PreferenceService {
   private async inOrder(tenantId: string, ids: string[]) {
     const byId = new Map((await repository.findPreferences(this.db, tenantId, ids)).map((p) => [p.id, p]));
     return ids.map((id) => byId.get(id)!);
+  }
+
+  /** Announces the pairs' preference change under their stock locks, like every change of their stock. */
+  private async rebaseStockLevels(tx: Tx, tenantId: string, pairs: { productId: string; warehouseId: string }[]) {
+    await stock.lock(tx, tenantId, { pairs });
+    await this.reorderPointsChanged.publish(tx, { tenantId, pairs });
   }
 }
