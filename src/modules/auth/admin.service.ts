@@ -16,6 +16,8 @@ const noTenant = () => notFound('no tenant with this id');
 
 /** How the search engine's copies of a deleted tenant's indexes go (they live outside PostgreSQL). */
 export interface DeletedIndexes {
+  /** In the deleting transaction, the ids of the tenant's indexes (the search module's rows). */
+  idsOfTenant(tx: Tx, tenantId: string): Promise<string[]>;
   /** In the deleting transaction: remembers that the copies of the index must be dropped. */
   record(tx: Tx, indexId: string): Promise<unknown>;
   /** After the commit: drops the copies, or has them dropped; never rejects. */
@@ -74,7 +76,7 @@ export class AdminService {
       this.db,
       async (tx) => {
         if (!(await repository.lockTenant(tx, tenantId))) throw noTenant();
-        const ids = await repository.tenantIndexIds(tx, tenantId);
+        const ids = await this.deletedIndexes.idsOfTenant(tx, tenantId);
         for (const id of ids) await this.deletedIndexes.record(tx, id);
         await repository.deleteTenant(tx, tenantId);
         await deleteTenantCounters(tx, tenantId);

@@ -51,16 +51,6 @@ export const lockTenant = async (tx: Tx, id: string) =>
   (await tx.$queryRaw<unknown[]>`SELECT id FROM tenants WHERE id = ${id}::uuid FOR UPDATE`).length > 0;
 
 /**
- * The ids of a tenant's search indexes: the search engine keeps copies of them outside these
- * tables, which must be dropped when the tenant goes.
- */
-export const tenantIndexIds = async (tx: Tx, tenantId: string) =>
-  parseRows(
-    z.object({ id: uuid }),
-    await tx.$queryRaw<unknown[]>`SELECT id::text AS id FROM search_indexes WHERE tenant_id = ${tenantId}::uuid`,
-  ).map((row) => row.id);
-
-/**
  * Deletes a tenant and, through the foreign keys that all cascade from it, every row it owns in
  * every table (the stock ledger's trigger lets rows go once their tenant is gone).
  */

@@ -27,6 +27,7 @@ export const authModule: Module = {
     // indexes go as a deleted index goes: through the delivery queue to Typesense, which every
     // process works off, or straight out of this process's embedded engine.
     const deletedIndexes: DeletedIndexes = {
+      idsOfTenant: (tx, tenantId) => services.search.indexes.idsOfTenant(tx, tenantId),
       record: (tx, indexId) => services.search.deliveries?.recordChange(tx, indexId) ?? Promise.resolve(),
       drop: async (indexId) => {
         const { deliveries, engine } = services.search;
@@ -45,3 +46,9 @@ export const authModule: Module = {
   },
   rest: adminOperations,
 };
+
+/** How a bearer credential is verified, for the modules that authenticate requests of their own. */
+export { bearerChallenge } from './authenticator';
+export type { AccessTokenVerifier, Authenticator, VerifiedBearer } from './authenticator';
+/** Secrets are stored only as SHA-256 hashes and compared in constant time, by every module that keeps one. */
+export { bearerToken, secretMatchesHash, secretsEqual, sha256 } from './credentials';

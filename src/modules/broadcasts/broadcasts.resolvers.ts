@@ -1,7 +1,7 @@
 import type { Resolvers } from '../../__generated__/graphql';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
 import { parseInput, parseValue } from '../../kernel/validation';
-import { productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import { productLoader, warehouseLoader } from '../catalog';
 import { SetSalesChannelWebhookInput, StockEventsArguments } from './broadcasts.schemas';
 
 export const broadcastResolvers: Resolvers = {

@@ -12,7 +12,7 @@ import * as catalog from '../catalog';
 import * as repository from './broadcasts.repository';
 import type { SetSalesChannelWebhookInput } from './broadcasts.schemas';
 import type { z } from 'zod';
-import { OriginAddressError } from '../edge/origin-address';
+import { OriginAddressError } from '../edge';
 import { postWebhook, WebhookTimeoutError } from './webhook-post';
 import type { ClaimedDelivery, DeliverySubject, UnreadableDelivery } from './broadcasts.repository';
 

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { startClientSpan } from '../../kernel/tracing/http-client';
-import { resolveOrigin } from '../edge/origin-address';
+import { resolveOrigin } from '../edge';
 
 export class WebhookTimeoutError extends Error {}
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DbOrTx, Tx } from '../../kernel/db';
-import type { AllocationStrategy } from '../stock/allocation-plan';
+import type { AllocationStrategy } from './catalog.schemas';
 import { modelKeysetSource, type KeysetDelegate } from '../../kernel/keyset';
 
 /** The Prisma delegates of the catalog's tables, which all page the same way: by id (UUIDv7: creation order). */

@@ -2,8 +2,24 @@
 import { z } from 'zod';
 import { isUuid } from '../../kernel/ids';
 import { code, displayName } from '../../kernel/validation';
-import { ALLOCATION_STRATEGIES } from '../stock/allocation-plan';
-import { CountryCode, Latitude, Longitude } from '../stock/allocation.schemas';
+
+/** How an order or reservation through a sales channel splits over the channel's warehouses (stock's plan). */
+export const ALLOCATION_STRATEGIES = [
+  'PRIORITY',
+  'MOST_STOCK',
+  'SINGLE_WAREHOUSE',
+  'FEWEST_SHIPMENTS',
+  'CLOSEST',
+] as const;
+export type AllocationStrategy = (typeof ALLOCATION_STRATEGIES)[number];
+
+/** A latitude, a longitude, and a country code (ISO 3166-1 alpha-2, in upper case): where a warehouse is. */
+export const Latitude = z.number().min(-90, 'must be from -90 to 90').max(90, 'must be from -90 to 90');
+export const Longitude = z.number().min(-180, 'must be from -180 to 180').max(180, 'must be from -180 to 180');
+export const CountryCode = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code (ISO 3166-1 alpha-2)')
+  .transform((value) => value.toUpperCase());
 
 const Name = displayName();
 const Sku = code(100);

@@ -15,7 +15,7 @@ import type { Principal } from '../../kernel/principal';
 import * as bundles from './bundles.repository';
 import * as repository from './catalog.repository';
 import type { ChannelWarehouseCache } from './channel-warehouses';
-import type { AllocationStrategy } from '../stock/allocation-plan';
+import type { AllocationStrategy } from './catalog.schemas';
 import { invalidInput } from '../../kernel/validation';
 
 const connectionParameters = { after: 'after', before: 'before' };

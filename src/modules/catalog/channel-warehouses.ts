@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { DbOrTx } from '../../kernel/db';
 import { isUuid } from '../../kernel/ids';
 import { parseFirstRow, uuid } from '../../kernel/rows';
-import { ALLOCATION_STRATEGIES, type AllocationStrategy } from '../stock/allocation-plan';
+import { ALLOCATION_STRATEGIES, type AllocationStrategy } from './catalog.schemas';
 
 /** The notification channel of sales channel changes; the payload is `<tenant id>:<channel id>`. */
 export const SALES_CHANNEL_CHANGED = 'sales_channel_changed';

@@ -38,8 +38,16 @@ export const catalogModule: Module = {
   },
 };
 
-/** Reads of the catalog that other modules check their input against. */
+/** The catalog's vocabulary that other modules' inputs use: allocation strategies and where a place is. */
+export { ALLOCATION_STRATEGIES, CountryCode, Latitude, Longitude } from './catalog.schemas';
+export type { AllocationStrategy } from './catalog.schemas';
+/** The `product`, `warehouse`, ... fields of other modules' GraphQL types, batched per request. */
+export { businessLoader, placeResolvers, positionLoader, productLoader, warehouseLoader } from './catalog.loaders';
+export { positionInWarehouse } from './catalog.locations';
+export type { ChannelWarehouseCache } from './channel-warehouses';
+/** How other modules check their input against the catalog (see `catalog-reads.ts`). */
 export {
+  bundleComponents,
   businessesByIds,
   findBusiness,
   findSalesChannel,
@@ -48,6 +56,5 @@ export {
   positionsByIds,
   productsBySkus,
   warehousesByIds,
-} from './catalog.repository';
+} from './catalog-reads';
 export { bundleHasNoStock } from './bundles.service';
-export { componentsWithSkus as bundleComponents } from './bundles.repository';

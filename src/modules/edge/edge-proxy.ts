@@ -1,5 +1,5 @@
 /** A proxy's configuration as the data plane reads it, from its row. */
-import type * as repository from './edge.repository';
+import type { ProxyVersionRow } from '../proxies';
 import type { EdgeAuthSettings, EdgeCacheSettings, EdgeRoute } from './routing';
 
 /** A proxy as the data plane reads it. */
@@ -30,7 +30,7 @@ export const overlay = <T extends object>(over: T, under: T): T => {
   return result as T;
 };
 
-export function toEdgeProxy(row: repository.ProxyVersionRow): EdgeProxy {
+export function toEdgeProxy(row: ProxyVersionRow): EdgeProxy {
   const routes = (Array.isArray(row.routes) ? row.routes : [row.routes]) as unknown as EdgeRoute[];
   const auth = row.auth as { signature?: Partial<EdgeProxy['signature']> } | null;
   const oauth = (row.oauth ?? {}) as Partial<EdgeProxy['oauth']>;

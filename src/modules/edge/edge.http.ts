@@ -11,7 +11,7 @@ import { requestIdOf } from '../../kernel/ids';
 import type { RawAnswerer, RawServerKit } from '../../kernel/module';
 import { invalidInput, unstorableTextProblems } from '../../kernel/validation';
 import type { Services } from '../context';
-import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
+import { PROXY_KEY_PATTERN } from '../proxies';
 import { PASSED_METHODS, type EdgeRequest, type EdgeResponse } from './edge.types';
 
 export const EDGE_PATH_PREFIX = '/edge/';

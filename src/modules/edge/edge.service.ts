@@ -5,10 +5,10 @@ import type { EdgeConfig } from '../../kernel/config';
 import { MAX_PAYLOAD_BYTES, notify } from '../../kernel/database-notifications';
 import type { Db } from '../../kernel/db';
 import { AppError, notFound } from '../../kernel/errors';
-import type { Authenticator } from '../auth/authenticator';
+import type { Authenticator } from '../auth';
 import { requireScope } from '../../kernel/scopes';
 import type { Principal } from '../../kernel/principal';
-import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
+import * as proxies from '../proxies';
 import { TrafficLog } from './analytics/traffic-log';
 import { usesCache } from './cache-policy';
 import { keyedQuery, keyRuleOf, keySuffix } from './cache-key';
@@ -24,7 +24,6 @@ import {
 } from './cached-answers';
 import { preferredEncoding } from './compression';
 import { overlay, toEdgeProxy, type EdgeProxy } from './edge-proxy';
-import * as repository from './edge.repository';
 import {
   ACCEPT_ENCODING,
   NOTHING_OMITTED,
@@ -172,7 +171,7 @@ export class EdgeService {
     purge: { path?: string; tags?: string[]; soft?: boolean },
   ): Promise<void> {
     requireScope(principal, 'proxies:write');
-    if (!(await repository.tenantHoldsProxy(this.db, principal.tenantId, key)))
+    if (!(await proxies.tenantHoldsProxy(this.db, principal.tenantId, key)))
       throw notFound(`no proxy with key "${key}"`);
     // Cache keys hold normalised paths (dot segments resolved, characters percent-encoded).
     const path = purge.path === undefined ? undefined : (normalizePath(purge.path) ?? purge.path);
@@ -305,10 +304,10 @@ export class EdgeService {
 
   /** The proxy's configuration, read at most once per PROXY_CONFIG_TTL_MS however many requests ask at once. */
   private proxy(key: string): Promise<EdgeProxy | null> {
-    if (!PROXY_KEY_PATTERN.test(key)) return Promise.resolve(null);
+    if (!proxies.PROXY_KEY_PATTERN.test(key)) return Promise.resolve(null);
     const known = this.configs.get(key);
     if (known) return known;
-    const proxy = repository.findProxyByKey(this.db, key).then((row) => (row ? toEdgeProxy(row) : null));
+    const proxy = proxies.proxyVersionOfKey(this.db, key).then((row) => (row ? toEdgeProxy(row) : null));
     this.configs.set(key, proxy);
     proxy.then(
       // Unless the proxy was forgotten while it was read.

@@ -106,3 +106,9 @@ export const edgeModule: Module = {
     });
   },
 };
+
+/**
+ * Which addresses an origin may have (public ones only, unless EDGE_ALLOW_PRIVATE_ORIGINS), for
+ * every module that connects to an address a tenant gave (channels' webhooks).
+ */
+export { OriginAddressError, resolveOrigin } from './origin-address';

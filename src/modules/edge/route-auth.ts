@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/errors';
-import type { Authenticator } from '../auth/authenticator';
+import type { Authenticator } from '../auth';
 import { hasScope, insufficientScope, type Scope } from '../../kernel/scopes';
 import type { EdgeProxy } from './edge-proxy';
 import type { EdgeRequest, EdgeResponse } from './edge.types';

@@ -9,7 +9,7 @@ import { errorBody } from '../../kernel/envelope';
 import { AppError } from '../../kernel/errors';
 import { HttpRefusal } from '../../kernel/mcp';
 import type { Principal } from '../../kernel/principal';
-import { bearerChallenge } from '../auth/authenticator';
+import { bearerChallenge } from '../auth';
 import type { Services } from '../context';
 
 /** The path of the endpoint and of its protected resource metadata document. */

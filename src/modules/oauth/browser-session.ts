@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { secretsEqual } from '../auth/credentials';
+import { secretsEqual } from '../auth';
 
 /** Cookie of a signed-in user: read by the login page and by the authorization session endpoint. */
 export const LOGIN_COOKIE = 'cp_oauth_login';

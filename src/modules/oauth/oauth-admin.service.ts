@@ -4,7 +4,7 @@ import { isUniqueViolation, writeTransaction, type Db } from '../../kernel/db';
 import { badRequest, idTaken, invalidState, notFound } from '../../kernel/errors';
 import { uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
-import { sha256 } from '../auth/credentials';
+import { sha256 } from '../auth';
 import * as repository from './oauth.repository';
 import { scopesCovered, type ClientScope } from './oauth.scopes';
 import { hashPassword } from './passwords';

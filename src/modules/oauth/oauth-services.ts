@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { OAuthConfig, SignInThrottleConfig } from '../../kernel/config';
 import type { CursorCodec } from '../../kernel/cursor';
 import type { Db } from '../../kernel/db';
-import type { AccessTokenVerifier } from '../auth/authenticator';
+import type { AccessTokenVerifier } from '../auth';
 import { AuthorizationService } from './authorization.service';
 import { ClientMetadataDocuments } from './client-metadata/documents';
 import { MetadataDocumentClients } from './client-metadata/metadata-clients';

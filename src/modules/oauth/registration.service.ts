@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { writeTransaction, type Db } from '../../kernel/db';
 import { isUuid, uuidv7 } from '../../kernel/ids';
 import type { OAuthClient } from '../../__generated__/prisma/client';
-import { bearerToken, secretMatchesHash, sha256 } from '../auth/credentials';
+import { bearerToken, secretMatchesHash, sha256 } from '../auth';
 import * as repository from './oauth.repository';
 import { AGENT_CLIENT_SCOPES } from './oauth.scopes';
 import { REGISTERED_GRANT_TYPES, RegistrationMetadata, type AgentClientSettingsData } from './registration.schemas';

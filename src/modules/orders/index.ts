@@ -22,3 +22,6 @@ export const ordersModule: Module = {
     },
   },
 };
+
+/** What the supply module does to backordered order items when stock arrives (see `backorders.ts`). */
+export { backorderedItems, markBackorderAllocated } from './backorders';

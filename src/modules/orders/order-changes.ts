@@ -5,7 +5,7 @@ import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { isUuid } from '../../kernel/ids';
 import type { Principal } from '../../kernel/principal';
 import * as stock from '../stock';
-import type { StockMutationSource } from '../stock/stock.types';
+import type { StockMutationSource } from '../stock';
 import * as repository from './orders.repository';
 import type { OrderRecord, OrderStatus } from './orders.repository';
 

@@ -6,7 +6,7 @@ import { uuidv7 } from '../../kernel/ids';
 import { invalidInput } from '../../kernel/validation';
 import type { Principal } from '../../kernel/principal';
 import * as stock from '../stock';
-import { itemReferenceProblems } from '../stock/item-references';
+import { itemReferenceProblems } from '../stock';
 import { changeOrder, loadOrder, orderChange } from './order-changes';
 import * as repository from './orders.repository';
 import type { OrderRecord, OrderStatus } from './orders.repository';

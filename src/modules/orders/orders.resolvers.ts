@@ -4,8 +4,8 @@ import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import DataLoader from 'dataloader';
-import { placeResolvers, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
-import type { StockReference } from '../stock/stock.types';
+import { placeResolvers, productLoader, warehouseLoader } from '../catalog';
+import type { StockReference } from '../stock';
 import type { OrderItemAllocationRecord, OrderRecord } from './orders.repository';
 import {
   CreateOrderInput,

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { IdempotencyKey } from '../../kernel/graphql/idempotency';
 import { id } from '../../kernel/validation';
-import { AllocationTargetInput, DestinationInput, ItemQuantity, MAX_ITEMS } from '../stock/allocation.schemas';
-import { ALLOCATION_STRATEGIES } from '../stock/allocation-plan';
+import { ALLOCATION_STRATEGIES } from '../catalog';
+import { AllocationTargetInput, DestinationInput, ItemQuantity, MAX_ITEMS } from '../stock';
 
 const TARGET_FIELDS = ['business_id', 'warehouse_id', 'channel_id'] as const;
 

@@ -2,7 +2,7 @@ import type { Resolvers } from '../../__generated__/graphql';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import { parseValue, withInput } from '../../kernel/validation';
-import { businessLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import { businessLoader, productLoader, warehouseLoader } from '../catalog';
 import {
   CreateItemPreferencesInput,
   RemoveItemPreferencesInput,

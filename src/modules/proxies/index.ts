@@ -17,3 +17,9 @@ export const proxiesModule: Module = {
   }),
   rest: proxyOperations,
 };
+
+/** What a proxy key may look like, for the modules that take one in a URL. */
+export { PROXY_KEY_PATTERN } from './proxies.schemas';
+/** How the edge's data plane and searching through a proxy key read a proxy (see `proxy-reads.ts`). */
+export { proxyOfKey, proxyVersionOfKey, proxyWithSearchSettings, tenantHoldsProxy } from './proxy-reads';
+export type { ProxyVersionRow } from './proxy-reads';

@@ -3,7 +3,7 @@ import { connectionArguments, toConnection } from '../../kernel/graphql/connecti
 import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
-import { placeResolvers, productLoader } from '../catalog/catalog.loaders';
+import { placeResolvers, productLoader } from '../catalog';
 import type { ReservationRecord } from './reservations.repository';
 import { CreateReservationInput, ExtendReservationInput, RemoveReservationInput } from './reservations.schemas';
 import { withInput } from '../../kernel/validation';

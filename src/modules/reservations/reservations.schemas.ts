@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { IdempotencyKey } from '../../kernel/graphql/idempotency';
 import { displayName, id } from '../../kernel/validation';
-import { AllocationTargetInput, DestinationInput } from '../stock/allocation.schemas';
-import { ALLOCATION_STRATEGIES } from '../stock/allocation-plan';
+import { ALLOCATION_STRATEGIES } from '../catalog';
+import { AllocationTargetInput, DestinationInput } from '../stock';
 
 /** How far ahead a reservation may expire. */
 export const MAX_RESERVATION_MS = 30 * 24 * 60 * 60 * 1000;

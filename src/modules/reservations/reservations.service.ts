@@ -13,9 +13,9 @@ import {
   resolveAllocationTarget,
   resolveChannelTarget,
   type ChannelTarget,
-} from '../stock/allocation-target';
-import { planAllocation } from '../stock/allocation-plan';
-import type { ChannelWarehouseCache } from '../catalog/channel-warehouses';
+  planAllocation,
+} from '../stock';
+import type { ChannelWarehouseCache } from '../catalog';
 import * as stock from '../stock';
 import * as repository from './reservations.repository';
 import type { ReservationRecord, ReservationStatus } from './reservations.repository';

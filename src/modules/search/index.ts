@@ -7,6 +7,8 @@ import { createSearchServices, type SearchServices } from './search.module';
 import { searchOperations } from './search.routes';
 
 export { deleteExpiredSearchAnalytics } from './analytics/retention';
+/** The shapes of a search through a proxy key, for the modules that search on a tenant's behalf (UCP's catalog). */
+export type { FilterData, SearchContextData, SearchResponseEntryData } from './search.schemas';
 
 declare module '../context' {
   interface Services {

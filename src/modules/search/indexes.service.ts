@@ -190,6 +190,14 @@ export class IndexService {
     private readonly onBackgroundError: (error: unknown) => void,
   ) {}
 
+  /**
+   * The ids of all the tenant's indexes, read in the caller's transaction (the tenant's deletion,
+   * which must drop the engine's copies of them).
+   */
+  idsOfTenant(tx: Tx, tenantId: string): Promise<string[]> {
+    return repository.indexIdsOfTenant(tx, tenantId);
+  }
+
   /** Lists the tenant's indexes in the given order. */
   async list(principal: Principal, sortName: IndexSortName, page: PageArguments) {
     requireScope(principal, 'indexes:read');

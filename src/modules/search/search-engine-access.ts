@@ -3,7 +3,7 @@ import type { Db } from '../../kernel/db';
 import { AppError, notFound } from '../../kernel/errors';
 import { requireScope } from '../../kernel/scopes';
 import type { Principal } from '../../kernel/principal';
-import * as repository from './search.repository';
+import * as proxies from '../proxies';
 import type { SearchSettingsData } from './search.schemas';
 
 type StoredSettings = Omit<SearchSettingsData, 'indexes'> & {
@@ -31,7 +31,7 @@ const routesOf = (routes: unknown) =>
 
 /** The proxy and its search settings, after the proxy's access rule: a route that requires auth makes it private. */
 export async function searchEngineOf(db: Db, caller: Principal | null, key: string) {
-  const found = await repository.findProxyWithSearchSettings(db, key);
+  const found = await proxies.proxyWithSearchSettings(db, key);
   const proxy = found?.proxy;
   if (!proxy || !proxy.isActive) throw notFound(`no search engine with key "${key}"`);
   if (routesOf(proxy.routes).some((route) => route.settings?.auth?.is_required === true)) {

@@ -350,37 +350,6 @@ export const readDocuments = async (
 
 // Search settings of a proxy key.
 
-export const findProxy = (db: Db, key: string) =>
-  db.proxy.findUnique({
-    where: { key },
-    select: { key: true, tenantId: true, routes: true, isActive: true, isSuspended: true },
-  });
-
-const SearchEngineRow = z.object({
-  key: z.string(),
-  tenantId: uuid,
-  routes: z.unknown(),
-  isActive: z.boolean(),
-  isSuspended: z.boolean(),
-  settingsTenantId: uuid.nullable(),
-  settings: z.unknown(),
-});
-
-/** A proxy and its search settings (null when it has none) in one statement, or undefined when there is no proxy. */
-export async function findProxyWithSearchSettings(db: Db, key: string) {
-  const row = parseFirstRow(
-    SearchEngineRow,
-    await db.$queryRaw<unknown[]>`
-      SELECT p.key, p.tenant_id::text AS "tenantId", p.routes, p.is_active AS "isActive",
-             p.is_suspended AS "isSuspended", s.tenant_id::text AS "settingsTenantId", s.settings
-        FROM proxies p LEFT JOIN search_settings s ON s.proxy_key = p.key
-       WHERE p.key = ${key}`,
-  );
-  if (!row) return undefined;
-  const { settingsTenantId, settings, ...proxy } = row;
-  return { proxy, settings: settingsTenantId === null ? null : { tenantId: settingsTenantId, settings } };
-}
-
 export const saveSearchSettings = (db: Db, proxyKey: string, tenantId: string, settings: unknown) =>
   db.searchSettings.upsert({
     where: { proxyKey },
@@ -410,3 +379,10 @@ export async function indexSizes(db: Db, limit: number) {
            greatest(i.version - i.processed_version, 0)::float8 AS lag
       FROM search_indexes i ORDER BY documents DESC, i.id LIMIT ${limit}`;
 }
+
+/** The ids of all a tenant's indexes. */
+export const indexIdsOfTenant = async (db: DbOrTx, tenantId: string) =>
+  parseRows(
+    z.object({ id: uuid }),
+    await db.$queryRaw<unknown[]>`SELECT id::text AS id FROM search_indexes WHERE tenant_id = ${tenantId}::uuid`,
+  ).map((row) => row.id);

@@ -7,6 +7,7 @@ import type { Principal } from '../../kernel/principal';
 import { clickTarget, type ClickCodec } from './click-codes';
 import { effectiveDisplayFields, fieldType, filterableFields, resolveDefinition } from './definition';
 import type { EngineResult, SearchEngine } from './engine/engine';
+import * as proxies from '../proxies';
 import * as repository from './search.repository';
 import * as analytics from './analytics/analytics.repository';
 import { hourOf, queryKeyOf, type QueryIdCodec } from './analytics/query-ids';
@@ -115,7 +116,7 @@ export class SearchService {
   /** Creates or replaces the search settings of one of the tenant's proxies. */
   async putSettings(principal: Principal, key: string, input: SearchSettingsInputData): Promise<SearchSettingsData> {
     requireScope(principal, 'indexes:write');
-    const proxy = await repository.findProxy(this.db, key);
+    const proxy = await proxies.proxyOfKey(this.db, key);
     if (!proxy || proxy.tenantId !== principal.tenantId) throw notFound(`no proxy with key "${key}"`);
     const rows = await repository.findIndexesByAlias(
       this.db,

@@ -3,15 +3,7 @@
  * warehouse: a pure plan over the channel's warehouses and what each has available, by strategy.
  */
 import { AppError } from '../../kernel/errors';
-
-export const ALLOCATION_STRATEGIES = [
-  'PRIORITY',
-  'MOST_STOCK',
-  'SINGLE_WAREHOUSE',
-  'FEWEST_SHIPMENTS',
-  'CLOSEST',
-] as const;
-export type AllocationStrategy = (typeof ALLOCATION_STRATEGIES)[number];
+import type { AllocationStrategy } from '../catalog';
 
 export interface PlannedItem {
   productId: string;

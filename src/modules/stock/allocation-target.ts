@@ -8,7 +8,8 @@ import type { Db, Tx } from '../../kernel/db';
 import { parseFirstRow, uuid } from '../../kernel/rows';
 import { invalidInput } from '../../kernel/validation';
 import type { AllocationTargetInput } from './allocation.schemas';
-import { ALLOCATION_STRATEGIES, nearestFirst, type AllocationStrategy, type Destination } from './allocation-plan';
+import { ALLOCATION_STRATEGIES, type AllocationStrategy } from '../catalog';
+import { nearestFirst, type Destination } from './allocation-plan';
 
 export interface ResolvedItem {
   productId: string;

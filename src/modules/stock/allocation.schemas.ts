@@ -1,6 +1,7 @@
 /** The inputs every allocating mutation shares (orders, reservations): where and what to allocate. */
 import { z } from 'zod';
 import { id } from '../../kernel/validation';
+import { CountryCode, Latitude, Longitude } from '../catalog';
 
 /** Most items one order, reservation or supply may hold. */
 export const MAX_ITEMS = 100;
@@ -25,14 +26,6 @@ export const AllocationTargetInput = z.object({
   items: z.array(ItemInput).min(1, 'must hold at least one item').max(MAX_ITEMS, `may hold at most ${MAX_ITEMS} items`),
 });
 export type AllocationTargetInput = z.output<typeof AllocationTargetInput>;
-
-/** A latitude, a longitude, and a country code (ISO 3166-1 alpha-2, in upper case). */
-export const Latitude = z.number().min(-90, 'must be from -90 to 90').max(90, 'must be from -90 to 90');
-export const Longitude = z.number().min(-180, 'must be from -180 to 180').max(180, 'must be from -180 to 180');
-export const CountryCode = z
-  .string()
-  .regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code (ISO 3166-1 alpha-2)')
-  .transform((value) => value.toUpperCase());
 
 /** Where an order or reservation goes, for the CLOSEST strategy: a point, a country, or both. */
 export const DestinationInput = z

@@ -50,3 +50,15 @@ export type { Allocation, HeldUnits, Holders, MoveTarget } from './writes/held';
 export { receive, type Arrival } from './writes/placing';
 export type { StockChange } from './writes/stock-change';
 export type { BatchedReservation, BatchReserveOutcome, ReservationBatches } from './writes/batched';
+
+/*
+ * What the allocating modules (orders, reservations, supply, transfers) share with stock: the items
+ * and targets of their inputs, how a target is resolved to lines of the catalog and a plan over a
+ * channel's warehouses, and the vocabulary of the ledger their writes are recorded in.
+ */
+export { AllocationTargetInput, DestinationInput, ItemInput, ItemQuantity, MAX_ITEMS } from './allocation.schemas';
+export { clientIdTaken, resolveAllocationTarget, resolveChannelTarget } from './allocation-target';
+export type { ChannelTarget } from './allocation-target';
+export { planAllocation } from './allocation-plan';
+export { itemReferenceProblems } from './item-references';
+export type { StockMutationSource, StockReference } from './stock.types';

@@ -1,7 +1,7 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import type { Resolvers } from '../../__generated__/graphql';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
-import { positionLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import { positionLoader, productLoader, warehouseLoader } from '../catalog';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import { parseValue, withInput } from '../../kernel/validation';
 import {

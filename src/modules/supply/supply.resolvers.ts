@@ -2,7 +2,7 @@ import type { Resolvers } from '../../__generated__/graphql';
 import type { GraphQLContext } from '../context';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
-import { businessLoader, positionLoader, productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import { businessLoader, positionLoader, productLoader, warehouseLoader } from '../catalog';
 import type { SupplyRecord } from './supply.repository';
 import { withInput } from '../../kernel/validation';
 import {

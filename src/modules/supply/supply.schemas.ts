@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { IdempotencyKey } from '../../kernel/graphql/idempotency';
 import { id } from '../../kernel/validation';
-import { ItemInput, MAX_ITEMS } from '../stock/allocation.schemas';
+import { ItemInput, MAX_ITEMS } from '../stock';
 
 const itemList = (min: number) => {
   const message = `must hold 1 to ${MAX_ITEMS} items`;

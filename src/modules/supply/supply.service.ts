@@ -5,11 +5,9 @@ import { isUuid, uuidv7 } from '../../kernel/ids';
 import { requireScope } from '../../kernel/scopes';
 import type { Principal } from '../../kernel/principal';
 import * as catalog from '../catalog';
-import { positionInWarehouse } from '../catalog/catalog.locations';
+import * as orders from '../orders';
 import * as stock from '../stock';
-import type { StockReference } from '../stock/stock.types';
-import { clientIdTaken } from '../stock/allocation-target';
-import type { ItemInput } from '../stock/allocation.schemas';
+import { type StockReference, clientIdTaken, type ItemInput } from '../stock';
 import { invalidInput } from '../../kernel/validation';
 import * as repository from './supply.repository';
 import type { AnnouncementRecord, SupplyRecord } from './supply.repository';
@@ -109,7 +107,7 @@ export class SupplyService {
     });
     if (problems.length > 0) throw invalidInput(problems);
     const warehouseId = found[0]!.warehouseId;
-    const positionId = await positionInWarehouse(this.db, tenantId, warehouseId, input.location_id);
+    const positionId = await catalog.positionInWarehouse(this.db, tenantId, warehouseId, input.location_id);
     const dueAt = input.due_at == null ? null : new Date(input.due_at);
     await writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
@@ -230,7 +228,7 @@ export class SupplyService {
     for (const [productId, total] of totals) {
       let left = total;
       if (supply.processing === 'MATCH_ORDERS') {
-        for (const item of await repository.backorderedItems(tx, tenantId, productId, supply.warehouseId)) {
+        for (const item of await orders.backorderedItems(tx, tenantId, productId, supply.warehouseId)) {
           if (item.quantity > left) continue;
           left -= item.quantity;
           arrivals.push({
@@ -238,7 +236,7 @@ export class SupplyService {
             orderItemId: item.id,
             references: [supplyReference, { type: 'Order', id: item.orderId }],
           });
-          await repository.markItemAllocated(tx, item.id);
+          await orders.markBackorderAllocated(tx, item.id);
         }
       }
       if (left > 0) arrivals.push(arrival(productId, left));

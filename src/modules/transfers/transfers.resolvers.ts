@@ -2,7 +2,7 @@ import type { Resolvers } from '../../__generated__/graphql';
 import { idempotencyOf } from '../../kernel/graphql/idempotency';
 import { byIdLoader, requestLoader } from '../../kernel/graphql/loaders';
 import { withInput } from '../../kernel/validation';
-import { productLoader, warehouseLoader } from '../catalog/catalog.loaders';
+import { productLoader, warehouseLoader } from '../catalog';
 import type { GraphQLContext } from '../context';
 import type { TransferRecord } from './transfers.repository';
 import { CreateTransferInput, ReceiveTransferInput, TransferIdInput } from './transfers.schemas';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { IdempotencyKey } from '../../kernel/graphql/idempotency';
 import { id } from '../../kernel/validation';
-import { ItemInput, ItemQuantity, MAX_ITEMS } from '../stock/allocation.schemas';
+import { ItemInput, ItemQuantity, MAX_ITEMS } from '../stock';
 
 export const CreateTransferInput = z
   .object({

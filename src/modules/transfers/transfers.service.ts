@@ -5,13 +5,11 @@ import { isUuid, uuidv7 } from '../../kernel/ids';
 import { invalidInput } from '../../kernel/validation';
 import { requireScope } from '../../kernel/scopes';
 import type { Principal } from '../../kernel/principal';
-import { positionInWarehouse } from '../catalog/catalog.locations';
+import { positionInWarehouse } from '../catalog';
 import * as catalog from '../catalog';
 import * as stock from '../stock';
-import { clientIdTaken } from '../stock/allocation-target';
-import type { StockMutationSource } from '../stock/stock.types';
+import { clientIdTaken, type StockMutationSource, itemReferenceProblems } from '../stock';
 import * as repository from './transfers.repository';
-import { itemReferenceProblems } from '../stock/item-references';
 import type { TransferRecord, TransferStatus } from './transfers.repository';
 import type { CreateTransferInput, ReceivedItem } from './transfers.schemas';
 

@@ -4,7 +4,7 @@
  * variant (see `product-mapping.ts`), and the variants' availability is read from stock for the
  * whole page at once. Shared by the REST binding, the public MCP endpoint and the tenant's `/mcp`.
  */
-import type { FilterData, SearchContextData, SearchResponseEntryData } from '../search/search.schemas';
+import type { FilterData, SearchContextData, SearchResponseEntryData } from '../search';
 import type { CatalogMappingData } from './catalog-settings.schemas';
 import { decodeCursor, encodeCursor } from './catalog-cursor';
 import { documentIdentity, productOfHit } from './product-mapping';

@@ -8,7 +8,7 @@ import type { Principal } from '../../kernel/principal';
 import { invalidField, invalidInput } from '../../kernel/validation';
 import { requireScope } from '../../kernel/scopes';
 import type { Services } from '../context';
-import type { SearchContextData } from '../search/search.schemas';
+import type { SearchContextData } from '../search';
 import type { CatalogToolContext, OpenCatalog } from './catalog-core';
 import type { CatalogSettingsData, CatalogSettingsInputData } from './catalog-settings.schemas';
 import * as repository from './catalog.repository';

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../kernel/errors';
 import { limitByAddress } from '../../kernel/rate-limit';
 import { mountMcpEndpoint } from '../../kernel/mcp';
-import { PROXY_KEY_PATTERN } from '../proxies/proxies.schemas';
+import { PROXY_KEY_PATTERN } from '../proxies';
 import type { Module, Services } from '../context';
 import type { CatalogToolContext } from './catalog-core';
 import { catalogTools } from './catalog-tools';

@@ -3,7 +3,7 @@ import { notFound } from '../../../kernel/errors';
 import { invalidField } from '../../../kernel/validation';
 import { requireScope } from '../../../kernel/scopes';
 import type { Principal } from '../../../kernel/principal';
-import * as edgeRepository from '../edge.repository';
+import * as proxies from '../../proxies';
 import type { TrafficLog } from './traffic-log';
 import * as repository from './traffic.repository';
 
@@ -50,7 +50,7 @@ export class EdgeAnalyticsService {
    */
   async forProxy(principal: Principal, key: string, range: { from?: string; to?: string }): Promise<ProxyAnalytics> {
     requireScope(principal, 'proxies:read');
-    if (!(await edgeRepository.tenantHoldsProxy(this.db, principal.tenantId, key))) {
+    if (!(await proxies.tenantHoldsProxy(this.db, principal.tenantId, key))) {
       throw notFound(`no proxy with key "${key}"`);
     }
     const asked = range.to ? new Date(range.to) : new Date();
