@@ -1,5 +1,6 @@
 // @ts-check
 import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -25,21 +26,40 @@ export default tseslint.config(
     },
   },
   {
-    // A module has a face: another module uses what its index.ts exports, never its storage. Stock is
-    // written only through the stock module's verbs, so the invariants its repository keeps stay in one place.
+    // A module has a face: another module, and the composition root (src/app.ts, src/modules/index.ts,
+    // src/modules/context.ts), use only what its index.ts exports; every other file of it is private.
+    // Imports and re-exports are resolved to files, so a path of any depth counts. Tests may reach in.
     files: ['src/**/*.ts'],
+    plugins: { boundaries },
+    settings: {
+      'boundaries/elements': [
+        { type: 'kernel', pattern: 'src/kernel' },
+        { type: 'generated', pattern: 'src/__generated__' },
+        { type: 'module', pattern: 'src/modules/*', capture: ['module'] },
+        { type: 'composition', pattern: 'src' },
+      ],
+      'boundaries/dependency-nodes': ['import', 'export', 'dynamic-import'],
+      'boundaries/legacy-templates': false,
+      'import/resolver': { node: { extensions: ['.ts'] } },
+    },
     rules: {
-      'no-restricted-imports': [
+      'boundaries/dependencies': [
         'error',
         {
-          patterns: [
+          default: 'allow',
+          policies: [
             {
-              group: ['../*/repository/*', '../../*/repository/*', '**/modules/*/repository/*'],
-              message: "Another module's repository is private: import what its index.ts exports.",
+              disallow: { to: { element: { type: 'module', fileInternalPath: '!index.ts' } } },
+              message:
+                'A module is used through its index.ts only: export what you need from ' +
+                'src/modules/{{ to.element.captured.module }}/index.ts and import it from there ' +
+                '(vocabulary every module shares, such as scopes and principals, lives in src/kernel/).',
             },
             {
-              group: ['../*/*.repository', '../../*/*.repository', '**/modules/*/*.repository'],
-              message: "Another module's repository is private: import what its index.ts exports.",
+              from: { element: { type: 'kernel' } },
+              disallow: { to: { element: { type: ['module', 'composition'] } } },
+              message:
+                'The kernel knows no module: move what both need into src/kernel/, or pass it in from the module.',
             },
           ],
         },

@@ -20,7 +20,6 @@ export type Scope = (typeof SCOPES)[number];
 export const ALL_SCOPES = '*';
 export type GrantableScope = Scope | typeof ALL_SCOPES;
 
-
 export function hasScope(principal: Principal, scope: Scope): boolean {
   return principal.scopes.has(ALL_SCOPES) || principal.scopes.has(scope);
 }

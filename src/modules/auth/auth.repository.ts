@@ -1,7 +1,5 @@
-import { z } from 'zod';
 import type { Db, Tx } from '../../kernel/db';
 import { modelKeysetSource } from '../../kernel/keyset';
-import { parseRows, uuid } from '../../kernel/rows';
 
 export const findApiKey = (db: Db, id: string) =>
   db.apiKey.findUnique({
