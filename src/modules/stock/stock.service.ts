@@ -6,7 +6,6 @@ import { isUuid, uuidv7 } from '../../kernel/ids';
 import { paginate, type PageArguments } from '../../kernel/pagination';
 import { requireScope } from '../../kernel/scopes';
 import type { Principal } from '../../kernel/principal';
-import { checkSinglePosition } from './writes/positions';
 import * as catalog from '../catalog';
 import type { InventoryItemCreateInput, InventoryItemRecord, InventoryItemUpdateInput } from './inventory.schemas';
 import type { InventoryArguments, QuantityCount, StockFilterArguments } from './stock.schemas';
@@ -16,10 +15,10 @@ import { sqlKeysetSource } from '../../kernel/keyset';
 import type { LineFilter } from './repository/filters';
 import { groupList, lineList } from './repository/inventory-reads';
 import * as ledger from './repository/ledger';
-import type { LineChangeRecord, MutationContext } from './repository/ledger';
+import type { MutationContext } from './repository/ledger';
 import * as lineRepository from './repository/lines';
 import type { LineAddition, LineAttributes, LineIdentity } from './repository/lines';
-import { lockStockLevels } from './repository/locks';
+import { addLines, correctLines, removeLines, type LineCorrection } from './writes/lines';
 import type { InventoryLine, StockMutationSource } from './stock.types';
 
 const connectionParameters = { after: 'after', before: 'before' };
@@ -146,22 +145,12 @@ export class StockService {
     return writeTransaction(this.db, (tx) =>
       runIdempotent(tx, tenantId, idempotency, async () => {
         const additions = await this.resolveAdditions(tx, tenantId, entries);
-        await lockStockLevels(tx, tenantId, additions);
-        const lineIds = await lineRepository.addToLines(tx, tenantId, additions);
-        await checkSinglePosition(
+        const lineIds = await addLines(
           tx,
           tenantId,
-          additions.map((a, index) => ({ ...a, field: `[${index}].position` })),
+          additions.map((addition, index) => ({ ...addition, field: `[${index}].position` })),
+          this.mutationContext(principal, 'REGISTER'),
         );
-        const changes = additions.map((addition, index): LineChangeRecord => ({
-          id: uuidv7(),
-          lineId: lineIds[index]!,
-          productId: addition.productId,
-          warehouseId: addition.warehouseId,
-          positionId: addition.positionId,
-          delta: addition.quantity,
-        }));
-        await ledger.recordMutations(tx, tenantId, this.mutationContext(principal, 'REGISTER'), changes);
         return this.linesInOrder(tx, tenantId, lineIds);
       }),
     );
@@ -339,72 +328,62 @@ export class StockService {
         const ids = entries.map((entry) => entry.id.toLowerCase());
         const found = await this.existingLines(tx, tenantId, ids);
         const targetPositions = await this.resolvePatchPositions(tx, tenantId, entries, found);
-        await lockStockLevels(tx, tenantId, [...found.values()]);
-        // Read again under the locks: a concurrent writer may have changed or removed a line.
-        const current = await this.existingLines(tx, tenantId, ids, true);
-        const stale = entries.flatMap((entry, index) => {
-          const actual = current.get(ids[index]!)!.quantity;
-          return entry.expectedQuantity !== undefined && entry.expectedQuantity !== actual
-            ? [{ index, id: ids[index]!, expected: entry.expectedQuantity, actual }]
-            : [];
-        });
-        if (stale.length > 0) throw staleQuantities(stale, expectedField);
-
-        const changes: LineChangeRecord[] = [];
-        const resultIds: string[] = [];
-        for (const [index, entry] of entries.entries()) {
-          // Fresh: an earlier entry may have merged another line into this one.
-          const [line] = await lineRepository.findLines(tx, tenantId, [ids[index]!], { forUpdate: true });
-          const state = entry.state ?? line!.state;
-          const identity: LineIdentity = {
-            productId: line!.productId,
-            warehouseId: line!.warehouseId,
-            positionId: entry.position !== undefined ? targetPositions.get(index)! : line!.positionId,
-            batchNumber: entry.batchNumber !== undefined ? entry.batchNumber : line!.batchNumber,
-            serialNumber: entry.serialNumber !== undefined ? entry.serialNumber : line!.serialNumber,
-            expiresAt:
-              entry.expiresAt !== undefined
-                ? entry.expiresAt === null
-                  ? null
-                  : new Date(entry.expiresAt)
-                : line!.expiresAt,
-            state,
-            reason:
-              state !== 'UNAVAILABLE'
-                ? 'NONE'
-                : (entry.reason ?? (line!.state === 'UNAVAILABLE' ? line!.reason : 'NONE')),
-          };
-          const quantity = entry.quantity ?? line!.quantity;
-          const attributes = attributesOf(entry);
-          const changedIdentity = lineRepository.identityKey(identity) !== lineRepository.identityKey(line!);
-          const other = changedIdentity
-            ? await lineRepository.findLineByIdentity(tx, tenantId, identity, line!.id)
-            : null;
-          if (other) {
-            await lineRepository.deleteLines(tx, tenantId, [line!.id]);
-            await lineRepository.addToLine(tx, other.id, quantity, attributes);
-          } else {
-            await lineRepository.updateLine(tx, line!.id, identity, quantity, attributes);
-          }
-          const resultId = other?.id ?? line!.id;
-          resultIds.push(resultId);
-          changes.push({
-            id: uuidv7(),
-            lineId: resultId,
-            productId: identity.productId,
-            warehouseId: identity.warehouseId,
-            positionId: identity.positionId,
-            delta: quantity - line!.quantity,
+        const change = this.mutationContext(principal, 'CORRECTION');
+        const resultIds = await correctLines(tx, tenantId, [...found.values()], change, async () => {
+          // Read again under the locks: a concurrent writer may have changed or removed a line.
+          const current = await this.existingLines(tx, tenantId, ids, true);
+          const stale = entries.flatMap((entry, index) => {
+            const actual = current.get(ids[index]!)!.quantity;
+            return entry.expectedQuantity !== undefined && entry.expectedQuantity !== actual
+              ? [{ index, id: ids[index]!, expected: entry.expectedQuantity, actual }]
+              : [];
           });
-        }
-        await checkSinglePosition(
-          tx,
-          tenantId,
-          entries.flatMap((entry, index) =>
+          if (stale.length > 0) throw staleQuantities(stale, expectedField);
+          const corrections: LineCorrection[] = [];
+          const endedIn: string[] = [];
+          for (const [index, entry] of entries.entries()) {
+            // Fresh: an earlier entry may have merged another line into this one.
+            const [line] = await lineRepository.findLines(tx, tenantId, [ids[index]!], { forUpdate: true });
+            const state = entry.state ?? line!.state;
+            const identity: LineIdentity = {
+              productId: line!.productId,
+              warehouseId: line!.warehouseId,
+              positionId: entry.position !== undefined ? targetPositions.get(index)! : line!.positionId,
+              batchNumber: entry.batchNumber !== undefined ? entry.batchNumber : line!.batchNumber,
+              serialNumber: entry.serialNumber !== undefined ? entry.serialNumber : line!.serialNumber,
+              expiresAt:
+                entry.expiresAt !== undefined
+                  ? entry.expiresAt === null
+                    ? null
+                    : new Date(entry.expiresAt)
+                  : line!.expiresAt,
+              state,
+              reason:
+                state !== 'UNAVAILABLE'
+                  ? 'NONE'
+                  : (entry.reason ?? (line!.state === 'UNAVAILABLE' ? line!.reason : 'NONE')),
+            };
+            const quantity = entry.quantity ?? line!.quantity;
+            const attributes = attributesOf(entry);
+            const changedIdentity = lineRepository.identityKey(identity) !== lineRepository.identityKey(line!);
+            const other = changedIdentity
+              ? await lineRepository.findLineByIdentity(tx, tenantId, identity, line!.id)
+              : null;
+            if (other) {
+              await lineRepository.deleteLines(tx, tenantId, [line!.id]);
+              await lineRepository.addToLine(tx, other.id, quantity, attributes);
+            } else {
+              await lineRepository.updateLine(tx, line!.id, identity, quantity, attributes);
+            }
+            const resultId = other?.id ?? line!.id;
+            endedIn.push(resultId);
+            corrections.push({ line: identity, lineId: resultId, delta: quantity - line!.quantity });
+          }
+          const moved = entries.flatMap((entry, index) =>
             entry.position !== undefined ? [{ ...found.get(ids[index]!)!, field: `[${index}].position` }] : [],
-          ),
-        );
-        await ledger.recordMutations(tx, tenantId, this.mutationContext(principal, 'CORRECTION'), changes);
+          );
+          return { corrections, moved, result: endedIn };
+        });
         return result(tx, resultIds);
       }),
     );
@@ -466,24 +445,14 @@ export class StockService {
     const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
     await writeTransaction(this.db, async (tx) => {
       const found = await this.existingLines(tx, tenantId, unique);
-      await lockStockLevels(tx, tenantId, [...found.values()]);
-      const removed = await lineRepository.deleteLines(tx, tenantId, unique);
-      const byId = new Map(removed.map((line) => [line.id, line]));
       // Removed by another write since they were read: the 404 names those, not the ones just deleted.
-      const gone = unique.filter((id) => !byId.has(id));
-      if (gone.length > 0) throw noSuchLines(gone);
-      const changes = unique.map((id): LineChangeRecord => {
-        const line = byId.get(id)!;
-        return {
-          id: uuidv7(),
-          lineId: id,
-          productId: line.productId,
-          warehouseId: line.warehouseId,
-          positionId: line.positionId,
-          delta: -line.quantity,
-        };
-      });
-      await ledger.recordMutations(tx, tenantId, this.mutationContext(principal, 'CORRECTION'), changes);
+      await removeLines(
+        tx,
+        tenantId,
+        unique.map((id) => found.get(id)!),
+        this.mutationContext(principal, 'CORRECTION'),
+        noSuchLines,
+      );
     });
   }
 
