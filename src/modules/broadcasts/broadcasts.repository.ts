@@ -140,13 +140,15 @@ const deliveriesDigest = (subject: DeliverySubject) => Prisma.sql`
               ELSE 'PROCESSED' END AS status
     FROM stock_broadcasts WHERE ${deliveriesOf(subject)}`;
 
-/** Brings a mutation's or an event's `messages` and status up to date with its deliveries. */
+/**
+ * Brings a mutation's or an event's `messages` and status up to date with its deliveries (a ledger
+ * row through the stock module's `stock_mutation_broadcast_state`: the ledger has one writer).
+ */
 export async function refreshSubject(tx: DbOrTx, subject: DeliverySubject) {
   if (subject.mutationId !== null) {
     await tx.$executeRaw`
-      UPDATE stock_mutations m SET messages = d.messages, status = d.status::stock_mutation_status
-        FROM (${deliveriesDigest(subject)}) d
-       WHERE m.id = ${subject.mutationId}::uuid`;
+      SELECT stock_mutation_broadcast_state(${subject.mutationId}::uuid, d.status, d.messages)
+        FROM (${deliveriesDigest(subject)}) d`;
   } else {
     await tx.$executeRaw`
       UPDATE stock_events e SET messages = d.messages, status = d.status::stock_mutation_status

@@ -86,7 +86,10 @@ export async function allocationsOf(tx: Tx, tenantId: string, holder: Holders) {
   return parseRows(AllocationRow, rows);
 }
 
-/** Ends the reservations among `ids` that are still ACTIVE; returns the ids it ended, sorted. */
+/**
+ * Ends the reservations among `ids` that are still ACTIVE; returns the ids it ended, sorted. The
+ * reservations module writes their rows (`reservations_end_active`, its reservation-rows.sql).
+ */
 export async function endActiveReservations(
   tx: Tx,
   tenantId: string,
@@ -96,9 +99,8 @@ export async function endActiveReservations(
   const ended = parseRows(
     z.object({ id: uuid }),
     await tx.$queryRaw<unknown[]>`
-      UPDATE reservations SET status = ${status}::reservation_status, released_at = now()
-       WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${ids}::uuid[]) AND status = 'ACTIVE'
-      RETURNING id`,
+      SELECT ended AS id
+        FROM reservations_end_active(${tenantId}::uuid, ${ids}::uuid[], ${status}::reservation_status) AS ended`,
   );
   return ended.map((row) => row.id).sort();
 }

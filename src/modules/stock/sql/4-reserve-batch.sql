@@ -179,17 +179,8 @@ BEGIN
         RETURN;
     END IF;
 
-    INSERT INTO reservations (id, tenant_id, business_id, warehouse_id, channel_id, customer, notes, expires_at, created_at)
-    SELECT x.id, p_tenant_id, x.business_id, warehouse, x.channel_id, x.customer, x.notes, x.expires_at, created
-      FROM jsonb_to_recordset(p_requests) AS x(n int, id uuid, business_id uuid, channel_id uuid, customer jsonb, notes text, expires_at timestamptz)
-     WHERE x.n = ANY(accepted)
-     ORDER BY x.n;
-    INSERT INTO reservation_items (id, tenant_id, reservation_id, product_id, quantity)
-    SELECT u.item_id, p_tenant_id, x.id, found_ids[array_position(found_skus, u.sku)], u.q
-      FROM jsonb_to_recordset(p_requests) AS x(n int, id uuid, item_ids uuid[], skus text[], quantities bigint[])
-     CROSS JOIN LATERAL unnest(x.item_ids, x.skus, x.quantities) WITH ORDINALITY AS u(item_id, sku, q, o)
-     WHERE x.n = ANY(accepted)
-     ORDER BY x.n, u.o;
+    -- The reservations and their items, written by the reservations module (its reservation-rows.sql).
+    PERFORM reservations_insert_batch(p_tenant_id, warehouse, p_requests, accepted, created, found_skus, found_ids);
 
     -- The walk and the move of the lines (each line once for the whole batch), and the allocations.
     SELECT coalesce(array_agg(a.take ORDER BY a.o), '{}'), coalesce(array_agg(a.line_id ORDER BY a.o), '{}'),
