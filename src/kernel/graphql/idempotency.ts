@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { requestFingerprint, type Idempotency } from '../idempotency';
 
-/** `idempotency_key` of a mutation input: 1 to 255 visible ASCII characters. */
-export const IdempotencyKey = z
+/** An idempotency key: 1 to 255 visible ASCII characters (an MCP operation requires one). */
+export const RequiredIdempotencyKey = z
   .string()
-  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')
-  .nullish();
+  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters');
+
+/** `idempotency_key` of a mutation input, which may be left out. */
+export const IdempotencyKey = RequiredIdempotencyKey.nullish();
 
 /**
  * The idempotency of a GraphQL mutation: its parsed input's `idempotency_key`, fingerprinted with

@@ -3,32 +3,45 @@
  * extended and released, and the status of an order. Each calls the same services as the GraphQL
  * resolvers, for the token's tenant and under its scopes; the services' refusals (OUT_OF_STOCK,
  * NOT_FOUND, INVALID_STATE, …) come back as results with `isError` and the error's code.
+ *
+ * Each tool's arguments are the module's own input schema (the one GraphQL validates with), field
+ * for field, so an agent is refused for exactly what a GraphQL client is; only what a tool says
+ * differently is its own: ids named `reservation_id`/`order_id`, an expiry in seconds from now (an
+ * agent's clock is not the server's), and an idempotency key that is required.
  */
 import { z } from 'zod';
+import { RequiredIdempotencyKey } from '../../kernel/graphql/idempotency';
 import { requestFingerprint } from '../../kernel/idempotency';
 import { defineMcpTool, fail, ok, type McpTool } from '../../kernel/mcp';
+import { parseValue } from '../../kernel/validation';
 import { productsBySkus } from '../catalog';
-import type { ReservationRecord } from '../reservations';
+import { OrderIdInput } from '../orders';
+import {
+  CreateReservationInput,
+  ExtendReservationInput,
+  MAX_RESERVATION_MS,
+  RemoveReservationInput,
+  type ReservationRecord,
+} from '../reservations';
+import { InventoryArguments, SkuList } from '../stock';
 import type { Services } from '../context';
 import type { McpContext } from './mcp-auth';
 
-const MAX_SKUS = 50;
 /** Most inventory groups read for one availability check (positions × warehouses of its SKUs). */
 const MAX_GROUPS = 2_000;
 const DEFAULT_RESERVATION_SECONDS = 15 * 60;
-const MAX_RESERVATION_SECONDS = 30 * 24 * 60 * 60;
+const MAX_RESERVATION_SECONDS = MAX_RESERVATION_MS / 1000;
 
-const Uuid = z.uuid({ message: 'must be a UUID' });
-const Sku = z.string().min(1).max(255);
-const IdempotencyKey = z
-  .string()
-  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 visible ASCII characters')
-  .describe('Unique per reservation: a repeated call with the same key and arguments returns the same reservation.');
+const IdempotencyKey = RequiredIdempotencyKey.describe(
+  'Unique per reservation: a repeated call with the same key and arguments returns the same reservation.',
+);
 const Seconds = z
   .int()
   .min(60)
   .max(MAX_RESERVATION_SECONDS)
   .describe(`Seconds from now, from 60 to ${MAX_RESERVATION_SECONDS} (30 days).`);
+/** When a reservation expires, from seconds from now: validated again as GraphQL's `expires_at` is. */
+const expiresAt = (seconds: number) => Date.now() + seconds * 1000;
 const Timestamp = z.iso.datetime().describe('ISO 8601 time (UTC).');
 
 const ReservationOutput = z.object({
@@ -57,7 +70,7 @@ const reservationOutput = (record: ReservationRecord): z.output<typeof Reservati
   created_at: record.createdAt.toISOString(),
 });
 
-type InventoryArguments = Parameters<Services['stock']['inventory']>[1];
+type InventoryQuery = Parameters<Services['stock']['inventory']>[1];
 type InventoryPage = Awaited<ReturnType<Services['stock']['inventory']>>;
 
 /** An order item as the orders service reads it. */
@@ -76,9 +89,9 @@ const checkAvailability = defineMcpTool({
     "channel_id, over the sales channel's warehouses. A bundle counts the bundles its components make.",
   scopes: ['inventory:read'],
   input: z.object({
-    skus: z.array(Sku).min(1).max(MAX_SKUS).describe(`The SKUs, at most ${MAX_SKUS}.`),
-    channel_id: Uuid.optional().describe("A sales channel: counts only its warehouses' stock."),
-    warehouse_id: Uuid.optional().describe('One warehouse.'),
+    skus: SkuList.describe('The SKUs, at most 100.'),
+    channel_id: InventoryArguments.shape.warehouse_id.describe("A sales channel: counts only its warehouses' stock."),
+    warehouse_id: InventoryArguments.shape.warehouse_id.describe('One warehouse.'),
   }),
   output: z.object({
     channel_id: z.string().nullable(),
@@ -106,11 +119,11 @@ const checkAvailability = defineMcpTool({
         skus: unknown,
       });
     }
-    const query: InventoryArguments = {
+    const query: InventoryQuery = {
       filters: {
         sku: skus,
-        channel_id: args.channel_id?.toLowerCase() ?? null,
-        warehouse_id: args.warehouse_id ? [args.warehouse_id.toLowerCase()] : null,
+        channel_id: args.channel_id ?? null,
+        warehouse_id: args.warehouse_id ? [args.warehouse_id] : null,
       },
     };
     const totals = new Map(
@@ -134,7 +147,7 @@ const checkAvailability = defineMcpTool({
       after = page.endCursor;
     }
     return ok({
-      channel_id: args.channel_id?.toLowerCase() ?? null,
+      channel_id: args.channel_id ?? null,
       items: skus.map((sku) => {
         const total = totals.get(sku)!;
         return {
@@ -150,23 +163,17 @@ const checkAvailability = defineMcpTool({
   },
 });
 
+const { shape: reservation } = CreateReservationInput;
 const reserveItemsInput = z.object({
-  business_id: Uuid,
-  channel_id: Uuid.describe('The sales channel the reservation is for.'),
-  warehouse_id: Uuid.optional().describe("Omitted: the units come from the channel's warehouses."),
-  items: z
-    .array(z.object({ sku: Sku, quantity: z.int().min(1).max(1_000_000) }))
-    .min(1)
-    .max(100),
-  customer: z.object({
-    name: z.string().min(1).max(255),
-    email: z.string().max(254).optional(),
-    phone: z.string().max(32).optional(),
-  }),
+  business_id: reservation.business_id,
+  channel_id: reservation.channel_id.describe('The sales channel the reservation is for.'),
+  warehouse_id: reservation.warehouse_id.describe("Omitted: the units come from the channel's warehouses."),
+  items: reservation.items,
+  customer: reservation.customer,
   expires_in_seconds: Seconds.optional().describe(
     `How long the units stay held; default ${DEFAULT_RESERVATION_SECONDS} (15 minutes), at most 30 days.`,
   ),
-  notes: z.string().max(2000).optional(),
+  notes: reservation.notes,
   idempotency_key: IdempotencyKey,
 });
 
@@ -182,21 +189,16 @@ const reserveItems = defineMcpTool({
   output: z.object({ reservation: ReservationOutput }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async call(args, { principal, services }) {
-    const { idempotency_key: key, ...rest } = args;
-    const seconds = args.expires_in_seconds ?? DEFAULT_RESERVATION_SECONDS;
+    const { idempotency_key: key, expires_in_seconds: seconds, ...rest } = args;
+    const input = parseValue(CreateReservationInput, {
+      ...rest,
+      expires_at: expiresAt(seconds ?? DEFAULT_RESERVATION_SECONDS),
+    });
     const record = await services.reservations.createReservation(
       principal,
-      {
-        business_id: args.business_id.toLowerCase(),
-        channel_id: args.channel_id.toLowerCase(),
-        warehouse_id: args.warehouse_id?.toLowerCase() ?? null,
-        items: args.items,
-        customer: args.customer,
-        expires_at: Date.now() + seconds * 1000,
-        notes: args.notes ?? null,
-      },
+      input,
       // The fingerprint is of the arguments as sent (a relative expiry), so a replay matches.
-      { key, fingerprint: requestFingerprint('mcp reserve_items', rest) },
+      { key, fingerprint: requestFingerprint('mcp reserve_items', { ...rest, expires_in_seconds: seconds }) },
     );
     return ok({ reservation: reservationOutput(record) });
   },
@@ -208,12 +210,15 @@ const extendReservation = defineMcpTool({
   description:
     'Moves the expiry of an ACTIVE reservation to expires_in_seconds from now (later than its current expiry).',
   scopes: ['inventory:write'],
-  input: z.object({ reservation_id: z.string().min(1).max(64), expires_in_seconds: Seconds }),
+  input: z.object({ reservation_id: ExtendReservationInput.shape.id, expires_in_seconds: Seconds }),
   output: z.object({ reservation: ReservationOutput }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async call(args, { principal, services }) {
-    const expiresAt = Date.now() + args.expires_in_seconds * 1000;
-    const record = await services.reservations.extendReservation(principal, args.reservation_id, expiresAt);
+    const { id, expires_at } = parseValue(ExtendReservationInput, {
+      id: args.reservation_id,
+      expires_at: expiresAt(args.expires_in_seconds),
+    });
+    const record = await services.reservations.extendReservation(principal, id, expires_at);
     return ok({ reservation: reservationOutput(record) });
   },
 });
@@ -223,7 +228,7 @@ const releaseReservation = defineMcpTool({
   title: 'Release a reservation',
   description: 'Ends an ACTIVE reservation: its units become available again.',
   scopes: ['inventory:write'],
-  input: z.object({ reservation_id: z.string().min(1).max(64) }),
+  input: z.object({ reservation_id: RemoveReservationInput.shape.id }),
   output: z.object({ reservation: ReservationOutput }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async call(args, { principal, services }) {
@@ -237,7 +242,7 @@ const getOrderStatus = defineMcpTool({
   title: 'Get an order status',
   description: 'The status of an order and of each of its items (allocated, shipped, cancelled, …).',
   scopes: ['orders:read'],
-  input: z.object({ order_id: z.string().min(1).max(64) }),
+  input: z.object({ order_id: OrderIdInput.shape.id }),
   output: z.object({
     order: z.object({
       id: z.string(),

@@ -25,3 +25,5 @@ export const ordersModule: Module = {
 
 /** What the supply module does to backordered order items when stock arrives (see `backorders.ts`). */
 export { backorderedItems, markBackorderAllocated } from './backorders';
+/** The orders' inputs, for every interface that names an order (MCP's tools). */
+export { OrderIdInput } from './orders.schemas';

@@ -42,3 +42,10 @@ export const reservationsModule: Module = {
 
 export { claimForOrder, findReservation } from './reservations.service';
 export type { ReservationRecord } from './reservations.repository';
+/** The reservations' inputs, which every interface that makes or changes a reservation validates with (MCP's tools). */
+export {
+  CreateReservationInput,
+  ExtendReservationInput,
+  MAX_RESERVATION_MS,
+  RemoveReservationInput,
+} from './reservations.schemas';

@@ -62,3 +62,5 @@ export type { ChannelTarget } from './allocation-target';
 export { planAllocation } from './allocation-plan';
 export { itemReferenceProblems } from './item-references';
 export type { StockMutationSource, StockReference } from './stock.types';
+/** The stock queries' arguments, for every interface that reads stock (MCP's availability check). */
+export { InventoryArguments, SkuList } from './stock.schemas';

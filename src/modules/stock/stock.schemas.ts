@@ -27,10 +27,13 @@ const Inequality = z.object({
   lte: z.number().nullish(),
 });
 
+/** A list of SKUs to filter by: 1 to 100. */
+export const SkuList = list(z.string());
+
 /** `filters:` of `inventory` and `inventoryItems`: every given filter must hold. */
 export const StockFilterArguments = z.object({
   ids: idList.nullish(),
-  sku: list(z.string()).nullish(),
+  sku: SkuList.nullish(),
   warehouse_id: idList.nullish(),
   business_id: idList.nullish(),
   location_id: idList.nullish(),
