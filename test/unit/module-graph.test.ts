@@ -57,7 +57,12 @@ describe('the module graph', () => {
   });
 
   it('is drawn in docs/architecture.md as it is (add or remove the arrow there)', () => {
-    expect(drawnGraph().arrows).toEqual(arrowsOf(graph));
+    const drawn = drawnGraph().arrows;
+    const actual = arrowsOf(graph);
+    expect({
+      'imported but not drawn': actual.filter((arrow) => !drawn.includes(arrow)),
+      'drawn but not imported': drawn.filter((arrow) => !actual.includes(arrow)),
+    }).toEqual({ 'imported but not drawn': [], 'drawn but not imported': [] });
   });
 
   it('is drawn in layers that hold every module once, its arrows pointing down (at most one up)', () => {

@@ -4,6 +4,9 @@
  * into a table another module owns, and every read of another module's table in a module's own SQL
  * (a read model) is written down in that table.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoPath } from '../helpers/module-sources';
 import { accessors, ownershipTable, tableUses, tablesByDelegate, type OwnershipRow } from '../helpers/table-access';
@@ -51,10 +54,7 @@ describe('table ownership', () => {
     ['DELETE FROM proxies WHERE key = $1', 'writes'],
     ['COPY search_documents (id) FROM STDIN', 'writes'],
     ['SELECT 1 FROM orders o JOIN order_items i ON i.order_id = o.id', 'reads'],
-  ])('reads %j as SQL that %s its tables', async (sql, how) => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
+  ])('reads %j as SQL that %s its tables', (sql, how) => {
     const dir = mkdtempSync(join(tmpdir(), 'table-access-'));
     const routine = join(dir, 'routine.sql');
     const repository = join(dir, 'repository.ts');
@@ -71,10 +71,7 @@ describe('table ownership', () => {
     }
   });
 
-  it('reads Prisma delegate calls as writes and reads of their tables', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
+  it('reads Prisma delegate calls as writes and reads of their tables', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'table-access-')), 'service.ts');
     writeFileSync(file, 'export const f = (db: any) => [db.orderItem.updateMany({}), db.product.findMany({})];\n');
     expect(tableUses([file]).map((use) => `${use.how} ${use.table}`)).toEqual(['writes order_items', 'reads products']);
