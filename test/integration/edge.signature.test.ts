@@ -16,7 +16,7 @@ const origin = await startOrigin((request, response) => {
   response.end(`origin ${request.url}`);
 });
 
-/** Signs as the README tells users to: hex HMAC-SHA256 of "<path>\n<expires>". */
+/** Signs as docs/guides/edge.md tells users to: hex HMAC-SHA256 of "<path>\n<expires>". */
 const sign = (path: string, expires: number, secret = SECRET) =>
   createHmac('sha256', secret).update(`${path}\n${expires}`).digest('hex');
 const inOneHour = () => Math.floor(Date.now() / 1000) + 3600;

@@ -18,7 +18,7 @@ import { callService, startServiceProcess, temporaryDir, type ServiceProcess } f
 import { createCatalog, graphqlData } from './stock.fixtures';
 
 const MASTER_KEY = 'mk_three_processes_pooled_0123456789abcdef';
-/** What the README promises through a pooler: a change made in one process is served by the others within this. */
+/** What docs/operations/scaling.md promises through a pooler: a change made in one process is served by the others within this. */
 const DEADLINE = { timeout: 1_000, interval: 10 };
 const available = pgBouncerAvailable();
 

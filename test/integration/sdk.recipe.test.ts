@@ -1,8 +1,8 @@
 /**
- * The README's recipe for generating a client "in a project of your own", run as written in a
- * fresh ESM project: the contracts as the service serves them, openapi-typescript and
- * graphql-codegen with the recipe's codegen.ts, then a program using both compiled with
- * `module: nodenext`, which needs every relative import written with its `.js` extension.
+ * The typed-client guide's recipe (docs/guides/typed-client.md) for generating a client "in a project
+ * of your own", run as written in a fresh ESM project: the contracts as the service serves them,
+ * openapi-typescript and graphql-codegen with the recipe's codegen.ts, then a program using both
+ * compiled with `module: nodenext`, which needs every relative import written with its `.js` extension.
  */
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadContracts } from '../../src/modules/reference/contracts';
 import { compile, createProject, REPO_MODULES, run } from '../helpers/typescript-project';
 
-/** The codegen.ts of the README's recipe, word for word. */
+/** The codegen.ts of the guide's recipe, word for word. */
 const RECIPE_CODEGEN = `import type { CodegenConfig } from '@graphql-codegen/cli';
 
 const config: CodegenConfig = {
@@ -67,7 +67,7 @@ export async function availableUnits(sku: string): Promise<number | undefined> {
 }
 `;
 
-describe("the README's client recipe for a project of one's own", () => {
+describe("the typed-client guide's recipe for a project of one's own", () => {
   const dirs: string[] = [];
   afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

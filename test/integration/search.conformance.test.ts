@@ -47,7 +47,7 @@ for (const engine of engines) {
   const title = engine.skip ? `${engine.name} engine (skipped: ${engine.skip})` : `${engine.name} engine`;
   describe.skipIf(engine.skip !== undefined)(title, () => {
     const services = () => engine.services();
-    /** A case Typesense cannot match (see the README's "What differs with Typesense"): skipped there, saying why. */
+    /** A case Typesense cannot match (see "What differs with Typesense" in docs/guides/search.md): skipped there, saying why. */
     const embeddedOnly = (title: string, reason: string, test: () => Promise<void>) =>
       it.skipIf(engine.name !== 'embedded')(`${title} (embedded engine only: ${reason})`, test);
 

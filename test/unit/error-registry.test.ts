@@ -1,6 +1,7 @@
 /**
  * Every code of the error registry is reachable (something in src/ raises it) and documented: in
- * the README's table, in openapi.yaml and, for its GraphQL code, in the SDL's ErrorCode enum.
+ * the registry's page (docs/reference/errors.md), in openapi.yaml and, for its GraphQL code, in the SDL's
+ * ErrorCode enum.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,9 +53,14 @@ describe('the error registry', () => {
     expect(named || throughHelper, `nothing in src/ raises ${key}`).toBe(true);
   });
 
-  it.each(keys)('%s is in the README table with its status and GraphQL code', (key) => {
+  it.each(keys)('%s is in the table of docs/reference/errors.md with its status and GraphQL code', (key) => {
     const { status, graphqlCode, message } = errorRegistry[key];
-    expect(read('README.md')).toContain(`| \`${key}\` | ${status} | \`${graphqlCode}\` | \`${message}\` |`);
+    expect(read('docs/reference/errors.md')).toContain(`| \`${key}\` | ${status} | \`${graphqlCode}\` | \`${message}\` |`);
+  });
+
+  it('has no row in docs/reference/errors.md for a code the registry does not have', () => {
+    const rows = [...read('docs/reference/errors.md').matchAll(/^\| `([A-Z_]+)` \| \d{3} \|/gm)].map((row) => row[1]);
+    expect(rows.sort()).toEqual([...keys].sort());
   });
 
   it('lists every GraphQL code in the SDL ErrorCode enum, and nothing else', () => {

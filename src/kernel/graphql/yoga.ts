@@ -8,7 +8,7 @@ import { useTracing } from '../tracing/graphql';
 import { documentDepthLimit } from './document-depth';
 import { createErrorMask } from './errors';
 
-/** Limits every operation must stay within; documented in the README. */
+/** Limits every operation must stay within; documented in docs/reference/limits.md. */
 export const GRAPHQL_LIMITS = { maxDepth: 10, maxAliases: 15, maxCost: 5000, maxTokens: 2000, maxDirectives: 20 };
 
 /** Introspection is answered only at GET /graphql?private=1; POSTed operations may not introspect. */

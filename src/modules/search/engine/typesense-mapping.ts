@@ -1,8 +1,8 @@
 /**
  * Pure translation between this service's index definitions and documents and Typesense's
  * collections and documents; queries are translated in typesense-query.ts and typesense-filters.ts,
- * responses in typesense-results.ts. See the README ("Search", Typesense) for what maps to what and
- * where the engines differ.
+ * responses in typesense-results.ts. See docs/guides/search.md ("How settings map onto Typesense") for
+ * what maps to what and where the engines differ.
  */
 import { createHash } from 'node:crypto';
 import type { CollectionCreateSchema } from 'typesense/lib/Typesense/Collections';

@@ -3,7 +3,7 @@
  * version is what `GET /debug` reports (`"30.0"`, `"29.0"`, `"30.1.rc3"`; `"0.25.2"` before v26).
  */
 
-/** Oldest and newest major version supported; the README states the same range. */
+/** Oldest and newest major version supported; docs/guides/search.md states the same range. */
 export const SUPPORTED_MAJOR_VERSIONS = { oldest: 29, newest: 30 } as const;
 
 /** What the adapter does differently per server version. */
