@@ -270,12 +270,13 @@ function searchDeliveryConfig(values: z.output<typeof configSchema>): SearchDeli
   return { backoffMs: values.SEARCH_DELIVERY_BACKOFF_MS, maxBackoffMs: values.SEARCH_DELIVERY_MAX_BACKOFF_MS };
 }
 
+/** Every environment variable the service reads (docs/reference/configuration.md describes each). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(configSchema.shape);
+
 /** Parses the service configuration from environment variables; the only reader of `process.env`. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(
-    Object.keys(configSchema.shape)
-      .filter((name) => env[name] !== undefined && env[name] !== '')
-      .map((name) => [name, env[name]]),
+    CONFIG_VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '').map((name) => [name, env[name]]),
   );
   const parsed = configSchema.safeParse(present);
   if (!parsed.success) {

@@ -55,7 +55,9 @@ describe('the error registry', () => {
 
   it.each(keys)('%s is in the table of docs/reference/errors.md with its status and GraphQL code', (key) => {
     const { status, graphqlCode, message } = errorRegistry[key];
-    expect(read('docs/reference/errors.md')).toContain(`| \`${key}\` | ${status} | \`${graphqlCode}\` | \`${message}\` |`);
+    expect(read('docs/reference/errors.md')).toContain(
+      `| \`${key}\` | ${status} | \`${graphqlCode}\` | \`${message}\` |`,
+    );
   });
 
   it('has no row in docs/reference/errors.md for a code the registry does not have', () => {
