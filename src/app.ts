@@ -119,15 +119,19 @@ export async function buildApp(deps: AppDependencies): Promise<BuiltApp> {
   // Once `app.close()` starts, requests still arriving on open keep-alive connections are refused
   // with SERVICE_UNAVAILABLE (and the connection closed) while those in flight finish.
   let closing = false;
+  // Readable lines are formatted in this thread and written synchronously, not by a transport's
+  // worker thread, whose lines would come after the start banner that main.ts prints once the
+  // service listens. Only a terminal gets them; a terminal's reader is not a log collector.
+  const prettyStream =
+    deps.prettyLogs && !deps.logStream
+      ? (await import('pino-pretty')).default({ translateTime: 'HH:MM:ss', ignore: 'pid,hostname', sync: true })
+      : undefined;
   const app = Fastify({
     logger: {
       level: deps.config.logLevel,
       // With tracing on, each line names the trace and span it was written in.
       mixin: traceLogMixin(),
-      ...(deps.logStream ? { stream: deps.logStream } : {}),
-      ...(deps.prettyLogs
-        ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } }
-        : {}),
+      ...(deps.logStream ? { stream: deps.logStream } : prettyStream ? { stream: prettyStream } : {}),
     },
     bodyLimit: BODY_LIMIT_BYTES,
     // Per-request access logs cost throughput; errors are logged with their request id.

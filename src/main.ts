@@ -33,7 +33,9 @@ async function main() {
 
   for (const warning of migrations.warnings) app.log.warn(warning);
   if (tracing) app.log.info(`tracing: spans go to ${tracing.destination}`);
-  if (migrations.applied.length > 0) app.log.info({ migrations: migrations.applied }, 'applied migrations');
+  // One line however many: a first start applies every migration, and their names say nothing to a reader.
+  const applied = migrations.applied.length;
+  if (applied > 0) app.log.info(`applied ${applied} migration${applied === 1 ? '' : 's'}`);
   if (embedded) {
     for (const notice of embedded.notices) app.log.warn(notice);
     app.log.info(`embedded PostgreSQL with data in ${config.dataDir}`);
@@ -62,6 +64,8 @@ async function main() {
   try {
     await app.listen({ port: config.port, host: config.host });
     const facts = { baseUrl: services.baseUrl, masterKeyFile: masterKey.file, masterKeyGenerated: masterKey.generated };
+    // The last lines of a start: every log line of the start is written by now (the logger writes
+    // synchronously), so the banner is what a person sees at the bottom of the terminal.
     if (terminal) console.log(`\n${bannerLines(facts).join('\n')}\n`);
     else app.log.info({ ...facts, docs: `${services.baseUrl}/docs` }, 'listening');
   } catch (error) {

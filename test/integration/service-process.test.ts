@@ -1,9 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startNodeArguments } from '../../scripts/start-command';
+import { freePort } from '../../src/kernel/embedded-postgres';
 import { createTestDatabase } from '../helpers/db';
 import {
   root,
@@ -13,6 +15,20 @@ import {
 } from '../helpers/service-process';
 
 const tsx = join(root, 'node_modules/.bin/tsx');
+const migrationCount = readdirSync(join(root, 'prisma/migrations'), { withFileTypes: true }).filter((entry) =>
+  entry.isDirectory(),
+).length;
+const firstMigration = readdirSync(join(root, 'prisma/migrations')).sort()[0]!;
+
+/** The colour codes of a terminal's log lines (ESC [ ... m). */
+const COLOURS = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
+/** The lines of a start's output, without colours, carriage returns and trailing empty lines. */
+function lines(output: string): string[] {
+  const plain = output.replace(COLOURS, '').replace(/\r/g, '').split('\n');
+  while (plain.length > 0 && plain.at(-1)!.trim() === '') plain.pop();
+  return plain;
+}
 
 const url = (service: Service, path: string) => `http://127.0.0.1:${service.port}${path}`;
 
@@ -28,8 +44,14 @@ describe('the service process', () => {
   it('serves with embedded PostgreSQL, stops cleanly on SIGTERM and keeps its data across restarts', async () => {
     const dataDir = temporaryDir();
     const first = await startService({ DATA_DIR: dataDir });
-    // Not a terminal: the start is one JSON line saying where the new key is kept, never the key.
+    // Not a terminal: JSON lines, the last saying where the new key is kept, never the key.
+    expect(lines(first.output()).at(-1)).toContain('"msg":"listening"');
     expect(first.output()).toContain('"masterKeyGenerated":true');
+    // How many migrations the first start applied, in one line; not their names.
+    expect(lines(first.output()).filter((line) => /migration/.test(line))).toEqual([
+      expect.stringContaining(`"msg":"applied ${migrationCount} migrations"`),
+    ]);
+    expect(first.output()).not.toContain(firstMigration);
     expect(first.output()).toContain(`"masterKeyFile":${JSON.stringify(join(dataDir, 'master.key'))}`);
     const masterKey = readFileSync(join(dataDir, 'master.key'), 'utf8').trim();
     expect(first.output()).not.toContain(masterKey);
@@ -69,7 +91,8 @@ describe('the service process', () => {
 
     const second = await startService({ DATA_DIR: dataDir });
     expect(second.output()).toContain('"masterKeyGenerated":false');
-    expect(second.output()).not.toContain('applied migrations');
+    expect(second.output()).not.toMatch(/applied \d+ migration/);
+    expect(lines(second.output()).at(-1)).toContain('"msg":"listening"');
     const key = await fetch(url(second, `/api/admin/tenants/${tenantId}/api-keys`), {
       method: 'POST',
       headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
@@ -79,6 +102,49 @@ describe('the service process', () => {
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
   });
+
+  it.skipIf(!existsSync('/usr/bin/script'))(
+    'in a terminal, says in one line how many migrations it applied and ends its start with the banner',
+    async () => {
+      // A terminal of its own: script(1) runs the service on a pseudo-terminal and copies what it shows.
+      const dataDir = temporaryDir();
+      const port = await freePort();
+      const command = `exec ${[process.execPath, ...startNodeArguments()].join(' ')}`;
+      const terminal = spawn('script', ['-qfec', command, '/dev/null'], {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          DATA_DIR: dataDir,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      terminal.stdout.on('data', (chunk) => (output += chunk));
+      terminal.stderr.on('data', (chunk) => (output += chunk));
+      const exited = new Promise<number | null>((resolveExit) => terminal.on('exit', (code) => resolveExit(code)));
+      await expect.poll(() => output, { timeout: 60_000, interval: 100 }).toMatch(/demo data +npm run seed/);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      // The service is script's only child (`exec`, no shell in between); stopping it ends the start's output.
+      const servicePid = Number(execFileSync('pgrep', ['-P', String(terminal.pid)], { encoding: 'utf8' }).trim());
+      process.kill(servicePid, 'SIGTERM');
+      expect(await exited).toBe(0);
+
+      const shown = lines(output);
+      const stopping = shown.findIndex((line) => line.includes('SIGTERM: finishing requests in flight and stopping'));
+      expect(stopping, output).toBeGreaterThan(0);
+      const start = lines(shown.slice(0, stopping).join('\n'));
+      expect(start.at(-1), 'the banner is the last line of the start').toMatch(/demo data +npm run seed/);
+      expect(start.at(-7)).toBe(`Commerce Platform API listening on http://127.0.0.1:${port}`);
+      expect(start.filter((line) => /migration/.test(line))).toEqual([
+        expect.stringMatching(new RegExp(`INFO: applied ${migrationCount} migrations$`)),
+      ]);
+      expect(output).not.toContain(firstMigration);
+    },
+    120_000,
+  );
 
   it('after a killed process, stops the PostgreSQL server it left running and starts on the same data', async () => {
     const dataDir = temporaryDir();
