@@ -80,7 +80,8 @@ describe.skipIf(!chromiumPresent)('API reference and GraphiQL in Chromium', () =
     ];
     expect(tags.length).toBeGreaterThan(3);
     for (const tag of tags) await page.getByText(tag, { exact: true }).first().waitFor({ timeout: 20_000 });
-    await page.getByText('Rotate the token signing key').first().waitFor();
+    // The first group, a tenant's, is open; the operator's Admin group comes last.
+    await page.getByText('List proxies', { exact: true }).first().waitFor();
     // The content beside the navigation: the contract's title, its download and the bearer field.
     await page.getByRole('heading', { name: 'Commerce Platform API' }).first().waitFor({ timeout: 20_000 });
     await page.getByText('Download OpenAPI Document').first().waitFor();
@@ -106,6 +107,38 @@ describe.skipIf(!chromiumPresent)('API reference and GraphiQL in Chromium', () =
     const example = await listProxies.innerText();
     expect(example).toContain('"routes": [');
     expect(example).not.toContain('"routes": null');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("the reference opens on the tenant's groups with Admin last, and says the rest is GraphQL", async () => {
+    const { page, errors } = await openPage('/docs');
+    await page.getByRole('heading', { name: 'Commerce Platform API' }).first().waitFor({ timeout: 20_000 });
+    const intro = page.getByText(/stock, orders and reservations, transfers and supplies are GraphQL/).first();
+    await intro.waitFor();
+    expect(await page.locator('a[href="/graphql"]').count()).toBeGreaterThan(0);
+    // The groups in the order the navigation shows them, after its introduction.
+    const names = (parse(readFileSync(OPENAPI_FILE, 'utf8')).tags as { name: string }[]).map((tag) => tag.name);
+    expect(names[0]).toBe('Edge proxies');
+    expect(names.at(-1)).toBe('Admin');
+    const sidebar = (await page.locator('.t-doc__sidebar').first().innerText()).split('\n').map((line) => line.trim());
+    const groups = sidebar.slice(sidebar.indexOf('Introduction')).filter((line) => names.includes(line));
+    expect(groups).toEqual(names);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a guide renders from this origin, and its relative links and anchors lead to the other pages', async () => {
+    const { page, errors, requests } = await openPage('/');
+    await page.getByRole('link', { name: 'Edge proxies and the data plane' }).click();
+    await page.getByRole('heading', { name: 'Purging by path and by tag' }).waitFor();
+    await page.locator('a[href="../reference/configuration.md#edge-data-plane"]').first().click();
+    await page.waitForURL(`${service!.origin}/docs/reference/configuration.md#edge-data-plane`);
+    await page.getByRole('heading', { name: 'Edge data plane' }).waitFor();
+    const file = join(screenshots, 'guide.png');
+    await page.screenshot({ path: file });
+    console.log(`screenshot of a guide: ${file}`);
+    expect(foreign(requests), 'requests to other origins').toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -3,10 +3,23 @@ import type { ZodObject, ZodType } from 'zod';
 import { errorRegistry, type ErrorKey } from '../errors';
 import { packageInfo } from '../package-info';
 import type { RestOperation } from './operation';
+import { REST_TAGS } from './tags';
 import { withSchemaTypes } from './schema-types';
 import { ErrorEnvelopeSchema } from './schemas';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+/** What the reference opens with: what REST covers, and that the rest of the API is GraphQL. */
+const DESCRIPTION = [
+  "REST interface of the commerce platform: edge proxies, search, inventory writes, OAuth, the agents' catalogs " +
+    "and the operator's admin API. Every request carries `Authorization: Bearer <token>`, a tenant's API key or " +
+    'OAuth access token (the Admin group: the master key). Every response carries the envelope ' +
+    '`{data, page, meta}` or `{error: {code, message, details}, meta}`.',
+  'The catalog (businesses, warehouses, positions, products, sales channels), stock, orders and reservations, ' +
+    'transfers and supplies are GraphQL: [/graphql](/graphql) (GraphiQL in a browser, the schema at ' +
+    '[/graphql/schema.graphql](/graphql/schema.graphql)).',
+  'Guides, one per area, start from [the docs map](/README.md#where-to-find-what).',
+].join('\n\n');
 
 const responseName = (key: ErrorKey) =>
   key
@@ -198,16 +211,17 @@ export function buildOpenApiDocument(operations: RestOperation[]): OpenApiDocume
     });
   }
 
+  const used = new Set(operations.map((operation) => operation.tag));
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Commerce Platform API',
       version: packageInfo.version,
-      description:
-        'REST interface of the commerce platform: edge proxies, search, authorization and inventory writes. ' +
-        'Every response carries the envelope `{data, page, meta}` or `{error: {code, message, details}, meta}`.',
+      description: DESCRIPTION,
     },
     servers: [{ url: '/' }],
+    // In this order the reference lists its groups: a tenant's first, the operator's last.
+    tags: REST_TAGS.filter((tag) => used.has(tag.name)).map(({ name, description }) => ({ name, description })),
   });
   // openapi-backend rejects the empty `webhooks` object that the 3.1 generator emits.
   delete (document as { webhooks?: unknown }).webhooks;

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ErrorKey } from '../errors';
 import type { Principal } from '../principal';
+import type { RestTag } from './tags';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -71,7 +72,8 @@ export interface RestOperation<
   path: string;
   summary: string;
   description?: string;
-  tag: string;
+  /** The group of the reference it is listed in (see tags.ts). */
+  tag: RestTag;
   security: Security;
   /** Scopes the operation needs, documented on the operation; the service enforces them. */
   scopes?: readonly string[];

@@ -4,7 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { packageInfo } from '../../kernel/package-info';
 import type { Module } from '../context';
 import { loadContracts, type ServedDocument } from './contracts';
-import { docsPage, homePage, PAGE_CSP, type Link } from './pages';
+import { documentationPages, documentationRenderer } from './documentation';
+import { docsPage, documentationPage, homePage, PAGE_CSP, type Link } from './pages';
 
 const root = resolve(import.meta.dirname, '../../..');
 const { name, version } = packageInfo;
@@ -30,7 +31,10 @@ function sendDocument(request: FastifyRequest, reply: FastifyReply, document: Se
 /** A browser asks for HTML; curl and API clients (any or JSON accepted) get JSON. */
 const prefersHtml = (request: FastifyRequest) => String(request.headers.accept ?? '').includes('text/html');
 
-/** What a person or a code generator opens first: the home page, the API reference and the contracts. */
+/**
+ * What a person or a code generator opens first: the home page, the API reference, the contracts
+ * and the documentation.
+ */
 export const referenceModule: Module = {
   name: 'reference',
   async http(app, services) {
@@ -41,13 +45,23 @@ export const referenceModule: Module = {
     app.get('/openapi.yaml', (request, reply) => sendDocument(request, reply, loaded().yaml));
     app.get('/openapi.json', (request, reply) => sendDocument(request, reply, loaded().json));
     app.get('/graphql/schema.graphql', (request, reply) => sendDocument(request, reply, loaded().sdl));
+    // The repository's documentation, read-only at its own paths (see documentation.ts).
+    const documentation = documentationPages(root);
+    const render = documentationRenderer(root);
     app.get('/', (request, reply) => {
       if (!prefersHtml(request)) return reply.send({ name, version, links: LINKS });
       return reply
         .type('text/html; charset=utf-8')
         .header('Content-Security-Policy', PAGE_CSP)
-        .send(homePage(TITLE, version, LINKS));
+        .send(homePage(TITLE, version, LINKS, documentation));
     });
+    for (const page of documentation)
+      app.get(page.path, (_request, reply) =>
+        reply
+          .type('text/html; charset=utf-8')
+          .header('Content-Security-Policy', PAGE_CSP)
+          .send(documentationPage(TITLE, page, render(page))),
+      );
     app.get('/docs', (_request, reply) =>
       reply.type('text/html; charset=utf-8').header('Content-Security-Policy', PAGE_CSP).send(docsPage(TITLE)),
     );
