@@ -1,5 +1,3 @@
-import { productLoader as deepLoader } from '../catalog/catalog.loaders';
-void deepLoader;
 import { writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { invalidState, notFound, type FieldProblem } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
