@@ -1,3 +1,5 @@
+import { ordersModule as loopBack } from '../orders';
+void loopBack;
 import type { CursorCodec } from '../../kernel/cursor';
 import { writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { AppError, notFound, type FieldProblem } from '../../kernel/errors';
