@@ -1,5 +1,3 @@
-import { ordersModule as loopBack } from '../orders';
-void loopBack;
 import type { CursorCodec } from '../../kernel/cursor';
 import { writeTransaction, type Db, type Tx } from '../../kernel/db';
 import { AppError, notFound, type FieldProblem } from '../../kernel/errors';
