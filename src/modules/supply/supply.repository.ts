@@ -117,7 +117,6 @@ export async function insertSupply(
     VALUES (${row.id}::uuid, ${tenantId}::uuid, ${row.warehouseId}::uuid, ${row.positionId}::uuid,
       ${row.processing}::supply_processing,
             ${row.dueAt?.toISOString() ?? null}::timestamptz)`;
-  await tx.$executeRaw`UPDATE order_items SET quantity = quantity WHERE false`;
   await tx.$executeRaw`UPDATE announcements SET status = 'SUPPLIED', supply_id = ${row.id}::uuid
      WHERE tenant_id = ${tenantId}::uuid AND id = ANY(${row.announcementIds}::uuid[])`;
 }
