@@ -59,6 +59,8 @@ const configSchema = z.object({
   SEARCH_EVENTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
   REFUSED_BODY_HOLD_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   SEARCH_ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  SEARCH_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  RESERVATION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   SEARCH_SUGGESTIONS_REFRESH_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   SEARCH_SUGGESTIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   OAUTH_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
@@ -98,6 +100,7 @@ const configSchema = z.object({
   EDGE_ALLOW_PRIVATE_ORIGINS: z.enum(['true', 'false', '1', '0']).default('false'),
   BROADCAST_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
   BROADCAST_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  BROADCAST_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   BROADCAST_BACKOFF_MS: z.coerce.number().int().min(1).max(3_600_000).default(1_000),
   BROADCAST_ALLOW_PRIVATE_WEBHOOKS: z.enum(['true', 'false', '1', '0']).default('false'),
   // OpenTelemetry's own variables, with their meaning in its specification (only OTLP over HTTP).
@@ -149,6 +152,13 @@ export interface Config {
   refusedBodyHoldMs: number;
   /** Days search analytics (counts per query and hour, clicks, events) are kept; housekeeping deletes the rest. */
   searchAnalyticsRetentionDays: number;
+  /**
+   * Days the raw clicks and events of a search are kept (at most searchAnalyticsRetentionDays);
+   * housekeeping then keeps only their counts.
+   */
+  searchEventsRetentionDays: number;
+  /** Days a removed, expired or converted reservation (and its items) is kept after its release. */
+  reservationRetentionDays: number;
   /** Seconds a process serves the query suggestions of an index before rebuilding them from the search log. */
   searchSuggestionsRefreshSeconds: number;
   /** Requests per minute each client address may send to the public query suggestions endpoint. */
@@ -222,6 +232,8 @@ export interface BroadcastConfig {
   maxAttempts: number;
   /** Wait before the first retry; doubled after each failed attempt. */
   backoffMs: number;
+  /** Days a PROCESSED or FAILING delivery is kept after its last attempt. */
+  retentionDays: number;
   /** Whether webhooks on loopback, private, link-local and metadata addresses are allowed. */
   allowPrivateWebhooks: boolean;
 }
@@ -313,6 +325,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     searchEventsPerMinute: values.SEARCH_EVENTS_PER_MINUTE,
     refusedBodyHoldMs: values.REFUSED_BODY_HOLD_MS,
     searchAnalyticsRetentionDays: values.SEARCH_ANALYTICS_RETENTION_DAYS,
+    searchEventsRetentionDays: Math.min(values.SEARCH_EVENTS_RETENTION_DAYS, values.SEARCH_ANALYTICS_RETENTION_DAYS),
+    reservationRetentionDays: values.RESERVATION_RETENTION_DAYS,
     searchSuggestionsRefreshSeconds: values.SEARCH_SUGGESTIONS_REFRESH_SECONDS,
     searchSuggestionsPerMinute: values.SEARCH_SUGGESTIONS_PER_MINUTE,
     oauth: {
@@ -337,6 +351,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: values.BROADCAST_TIMEOUT_MS,
       maxAttempts: values.BROADCAST_MAX_ATTEMPTS,
       backoffMs: values.BROADCAST_BACKOFF_MS,
+      retentionDays: values.BROADCAST_DELIVERY_RETENTION_DAYS,
       allowPrivateWebhooks:
         values.BROADCAST_ALLOW_PRIVATE_WEBHOOKS === 'true' || values.BROADCAST_ALLOW_PRIVATE_WEBHOOKS === '1',
     },

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { AppError, badRequest, errorRegistry } from './errors';
 import { uuidv7 } from './ids';
+import { allowedMethodsAt } from './rest/path-methods';
 
 /**
  * The longest path segment the router takes (signed click codes carry a whole URL); the default of
@@ -111,25 +112,52 @@ export function sendFrameworkError(error: FastifyError, request: FastifyRequest,
  * headers, headers over the size limit, a request not received in time) never reaches Fastify, so
  * its answer is written on the socket here, in the envelope, with a request id of its own.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Socket) {
+export function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket) {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const allow = error.code === 'HPE_INVALID_METHOD' ? allowOfUnknownMethod(error.rawPacket, socket) : undefined;
   const [status, message] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'Request header fields too large: the request line and headers exceed 16 KiB']
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request timeout: the request was not received in time']
-        : [400, 'Bad request: the request is not valid HTTP/1.1'];
+        : allow
+          ? [405, errorRegistry.METHOD_NOT_ALLOWED.message]
+          : [400, 'Bad request: the request is not valid HTTP/1.1'];
   const body = JSON.stringify(errorBody(status, message));
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${uuidv7()}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${uuidv7()}\r\n` +
+        `${allow ? `Allow: ${allow}\r\n` : ''}Connection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);
 }
 
+/**
+ * The `Allow` of the documented path in a request line whose method Node's parser does not know
+ * (`FOO /api/x HTTP/1.1`): such a method is a 405 there as any other method the path lacks.
+ */
+function allowOfUnknownMethod(rawPacket: unknown, socket: Socket): string | undefined {
+  if (!Buffer.isBuffer(rawPacket)) return undefined;
+  const line = rawPacket
+    .subarray(0, Math.min(rawPacket.length, 16 * 1024))
+    .toString('latin1')
+    .split('\r\n', 1)[0]!;
+  const match = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ (\S+) HTTP\/1\.[01]$/.exec(line);
+  return match ? allowedMethodsAt((socket as Socket & { server?: object }).server, match[1]!) : undefined;
+}
+
 export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler((request, reply) => sendError(new AppError('NOT_FOUND', 'no such path'), request, reply));
+  // A documented path asked with a method it has no route for (TRACE, QUERY, HEAD without GET) is a
+  // 405, answered before any body is read (Fastify would refuse a QUERY without a body first).
+  app.addHook('onRequest', async (request) => {
+    if (!request.is404) return;
+    const allow = allowedMethodsAt(app.server, request.url);
+    if (allow) throw new AppError('METHOD_NOT_ALLOWED', undefined, { headers: { Allow: allow } });
+    // Anywhere else a 404 as for any method (not Fastify's 400 for a QUERY without a media type).
+    if (request.method === 'QUERY') throw new AppError('NOT_FOUND', 'no such path');
+  });
 }

@@ -51,6 +51,9 @@ export interface ResolvedAddress {
 /** A host that is or resolves to a non-public address, or does not resolve. */
 export class AddressError extends Error {}
 
+/** A host that is or resolves to a non-public address while those are not allowed: retrying cannot change that. */
+export class PrivateAddressError extends AddressError {}
+
 /** How refusals name what was fetched and the setting that allows private addresses. */
 export interface AddressNaming {
   /** "origin", "client metadata document"... */
@@ -60,7 +63,7 @@ export interface AddressNaming {
 }
 
 const refusedAddress = (naming: AddressNaming, host: string, address: string) =>
-  new AddressError(
+  new PrivateAddressError(
     `the ${naming.what} host "${host}" resolves to ${address}, a loopback, private, link-local or otherwise ` +
       `non-public address; ${naming.fix}`,
   );

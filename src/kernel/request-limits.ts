@@ -1,9 +1,10 @@
 /**
  * The limits a request meets at the door, before any other work on it. Every JSON text a client
  * sends comes through here (REST and GraphQL bodies, JSON sent under another declared media type):
- * its nesting is measured on the text, in one pass, before it is parsed, so a body nested 100 000
- * levels deep is refused without building 100 000 objects and before any walk of it (validation,
- * the text rule, hashing, logging) could cost more than its size. Query strings and form bodies
+ * its nesting, the members of each object and its values are measured on the text, in one pass,
+ * before it is parsed, so a body nested 100 000 levels deep, or made of 100 000 small keys, is
+ * refused without building 100 000 objects and before any walk of it (validation, the text rule,
+ * hashing, logging) could cost more than its size. Query strings and form bodies
  * are bounded in their number of parameters and the shape of their names.
  */
 import type { FastifyInstance } from 'fastify';
@@ -18,60 +19,149 @@ import type { HostileSenders } from './hostile-senders';
  */
 export const MAX_JSON_DEPTH = 64;
 
+/**
+ * The most members one JSON object may have. The widest object the API documents (a document's
+ * fields, a rule's `data`, UCP metadata) has well under 100; 1,000 leaves documents room while a
+ * body of 100 000 small keys is refused on the pass that measures its nesting.
+ */
+export const MAX_JSON_MEMBERS = 1_000;
+
+/**
+ * The most values one JSON body may hold: array elements and object members, counted through the
+ * whole body. The largest write the API documents (1,000 documents or inventory lines) holds a few
+ * tens of thousands; a megabyte of `0,` or of `"a",` (a quarter of a million values and more) is
+ * refused on the same pass, before it is parsed.
+ */
+export const MAX_JSON_VALUES = 100_000;
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+const SPACE = 0x20;
+const TAB = 0x09;
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/** Which limit a JSON text passes: its nesting, one object's members, or the body's values. */
+export type JsonShapeProblem = 'depth' | 'members' | 'values';
 
 /**
- * Measures the nesting of a JSON text fed piece by piece, as its bytes arrive: its structural
- * characters are ASCII, which never occur inside a multi-byte UTF-8 sequence, so undecoded bytes
- * can be scanned. One pass, skipping strings (and the characters escaped in them); text that is
- * not JSON may be answered either way, and the parser refuses it next.
+ * Measures the shape of a JSON text fed piece by piece, as its bytes arrive: its nesting, the
+ * members of each object and the values of the whole text (array elements and object members).
+ * Its structural characters are ASCII, which never occur inside a multi-byte UTF-8 sequence, so
+ * undecoded bytes can be scanned. One pass, skipping strings (and the characters escaped in them),
+ * counting each container's commas (and its first value, once something that is not its closing
+ * bracket follows the opening one); text that is not JSON may be answered either way, and the
+ * parser refuses it next.
  */
 export class JsonDepthGauge {
   private depth = 0;
   private inString = false;
   private escaped = false;
+  /** Whether the innermost container was just opened (its first value, if any, not yet seen). */
+  private opened = false;
+  private values = 0;
+  /** Per level: 1 for an object, 0 for an array. */
+  private readonly objects: Uint8Array;
+  /** Per level: the values of the container open at that level so far. */
+  private readonly counts: Uint32Array;
+  /** Which limit was passed, once `exceeded` has answered true. */
+  problem: JsonShapeProblem | null = null;
 
-  constructor(private readonly limit = MAX_JSON_DEPTH) {}
+  constructor(
+    private readonly limit = MAX_JSON_DEPTH,
+    private readonly maxMembers = MAX_JSON_MEMBERS,
+    private readonly maxValues = MAX_JSON_VALUES,
+  ) {
+    this.objects = new Uint8Array(limit + 2);
+    this.counts = new Uint32Array(limit + 2);
+  }
 
-  /** Feeds the next piece of the text; true once it nests deeper than the limit. */
+  /** Feeds the next piece of the text; true once it passes a limit (`problem` says which). */
   exceeded(piece: Uint8Array | string): boolean {
     const text = typeof piece === 'string';
-    let { depth, inString, escaped } = this;
+    let { depth, inString, escaped, opened, values } = this;
+    const { objects, counts, maxMembers, maxValues, limit } = this;
     const length = piece.length;
+    let problem: JsonShapeProblem | null = null;
     for (let index = 0; index < length; index += 1) {
       const char = text ? (piece as string).charCodeAt(index) : (piece as Uint8Array)[index]!;
       if (inString) {
         if (escaped) escaped = false;
         else if (char === BACKSLASH) escaped = true;
         else if (char === QUOTE) inString = false;
-      } else if (char === QUOTE) {
+        continue;
+      }
+      if (char === SPACE || char === LINE_FEED || char === CARRIAGE_RETURN || char === TAB) continue;
+      if (opened) {
+        opened = false;
+        // The container's first value, unless it closes empty.
+        if (char !== CLOSE_BRACE && char !== CLOSE_BRACKET) {
+          counts[depth] = 1;
+          values += 1;
+        }
+      }
+      if (char === QUOTE) {
         inString = true;
       } else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
         depth += 1;
-        if (depth > this.limit) return true;
+        if (depth > limit) {
+          problem = 'depth';
+          break;
+        }
+        objects[depth] = char === OPEN_BRACE ? 1 : 0;
+        counts[depth] = 0;
+        opened = true;
       } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) {
-        depth -= 1;
+        if (depth > 0) depth -= 1;
+      } else if (char === COMMA && depth > 0) {
+        counts[depth] = counts[depth]! + 1;
+        values += 1;
+        if (objects[depth] === 1 && counts[depth]! > maxMembers) {
+          problem = 'members';
+          break;
+        }
+      }
+      if (values > maxValues) {
+        problem = 'values';
+        break;
       }
     }
-    Object.assign(this, { depth, inString, escaped });
-    return false;
+    Object.assign(this, { depth, inString, escaped, opened, values });
+    if (problem) this.problem = problem;
+    return problem !== null;
   }
 }
 
+/** The limit a JSON text passes (see `JsonDepthGauge`), or null. */
+export const jsonShapeProblem = (text: string, limit = MAX_JSON_DEPTH): JsonShapeProblem | null => {
+  const gauge = new JsonDepthGauge(limit);
+  return gauge.exceeded(text) ? gauge.problem : null;
+};
+
 /** Whether the JSON text nests arrays and objects deeper than `limit` (see `JsonDepthGauge`). */
 export const nestsDeeperThan = (text: string, limit = MAX_JSON_DEPTH): boolean =>
-  new JsonDepthGauge(limit).exceeded(text);
+  jsonShapeProblem(text, limit) === 'depth';
 
 /** The 400 of a JSON text nested too deep, naming `field` (`body`, `variables`) and the limit. */
 export const tooDeep = (field: string) =>
   badRequest(`${field} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, [
     { field, message: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` },
   ]);
+
+/** The 400 of a JSON text past one of its limits, naming `field` and the limit. */
+export const shapeRefusal = (problem: JsonShapeProblem, field: string) => {
+  if (problem === 'depth') return tooDeep(field);
+  const message =
+    problem === 'members'
+      ? `has an object with more than ${MAX_JSON_MEMBERS} members`
+      : `holds more than ${MAX_JSON_VALUES} values (array elements and object members)`;
+  return badRequest(`${field} ${message}`, [{ field, message }]);
+};
 
 const notJson = (field: string) =>
   badRequest(`${field === 'body' ? 'the request body' : field} is not valid JSON`, [
@@ -83,7 +173,8 @@ const notJson = (field: string) =>
  * a query parameter carrying JSON): refused when it nests too deep, then parsed.
  */
 export function parseClientJson(text: string, field = 'body'): unknown {
-  if (nestsDeeperThan(text)) throw tooDeep(field);
+  const problem = jsonShapeProblem(text);
+  if (problem) throw shapeRefusal(problem, field);
   try {
     return JSON.parse(text);
   } catch {
@@ -93,9 +184,10 @@ export function parseClientJson(text: string, field = 'body'): unknown {
 
 /**
  * Replaces Fastify's `application/json` parser (on `app` and so on every scope below it) by one
- * that measures the nesting of the body as its bytes arrive, refusing it at the first level too
- * deep without reading the rest (Node discards it), then parses as Fastify does, refusing
- * `__proto__` and `constructor.prototype` members (secure-json-parse), within `bodyLimit` bytes.
+ * that measures the shape of the body as its bytes arrive (nesting, members per object, values),
+ * refusing it at the first level too deep, member or value too many, without reading the rest
+ * (Node discards it), then parses as Fastify does, refusing `__proto__` and
+ * `constructor.prototype` members (secure-json-parse), within `bodyLimit` bytes.
  */
 export function installJsonBodyDoor(app: FastifyInstance, bodyLimit: number, senders: HostileSenders) {
   // A refused body is not read further: the connection ends with the answer, and the kernel drops the rest.
@@ -125,7 +217,7 @@ export function installJsonBodyDoor(app: FastifyInstance, bodyLimit: number, sen
     const onData = (chunk: Buffer) => {
       received += chunk.length;
       if (received > bodyLimit) return finish(new AppError('PAYLOAD_TOO_LARGE'));
-      if (gauge.exceeded(chunk)) return finish(tooDeep('body'), true);
+      if (gauge.exceeded(chunk)) return finish(shapeRefusal(gauge.problem!, 'body'), true);
       chunks.push(chunk);
     };
     const onEnd = (error?: Error) => finish(error ? badRequest('the request body was not received whole') : null);

@@ -14,6 +14,7 @@ export const SCOPES = [
   'catalog:write',
   'orders:read',
   'orders:write',
+  'pricing:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

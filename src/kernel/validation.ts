@@ -9,14 +9,27 @@ import { isUuid } from './ids';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\x00-\x1f\x7f]/;
-/** NUL, which PostgreSQL cannot store in text, and UTF-16 surrogates that are not part of a pair. */
-// eslint-disable-next-line no-control-regex
-const UNSTORABLE = /\x00|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export const UNSTORABLE_TEXT_MESSAGE = 'must not contain U+0000 or unpaired surrogates';
 
-/** Whether PostgreSQL can store the text: no NUL character and no unpaired surrogate. */
-export const isStorableText = (value: string) => !UNSTORABLE.test(value);
+/**
+ * Whether PostgreSQL can store the text: no NUL character and no UTF-16 surrogate that is not part
+ * of a pair. One pass over its code units, each looked at once.
+ */
+export function isStorableText(value: string): boolean {
+  const length = value.length;
+  for (let index = 0; index < length; index += 1) {
+    const unit = value.charCodeAt(index);
+    if (unit === 0) return false;
+    if (unit < 0xd800 || unit > 0xdfff) continue;
+    // A high surrogate needs a low one next; a low one met here had no high one before it.
+    if (unit > 0xdbff) return false;
+    const next = index + 1 < length ? value.charCodeAt(index + 1) : 0;
+    if (next < 0xdc00 || next > 0xdfff) return false;
+    index += 1;
+  }
+  return true;
+}
 
 /** A string that can be stored (see `isStorableText`). */
 export const storableText = () => z.string().refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE });

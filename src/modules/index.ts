@@ -14,6 +14,7 @@ import { mcpModule } from './mcp';
 import { oauthModule } from './oauth';
 import { ordersModule } from './orders';
 import { preferencesModule } from './preferences';
+import { pricingModule } from './pricing';
 import { proxiesModule } from './proxies';
 import { referenceModule } from './reference';
 import { reservationsModule } from './reservations';
@@ -37,6 +38,7 @@ export const modules: readonly Module[] = [
   supplyModule,
   transfersModule,
   broadcastsModule,
+  pricingModule,
   ucpModule,
   mcpModule,
   housekeepingModule,

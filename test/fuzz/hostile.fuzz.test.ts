@@ -1,8 +1,8 @@
 /**
  * Requests an attacker chooses, sent over a real socket to the listening service: for every JSON
  * operation of openapi.yaml and for GraphQL variables, bodies nested at the depth limit, one past
- * it and 100 000 levels deep, a megabyte of distinct keys, 100 000-element arrays, megabyte
- * strings; and query strings, forms, headers and URLs past their limits. Each must get its
+ * it and 100 000 levels deep, a megabyte of distinct keys, arrays at and past the value limit, a
+ * megabyte of one-character strings, megabyte strings; and query strings, forms, headers and URLs past their limits. Each must get its
  * documented status in the envelope, and while each runs a `/healthz` probe on another connection
  * must keep answering: a request that held the event loop would leave the probe unanswered until
  * it was done (the probe answers are counted, never timed).
@@ -14,7 +14,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BODY_LIMIT_BYTES } from '../../src/app';
 import { OPENAPI_FILE } from '../../src/kernel/rest/openapi-yaml';
-import { MAX_JSON_DEPTH, MAX_PARAMETERS, MAX_PARAMETER_BRACKETS } from '../../src/kernel/request-limits';
+import {
+  MAX_JSON_DEPTH,
+  MAX_JSON_MEMBERS,
+  MAX_JSON_VALUES,
+  MAX_PARAMETERS,
+  MAX_PARAMETER_BRACKETS,
+} from '../../src/kernel/request-limits';
 import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { assertMatchesContract, type RestResponse } from '../helpers/rest';
 
@@ -100,6 +106,8 @@ const manyKeys = (bytes: number) => {
   return `{"data":{${members.join(',')}}}`;
 };
 const longArray = (items: number) => `{"data":[${new Array(items).fill('0').join(',')}]}`;
+/** `{"data":["a","b",…]}`: one-character strings filling a body of about `bytes`. */
+const manyStrings = (bytes: number) => `{"data":[${new Array(Math.floor((bytes - 12) / 4)).fill('"a"').join(',')}]}`;
 const longString = (characters: number) => `{"data":"${'x'.repeat(characters)}"}`;
 
 const expectDepthRefusal = (response: RestResponse) => {
@@ -108,6 +116,16 @@ const expectDepthRefusal = (response: RestResponse) => {
   expect(response.body.error.details).toEqual([
     { field: 'body', message: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` },
   ]);
+};
+
+const expectShapeRefusal = (response: RestResponse, problem: 'members' | 'values') => {
+  const message =
+    problem === 'members'
+      ? `has an object with more than ${MAX_JSON_MEMBERS} members`
+      : `holds more than ${MAX_JSON_VALUES} values (array elements and object members)`;
+  expect(response.status).toBe(400);
+  expect(response.body.error.message).toContain(`body ${message}`);
+  expect(response.body.error.details).toEqual([{ field: 'body', message }]);
 };
 
 const contract = parse(readFileSync(OPENAPI_FILE, 'utf8'));
@@ -162,10 +180,18 @@ describe('hostile JSON bodies, on every JSON operation', () => {
         expect(probes).toBeGreaterThan(0);
       });
 
-      it('answers a megabyte of distinct keys, 100 000-element arrays and long strings with documented statuses', async () => {
+      it('refuses a megabyte of small keys, long arrays and many small strings at the door, naming body and the limit', async () => {
         const { probes } = await whileProbing(async () => {
-          await call(manyKeys(BODY_LIMIT_BYTES - 100));
-          await call(longArray(100_000));
+          expectShapeRefusal(await call(manyKeys(BODY_LIMIT_BYTES - 100)), 'members');
+          expectShapeRefusal(await call(longArray(MAX_JSON_VALUES)), 'values');
+          expectShapeRefusal(await call(manyStrings(BODY_LIMIT_BYTES - 100)), 'values');
+        });
+        expect(probes).toBeGreaterThan(0);
+      });
+
+      it('answers a megabyte string and arrays within the limits with documented statuses', async () => {
+        const { probes } = await whileProbing(async () => {
+          await call(longArray(MAX_JSON_VALUES - 1));
           await call(longString(BODY_LIMIT_BYTES - 100));
         });
         expect(probes).toBeGreaterThan(0);
@@ -249,12 +275,26 @@ describe('hostile GraphQL variables', () => {
     }
   });
 
-  it('answers a megabyte of keys, a 100 000-element list and a long string in the variables', async () => {
+  it('refuses a megabyte of keys and a list past the value limit in the variables, naming body and the limit', async () => {
     const keys = manyKeys(BODY_LIMIT_BYTES - 300).slice('{"data":'.length, -1);
     const { probes } = await whileProbing(async () => {
       for (const variables of [
         `{"f":${keys}}`,
-        `{"f":{"ids":[${new Array(100_000).fill('"x"').join(',')}]}}`,
+        `{"f":{"ids":[${new Array(MAX_JSON_VALUES).fill('"x"').join(',')}]}}`,
+      ]) {
+        const answer = await graphql(variables);
+        expect(answer.status).toBe(400);
+        expect(answer.body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
+        expect(answer.body.errors[0].message).toMatch(/more than (1000 members|100000 values)/);
+      }
+    });
+    expect(probes).toBeGreaterThan(0);
+  });
+
+  it('answers a long list and a long string within the limits in the variables', async () => {
+    const { probes } = await whileProbing(async () => {
+      for (const variables of [
+        `{"f":{"ids":[${new Array(MAX_JSON_VALUES - 10).fill('"x"').join(',')}]}}`,
         `{"f":{"sku":"${'x'.repeat(BODY_LIMIT_BYTES - 300)}"}}`,
       ]) {
         const answer = await graphql(variables);

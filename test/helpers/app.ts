@@ -19,26 +19,36 @@ export interface TestApp {
   rest: RestClient;
 }
 
-/**
- * The whole application on a fresh database of its own (or on `databaseUrl`, for a second process
- * of a deployment), called in-process (no port). Closed after the test file.
- */
-export async function startTestApp(
-  options: { authCacheTtlMs?: number; databaseUrl?: string; env?: Record<string, string> } = {},
-): Promise<TestApp> {
-  const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
-  const config = loadConfig({
-    ...options.env,
-    DATABASE_URL: databaseUrl,
-    MASTER_KEY: TEST_MASTER_KEY,
-    LOG_LEVEL: 'silent',
-  });
-  const db = createDb(databaseUrl, { poolSize: 5 });
+/** How a test app is built, beyond its database and configuration. */
+export interface TestAppOptions {
+  /** How long a verified API key is trusted without asking the database again. */
+  authCacheTtlMs?: number;
+  /** Run the reservation sweeper and the broadcast worker (default true). */
+  backgroundWorkers?: boolean;
+  /** The connections of its own pool (default 5). */
+  poolSize?: number;
+  /** A database client of the test's own (one that logs its queries, say) instead of a new pool. */
+  db?: Db;
+  /** Where JSON log lines go instead of stdout. */
+  logStream?: { write(line: string): void };
+  /** Set on the loaded configuration (values that have no environment variable). */
+  config?: Partial<Config>;
+}
+
+/** The configuration a test app loads: the test master key, silent logs, and `env`. */
+export const testConfig = (databaseUrl: string, env: Record<string, string> = {}): Config =>
+  loadConfig({ ...env, DATABASE_URL: databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' });
+
+async function startApp(databaseUrl: string, loaded: Config, options: TestAppOptions): Promise<TestApp> {
+  const config = { ...loaded, ...options.config };
+  const db = options.db ?? createDb(databaseUrl, { poolSize: options.poolSize ?? 5 });
   const { app, services } = await buildApp({
     config,
     db,
     masterKey: TEST_MASTER_KEY,
     authCacheTtlMs: options.authCacheTtlMs,
+    backgroundWorkers: options.backgroundWorkers,
+    logStream: options.logStream,
   });
   await app.ready();
   afterAll(async () => {
@@ -46,6 +56,32 @@ export async function startTestApp(
     await db.$disconnect();
   });
   return { app, services, db, databaseUrl, config, rest: createRestClient(app) };
+}
+
+/**
+ * The whole application on a fresh database of its own (or on `databaseUrl`), called in-process
+ * (no port), configured by `env`. Closed after the test file.
+ */
+export async function startTestApp(
+  options: TestAppOptions & { databaseUrl?: string; env?: Record<string, string> } = {},
+): Promise<TestApp> {
+  const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
+  return startApp(databaseUrl, testConfig(databaseUrl, options.env), options);
+}
+
+/**
+ * Another process of the deployment `first` belongs to: its own app and pool on the same database
+ * and with the same configuration (or, with `env` or without `first.config`, the test configuration
+ * with `env`), called
+ * in-process. Closed after the test file. For an operating-system process, see
+ * `startServiceProcess` in service-process.ts.
+ */
+export async function startSecondProcess(
+  first: { databaseUrl: string; config?: Config },
+  options: TestAppOptions & { env?: Record<string, string> } = {},
+): Promise<TestApp> {
+  const config = options.env || !first.config ? testConfig(first.databaseUrl, options.env) : first.config;
+  return startApp(first.databaseUrl, config, options);
 }
 
 export interface Tenant {

@@ -152,12 +152,24 @@ export function createRestClient(app: FastifyInstance): RestClient {
   };
 }
 
+/** What an error answer must say beyond its status: see `expectRestError`. */
+export interface RestErrorExpectation {
+  /** A validation error whose `details` name this field (among others). */
+  field?: string;
+  /** The message starts with this string, or matches this pattern. */
+  message?: string | RegExp;
+}
+
 /**
- * An error answer of `status`: the envelope with its code and the message prefix the registry gives
- * that status; with `field`, a validation error whose `details` name that field (among others).
+ * The one assertion of a REST error answer of `status`: a JSON error envelope with its code and the
+ * message prefix the registry gives that status; with `field` (or `{ field }`), a validation error
+ * whose `details` name that field (among others); with `{ message }`, the message it starts with
+ * (a string) or matches (a pattern).
  */
-export function expectRestError(response: RestResponse, status: number, field?: string) {
+export function expectRestError(response: RestResponse, status: number, expected: string | RestErrorExpectation = {}) {
+  const { field, message } = typeof expected === 'string' ? { field: expected, message: undefined } : expected;
   expect(response.status, response.rawBody).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
   expect(response.body.meta).toBeNull();
   expect(response.body.error.code).toBe(status);
   const prefixes = Object.values(errorRegistry)
@@ -168,6 +180,11 @@ export function expectRestError(response: RestResponse, status: number, field?: 
     prefixes.some((prefix) => response.body.error.message.startsWith(prefix)),
     response.body.error.message,
   ).toBe(true);
+  if (typeof message === 'string') {
+    expect(response.body.error.message.startsWith(message), response.body.error.message).toBe(true);
+  } else if (message) {
+    expect(response.body.error.message).toMatch(message);
+  }
   if (field !== undefined) {
     expect(response.body.error.details, JSON.stringify(response.body.error.details)).toEqual(
       expect.arrayContaining([expect.objectContaining({ field })]),

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/kernel/scopes';
 import { createKey, createTenant, startTestApp, TEST_MASTER_KEY, type Tenant, type TestApp } from '../helpers/app';
 import { sql } from '../helpers/db';
-import type { RestResponse } from '../helpers/rest';
+import { expectRestError } from '../helpers/rest';
 
 const API_KEY_PATTERN = /^cpk_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -16,13 +16,6 @@ beforeAll(async () => {
   t = await startTestApp();
   tenant = await createTenant(t.rest, 'Admin test tenant');
 });
-
-function expectError(response: RestResponse, status: number, prefix: string) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.error.code).toBe(status);
-  expect(response.body.error.message).toMatch(new RegExp(`^${prefix}: `));
-  expect(response.body.meta).toBeNull();
-}
 
 const countRows = async (table: string) =>
   Number((await sql<{ count: string }>(t.databaseUrl, `SELECT count(*) AS count FROM ${table}`))[0]!.count);
@@ -77,18 +70,18 @@ describe('POST /api/admin/tenants', () => {
     ];
     for (const [name, token] of cases) {
       const response = await postTenant({ data: { name: `Intruder ${name}` } }, token);
-      expectError(response, 401, 'Unauthorized');
+      expectRestError(response, 401, { message: 'Unauthorized: ' });
     }
     const basic = await t.rest.post('/api/admin/tenants', {
       headers: { authorization: `Basic ${Buffer.from(`admin:${TEST_MASTER_KEY}`).toString('base64')}` },
       body: { data: { name: 'Intruder basic' } },
     });
-    expectError(basic, 401, 'Unauthorized');
+    expectRestError(basic, 401, { message: 'Unauthorized: ' });
     expect(await countRows('tenants')).toBe(before);
   });
 
   it('answers 401 before looking at the body', async () => {
-    expectError(await postTenant({ data: {} }, null), 401, 'Unauthorized');
+    expectRestError(await postTenant({ data: {} }, null), 401, { message: 'Unauthorized: ' });
   });
 
   it.each([
@@ -103,7 +96,7 @@ describe('POST /api/admin/tenants', () => {
   ])('answers 400 for %s, and creates nothing', async (_name, body, field) => {
     const before = await countRows('tenants');
     const response = await postTenant(body);
-    expectError(response, 400, 'Bad request');
+    expectRestError(response, 400, { message: 'Bad request: ' });
     expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
     expect(await countRows('tenants')).toBe(before);
   });
@@ -115,10 +108,10 @@ describe('POST /api/admin/tenants', () => {
       rawBody: '{"data": {"name": "Acme"',
       headers,
     });
-    expectError(malformed, 400, 'Bad request');
+    expectRestError(malformed, 400, { message: 'Bad request: ' });
     expect(malformed.body.error.details).toEqual([{ field: 'body', message: 'is not valid JSON' }]);
     const empty = await t.rest.post('/api/admin/tenants', { token: TEST_MASTER_KEY, rawBody: '', headers });
-    expectError(empty, 400, 'Bad request');
+    expectRestError(empty, 400, { message: 'Bad request: ' });
   });
 
   it('answers 415 for a body that is not JSON', async () => {
@@ -127,7 +120,7 @@ describe('POST /api/admin/tenants', () => {
       rawBody: 'name=Acme',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
-    expectError(response, 415, 'Unsupported media type');
+    expectRestError(response, 415, { message: 'Unsupported media type: ' });
   });
 });
 
@@ -179,13 +172,13 @@ describe('POST /api/admin/tenants/{tenant_id}/api-keys', () => {
   it('answers 404 for an unknown tenant, and stores nothing', async () => {
     const before = await countRows('api_keys');
     const response = await postKey('0190b0a4-0000-7000-8000-000000000000', { data: { name: 'ghost', scopes: ['*'] } });
-    expectError(response, 404, 'Not found');
+    expectRestError(response, 404, { message: 'Not found: ' });
     expect(await countRows('api_keys')).toBe(before);
   });
 
   it('answers 400 for a tenant id that is not a UUID', async () => {
     const response = await postKey('not-a-uuid', { data: { name: 'bad', scopes: ['*'] } });
-    expectError(response, 400, 'Bad request');
+    expectRestError(response, 400, { message: 'Bad request: ' });
     expect(response.body.error.details).toEqual(
       expect.arrayContaining([expect.objectContaining({ field: 'path.tenant_id' })]),
     );
@@ -202,7 +195,7 @@ describe('POST /api/admin/tenants/{tenant_id}/api-keys', () => {
   ])('answers 400 for %s, and stores nothing', async (_name, body, field) => {
     const before = await countRows('api_keys');
     const response = await postKey(tenant.id, body);
-    expectError(response, 400, 'Bad request');
+    expectRestError(response, 400, { message: 'Bad request: ' });
     expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
     expect(await countRows('api_keys')).toBe(before);
   });
@@ -210,7 +203,9 @@ describe('POST /api/admin/tenants/{tenant_id}/api-keys', () => {
   it('answers 401 without the master key, even with a key of the same tenant', async () => {
     const before = await countRows('api_keys');
     for (const token of [null, tenant.key, 'wrong']) {
-      expectError(await postKey(tenant.id, { data: { name: 'escalate', scopes: ['*'] } }, token), 401, 'Unauthorized');
+      expectRestError(await postKey(tenant.id, { data: { name: 'escalate', scopes: ['*'] } }, token), 401, {
+        message: 'Unauthorized: ',
+      });
     }
     expect(await countRows('api_keys')).toBe(before);
   });
@@ -295,8 +290,10 @@ describe('DELETE /api/admin/tenants/{tenant_id}/api-keys/{key_id}', () => {
     expect(revoked.status).toBe(204);
     expect(revoked.rawBody).toBe('');
 
-    expectError(await t.rest.get(PROXIES, { token: key }), 401, 'Unauthorized');
-    expectError(await t.rest.post(PROXIES, { token: key, body: proxyBody('after-revocation') }), 401, 'Unauthorized');
+    expectRestError(await t.rest.get(PROXIES, { token: key }), 401, { message: 'Unauthorized: ' });
+    expectRestError(await t.rest.post(PROXIES, { token: key, body: proxyBody('after-revocation') }), 401, {
+      message: 'Unauthorized: ',
+    });
     const [row] = await sql<{ revoked_at: Date | null }>(
       t.databaseUrl,
       'SELECT revoked_at FROM api_keys WHERE id = $1',
@@ -311,7 +308,7 @@ describe('DELETE /api/admin/tenants/{tenant_id}/api-keys/{key_id}', () => {
     const issued = await postKey(tenant.id, { data: { name: 'twice', scopes: ['*'] } });
     const url = `/api/admin/tenants/${tenant.id}/api-keys/${issued.body.data.id}`;
     expect((await t.rest.delete(url, { token: TEST_MASTER_KEY })).status).toBe(204);
-    expectError(await t.rest.delete(url, { token: TEST_MASTER_KEY }), 404, 'Not found');
+    expectRestError(await t.rest.delete(url, { token: TEST_MASTER_KEY }), 404, { message: 'Not found: ' });
   });
 
   it("answers 404 for another tenant's id, and the key keeps working", async () => {
@@ -320,29 +317,29 @@ describe('DELETE /api/admin/tenants/{tenant_id}/api-keys/{key_id}', () => {
     const response = await t.rest.delete(`/api/admin/tenants/${other.id}/api-keys/${issued.body.data.id}`, {
       token: TEST_MASTER_KEY,
     });
-    expectError(response, 404, 'Not found');
+    expectRestError(response, 404, { message: 'Not found: ' });
     expect((await t.rest.get(PROXIES, { token: issued.body.data.key })).status).toBe(200);
   });
 
   it('answers 404 for an unknown key and 400 for ids that are not UUIDs', async () => {
-    expectError(
+    expectRestError(
       await t.rest.delete(`/api/admin/tenants/${tenant.id}/api-keys/0190b0a4-0000-7000-8000-000000000000`, {
         token: TEST_MASTER_KEY,
       }),
       404,
-      'Not found',
+      { message: 'Not found: ' },
     );
-    expectError(
+    expectRestError(
       await t.rest.delete(`/api/admin/tenants/${tenant.id}/api-keys/nope`, { token: TEST_MASTER_KEY }),
       400,
-      'Bad request',
+      { message: 'Bad request: ' },
     );
-    expectError(
+    expectRestError(
       await t.rest.delete(`/api/admin/tenants/nope/api-keys/0190b0a4-0000-7000-8000-000000000000`, {
         token: TEST_MASTER_KEY,
       }),
       400,
-      'Bad request',
+      { message: 'Bad request: ' },
     );
   });
 
@@ -350,11 +347,9 @@ describe('DELETE /api/admin/tenants/{tenant_id}/api-keys/{key_id}', () => {
     const issued = await postKey(tenant.id, { data: { name: 'survivor', scopes: ['*'] } });
     const { id, key } = issued.body.data;
     for (const token of [undefined, key]) {
-      expectError(
-        await t.rest.delete(`/api/admin/tenants/${tenant.id}/api-keys/${id}`, { token }),
-        401,
-        'Unauthorized',
-      );
+      expectRestError(await t.rest.delete(`/api/admin/tenants/${tenant.id}/api-keys/${id}`, { token }), 401, {
+        message: 'Unauthorized: ',
+      });
     }
     expect((await t.rest.get(PROXIES, { token: key })).status).toBe(200);
   });
@@ -374,13 +369,13 @@ describe('scopes', () => {
     const key = await createKey(t.rest, tenant.id, ['proxies:read']);
     expect((await t.rest.get(PROXIES, { token: key })).status).toBe(200);
     const response = await t.rest.post(PROXIES, { token: key, body: proxyBody('read-only-write') });
-    expectError(response, 403, 'Forbidden');
+    expectRestError(response, 403, { message: 'Forbidden: ' });
     expect(await sql(t.databaseUrl, "SELECT key FROM proxies WHERE key = 'read-only-write'")).toEqual([]);
   });
 
   it('answers 403 to a key without any proxies scope that tries to read', async () => {
     const key = await createKey(t.rest, tenant.id, ['catalog:read', 'proxies:write']);
-    expectError(await t.rest.get(PROXIES, { token: key }), 403, 'Forbidden');
+    expectRestError(await t.rest.get(PROXIES, { token: key }), 403, { message: 'Forbidden: ' });
   });
 });
 
@@ -402,7 +397,7 @@ describe('bearer authentication', () => {
   ])('answers 401 to %s', async (_name, header) => {
     const authorization = typeof header === 'function' ? header() : header;
     const response = await t.rest.get(PROXIES, { headers: authorization === undefined ? {} : { authorization } });
-    expectError(response, 401, 'Unauthorized');
+    expectRestError(response, 401, { message: 'Unauthorized: ' });
     expect(response.body.error.details).toBeNull();
   });
 
@@ -413,7 +408,9 @@ describe('bearer authentication', () => {
   it('keeps answering 401 to the same wrong secret (no cached verdict)', async () => {
     const wrong = `Bearer ${tenant.key.slice(0, 37)}${randomBytes(32).toString('base64url')}`;
     for (let attempt = 0; attempt < 3; attempt++) {
-      expectError(await t.rest.get(PROXIES, { headers: { authorization: wrong } }), 401, 'Unauthorized');
+      expectRestError(await t.rest.get(PROXIES, { headers: { authorization: wrong } }), 401, {
+        message: 'Unauthorized: ',
+      });
     }
     expect((await t.rest.get(PROXIES, { token: tenant.key })).status).toBe(200);
   });

@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -81,11 +82,21 @@ describe('restore', () => {
     const source = await createTestDatabase();
     await insertAwkwardValues(source, 'Tab\there, newline\nthere, backslash \\ and \\N, not a null');
     await sql(source, "SELECT setval(pg_get_serial_sequence('stock_mutations', 'sequence'), 4242)");
-    const file = join(temporaryDir('commerce-backup-'), 'external.backup');
+    // As the docs run it, `--to backups/<name>` from a folder that has no `backups/` yet: the folder is created.
+    const workDir = temporaryDir('commerce-backup-');
+    const file = join(workDir, 'backups', 'external.backup');
+    expect(existsSync(join(workDir, 'backups'))).toBe(false);
     const env = { PATH: process.env.PATH ?? '', DATABASE_URL: source, MASTER_KEY };
     const tsx = join(root, 'node_modules/.bin/tsx');
-    const { stdout } = await execFileAsync(tsx, ['scripts/admin.ts', 'backup', '--to', file], { cwd: root, env });
+    const { stdout } = await execFileAsync(
+      tsx,
+      [join(root, 'scripts/admin.ts'), 'backup', '--to', 'backups/external.backup'],
+      { cwd: workDir, env },
+    );
     expect(JSON.parse(stdout)).toMatchObject({ file });
+    expect(existsSync(file)).toBe(true);
+    // ...and a checkout keeps that folder out of git.
+    await execFileAsync('git', ['check-ignore', '--quiet', 'backups/x.backup'], { cwd: root });
 
     // restore is for the embedded DATA_DIR: with DATABASE_URL it points to the database's own tools.
     const refused = await execFileAsync(tsx, ['scripts/admin.ts', 'restore', '--from', file], { cwd: root, env }).then(

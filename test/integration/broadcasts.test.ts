@@ -214,7 +214,7 @@ describe('channel broadcasts', () => {
 });
 
 describe('webhooks on private addresses', () => {
-  it('are refused by default: the service never connects to them', async () => {
+  it('are refused by default: the service never connects to them, and the delivery fails at once naming BROADCAST_ALLOW_PRIVATE_WEBHOOKS', async () => {
     const strict = await startTestApp();
     const strictWorld = await createStockWorld(strict, 'Strict broadcast tenant', 1);
     const target = await receiver(() => 200);
@@ -235,11 +235,17 @@ describe('webhooks on private addresses', () => {
           `{ stockMutations(first: 1) { edges { node { status messages { status message attempts } } } } }`,
         )
       ).stockMutations.edges[0]!.node;
-    // The default retry schedule is long; one refused attempt is enough to see the refusal.
-    const node = await until(read, (n) => (n.messages[0]?.attempts ?? 0) >= 1 && n.messages[0]?.message != null);
-    expect(node.status).toBe('PENDING');
-    expect(node.messages[0]!.message).toContain('refused');
+    // Refused before anything was sent: FAILING after its first attempt, however many attempts are allowed.
+    const node = await until(read, (n) => n.status !== 'PENDING');
+    expect(node.status).toBe('FAILING');
+    expect(node.messages).toHaveLength(1);
+    expect(node.messages[0]).toMatchObject({ status: 'FAILING', attempts: 1 });
+    expect(node.messages[0]!.message).toContain('refused, not sent');
     expect(node.messages[0]!.message).toContain('127.0.0.1');
+    expect(node.messages[0]!.message).toContain('set BROADCAST_ALLOW_PRIVATE_WEBHOOKS=true');
+    expect(node.messages[0]!.message).not.toContain('EDGE_ALLOW_PRIVATE_ORIGINS');
+    const [row] = await sql(strict.databaseUrl, 'SELECT status::text, attempts, claimed_until FROM stock_broadcasts');
+    expect(row).toMatchObject({ status: 'FAILING', attempts: 1, claimed_until: null });
     expect(target.received).toEqual([]);
   });
 });

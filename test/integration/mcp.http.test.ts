@@ -132,7 +132,13 @@ describe('hostile bodies', () => {
     const before = await levels(t, world, 'SKU-1');
     let deep: unknown = 'SKU-1';
     for (let level = 0; level < 100; level += 1) deep = [deep];
-    const manyKeys = Object.fromEntries(Array.from({ length: 10_000 }, (_, index) => [`k${index}`, index]));
+    // 3 000 keys in groups of 1 000: within the members of an object at the door, past the tool's limit.
+    const manyKeys = Object.fromEntries(
+      [0, 1, 2].map((group) => [
+        `g${group}`,
+        Object.fromEntries(Array.from({ length: 1_000 }, (_, index) => [`k${index}`, index])),
+      ]),
+    );
     const cases: [string, { headers: Record<string, string>; body: unknown }, number, (body: any) => void][] = [
       ['deep nesting', reserve({ ...reserveArgs(), notes: deep }), 400, (body) => expect(body.error.code).toBe(400)],
       [
@@ -142,7 +148,7 @@ describe('hostile bodies', () => {
         (body) => expect(body.error.code).toBe(413),
       ],
       [
-        '10,000 keys in arguments',
+        '3,000 keys in arguments',
         reserve({ ...reserveArgs(), ...manyKeys }),
         200,
         (body) => {

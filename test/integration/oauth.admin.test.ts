@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import type { RestResponse } from '../helpers/rest';
+import { expectRestError } from '../helpers/rest';
 
 const { rest, databaseUrl, services } = await startTestApp();
 
@@ -33,11 +33,6 @@ const validClient = {
   scopes: ['proxies:read', 'openid'],
   is_confidential: true,
 };
-
-function expectError(response: RestResponse, status: number) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.error.code).toBe(status);
-}
 
 describe('POST /api/admin/tenants/{tenant_id}/oauth-clients', () => {
   it('registers a confidential client, shows its secret once and stores only its SHA-256', async () => {
@@ -92,15 +87,15 @@ describe('POST /api/admin/tenants/{tenant_id}/oauth-clients', () => {
       { data: { name: 'x', redirect_uris: validClient.redirect_uris, scopes: ['search'] } },
       { name: 'x' },
     ];
-    for (const body of bad) expectError(await postClient(tenant.id, body), 400);
+    for (const body of bad) expectRestError(await postClient(tenant.id, body), 400);
     expect(await count('oauth_clients')).toBe(before);
   });
 
   it('answers 404 for an unknown tenant and 401 without the master key', async () => {
     const before = await count('oauth_clients');
-    expectError(await postClient('0190a5f4-0000-7000-8000-000000000000', { data: validClient }), 404);
-    expectError(await postClient(tenant.id, { data: validClient }, tenant.key), 401);
-    expectError(await postClient(tenant.id, { data: validClient }, null), 401);
+    expectRestError(await postClient('0190a5f4-0000-7000-8000-000000000000', { data: validClient }), 404);
+    expectRestError(await postClient(tenant.id, { data: validClient }, tenant.key), 401);
+    expectRestError(await postClient(tenant.id, { data: validClient }, null), 401);
     expect(await count('oauth_clients')).toBe(before);
   });
 });
@@ -126,7 +121,7 @@ describe('POST /api/admin/tenants/{tenant_id}/users', () => {
 
   it('refuses a second user with the same e-mail in a tenant (409), but not in another tenant', async () => {
     const before = await count('users');
-    expectError(
+    expectRestError(
       await postUser(tenant.id, { data: { email: 'GRACE@example.com', password: 'another password!' } }),
       409,
     );
@@ -138,23 +133,23 @@ describe('POST /api/admin/tenants/{tenant_id}/users', () => {
 
   it('refuses bad input, unknown tenants and missing master key, and stores nothing', async () => {
     const before = await count('users');
-    expectError(
+    expectRestError(
       await postUser(tenant.id, { data: { email: 'not-an-email', password: 'a long enough password' } }),
       400,
     );
-    expectError(await postUser(tenant.id, { data: { email: 'short@example.com', password: 'short' } }), 400);
-    expectError(await postUser(tenant.id, { data: { email: 'x@example.com' } }), 400);
-    expectError(
+    expectRestError(await postUser(tenant.id, { data: { email: 'short@example.com', password: 'short' } }), 400);
+    expectRestError(await postUser(tenant.id, { data: { email: 'x@example.com' } }), 400);
+    expectRestError(
       await postUser(tenant.id, { data: { email: 'x@example.com', password: 'a long enough password', admin: true } }),
       400,
     );
-    expectError(
+    expectRestError(
       await postUser('0190a5f4-0000-7000-8000-000000000000', {
         data: { email: 'x@example.com', password: 'a long enough password' },
       }),
       404,
     );
-    expectError(
+    expectRestError(
       await postUser(tenant.id, { data: { email: 'x@example.com', password: 'a long enough password' } }, tenant.key),
       401,
     );

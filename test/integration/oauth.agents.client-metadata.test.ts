@@ -269,7 +269,8 @@ describe('without OAUTH_ALLOW_PRIVATE_CLIENT_METADATA', () => {
       url: authorizeUrl(`${base}/private.json`, pkce().challenge),
     });
     expect(answer.statusCode).toBe(400);
-    expect(answer.body).toContain('OAUTH_ALLOW_PRIVATE_CLIENT_METADATA=true');
+    expect(answer.body).toContain('set OAUTH_ALLOW_PRIVATE_CLIENT_METADATA=true');
+    expect(answer.body).not.toMatch(/EDGE_ALLOW_PRIVATE_ORIGINS|BROADCAST_ALLOW_PRIVATE_WEBHOOKS/);
     expect(fetched).toBe(0);
   });
 });

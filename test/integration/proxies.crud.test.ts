@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startTestApp, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import type { RestResponse } from '../helpers/rest';
+import { expectRestError } from '../helpers/rest';
 
 const { rest, databaseUrl } = await startTestApp();
 
@@ -106,13 +106,6 @@ const storedProxies = () =>
     'SELECT key, tenant_id, routes, auth, oauth, is_active, is_suspended, created_at, updated_at FROM proxies ORDER BY key',
   );
 const storedProxy = async (key: string) => (await sql(databaseUrl, 'SELECT * FROM proxies WHERE key = $1', [key]))[0];
-
-function expectError(response: RestResponse, status: number, messagePrefix: string) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.meta).toBeNull();
-  expect(response.body.error.code).toBe(status);
-  expect(response.body.error.message.startsWith(messagePrefix), response.body.error.message).toBe(true);
-}
 
 /** An ISO 8601 UTC timestamp within a minute of now. */
 function expectRecentTimestamp(value: unknown) {
@@ -221,7 +214,7 @@ describe('create, get, replace and delete', () => {
     const before = await storedProxies();
     const response = await replace(tenantA.key, 'crud-never-created', minimalProxy('crud-never-created'));
 
-    expectError(response, 404, NOT_FOUND);
+    expectRestError(response, 404, { message: NOT_FOUND });
     expect(await storedProxies()).toEqual(before);
   });
 
@@ -233,8 +226,8 @@ describe('create, get, replace and delete', () => {
     expect(deleted.rawBody).toBe('');
     expect(await storedProxy('crud-delete')).toBeUndefined();
 
-    expectError(await get(tenantA.key, 'crud-delete'), 404, NOT_FOUND);
-    expectError(await remove(tenantA.key, 'crud-delete'), 404, NOT_FOUND);
+    expectRestError(await get(tenantA.key, 'crud-delete'), 404, { message: NOT_FOUND });
+    expectRestError(await remove(tenantA.key, 'crud-delete'), 404, { message: NOT_FOUND });
   });
 
   it('a deleted key can be created again', async () => {
@@ -387,7 +380,7 @@ describe('read-only fields come from the server', () => {
     expect(response.status).toBe(201);
     expect(response.body.data.tenant_id).toBe(tenantA.id);
     expect((await storedProxy('tenant-from-caller'))!.tenant_id).toBe(tenantA.id);
-    expectError(await get(tenantB.key, 'tenant-from-caller'), 404, NOT_FOUND);
+    expectRestError(await get(tenantB.key, 'tenant-from-caller'), 404, { message: NOT_FOUND });
     expect((await get(tenantA.key, 'tenant-from-caller')).status).toBe(200);
   });
 
@@ -400,7 +393,7 @@ describe('read-only fields come from the server', () => {
 
     expect(response.status).toBe(204);
     expect((await storedProxy('tenant-put-move'))!.tenant_id).toBe(tenantA.id);
-    expectError(await get(tenantB.key, 'tenant-put-move'), 404, NOT_FOUND);
+    expectRestError(await get(tenantB.key, 'tenant-put-move'), 404, { message: NOT_FOUND });
   });
 
   it('created_at and updated_at in the body are ignored', async () => {
@@ -472,7 +465,7 @@ describe('duplicate keys', () => {
 
     const response = await create(tenantA.key, minimalProxy('dup-same-tenant'));
 
-    expectError(response, 409, 'Conflict:');
+    expectRestError(response, 409, { message: 'Conflict:' });
     expect(response.body.error.message).toContain('dup-same-tenant');
     expect(await storedProxies()).toEqual(before);
   });
@@ -483,7 +476,7 @@ describe('duplicate keys', () => {
 
     const response = await create(tenantB.key, minimalProxy('dup-other-tenant'));
 
-    expectError(response, 409, 'Conflict:');
+    expectRestError(response, 409, { message: 'Conflict:' });
     expect(await storedProxies()).toEqual(before);
     expect((await storedProxy('dup-other-tenant'))!.tenant_id).toBe(tenantA.id);
     expect((await get(tenantA.key, 'dup-other-tenant')).body.data).toMatchObject(fullProxy('dup-other-tenant'));
@@ -512,10 +505,12 @@ describe('tenant isolation', () => {
     expect(created.status).toBe(201);
     const before = await storedProxies();
 
-    expectError(await get(tenantB.key, 'isolated'), 404, NOT_FOUND);
-    expectError(await replace(tenantB.key, 'isolated', minimalProxy('isolated')), 404, NOT_FOUND);
-    expectError(await replace(tenantB.key, 'isolated', { routes: minimalProxy('isolated').routes }), 404, NOT_FOUND);
-    expectError(await remove(tenantB.key, 'isolated'), 404, NOT_FOUND);
+    expectRestError(await get(tenantB.key, 'isolated'), 404, { message: NOT_FOUND });
+    expectRestError(await replace(tenantB.key, 'isolated', minimalProxy('isolated')), 404, { message: NOT_FOUND });
+    expectRestError(await replace(tenantB.key, 'isolated', { routes: minimalProxy('isolated').routes }), 404, {
+      message: NOT_FOUND,
+    });
+    expectRestError(await remove(tenantB.key, 'isolated'), 404, { message: NOT_FOUND });
 
     const listed = await rest.get(`${PROXIES}?page[size]=100`, { token: tenantB.key });
     expect(listed.status).toBe(200);

@@ -6,7 +6,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import type { RestResponse } from '../helpers/rest';
+import { type RestResponse, expectRestError } from '../helpers/rest';
 
 const { rest, databaseUrl, app } = await startTestApp();
 
@@ -21,17 +21,9 @@ const MESSAGES = {
   415: 'Unsupported media type:',
 } as const;
 
-function expectError(response: RestResponse, status: keyof typeof MESSAGES) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/json/);
-  expect(response.body.meta).toBeNull();
-  expect(response.body.error.code).toBe(status);
-  expect(response.body.error.message.startsWith(MESSAGES[status]), response.body.error.message).toBe(true);
-}
-
 /** A 400 whose `details` name `field` (other entries may list more problems of the same request). */
 function expectBadRequestOn(response: RestResponse, field: string) {
-  expectError(response, 400);
+  expectRestError(response, 400, { message: MESSAGES[400] });
   expect(response.body.error.details, JSON.stringify(response.body.error.details)).toEqual(
     expect.arrayContaining([expect.objectContaining({ field })]),
   );
@@ -338,7 +330,7 @@ describe('an invalid key in the path', () => {
   });
 
   it('DELETE of a key that could never exist is a 404 (the spec lists no 400 for delete)', async () => {
-    expectError(await rest.delete(`${PROXIES}/MyShop`, { token: owner.key }), 404);
+    expectRestError(await rest.delete(`${PROXIES}/MyShop`, { token: owner.key }), 404, { message: MESSAGES[404] });
     await expectNothingChanged();
   });
 });
@@ -382,7 +374,7 @@ describe('bodies that are not a JSON object', () => {
       const data = method === 'POST' ? validProxy() : { ...validProxy(EXISTING), is_active: true };
       const response = await send(method, JSON.stringify({ data }), 'text/plain');
 
-      expectError(response, 415);
+      expectRestError(response, 415, { message: MESSAGES[415] });
       await expectNothingChanged();
     });
 
@@ -391,13 +383,13 @@ describe('bodies that are not a JSON object', () => {
       async (contentType) => {
         const response = await send(method, 'data=x', contentType);
 
-        expectError(response, 415);
+        expectRestError(response, 415, { message: MESSAGES[415] });
         await expectNothingChanged();
       },
     );
 
     it('a body without a content type is a 415', async () => {
-      expectError(await send(method, JSON.stringify({ data: validProxy() })), 415);
+      expectRestError(await send(method, JSON.stringify({ data: validProxy() })), 415, { message: MESSAGES[415] });
       await expectNothingChanged();
     });
 
@@ -405,7 +397,7 @@ describe('bodies that are not a JSON object', () => {
       const body = JSON.stringify({ data: { ...validProxy(EXISTING), oauth: { client_id: 'x'.repeat(1024 * 1024) } } });
       expect(Buffer.byteLength(body)).toBeGreaterThan(1024 * 1024);
 
-      expectError(await send(method, body, 'application/json'), 413);
+      expectRestError(await send(method, body, 'application/json'), 413, { message: MESSAGES[413] });
       await expectNothingChanged();
     });
   });
@@ -444,7 +436,7 @@ describe('credentials', () => {
       if (status === 200) expect(response.status, `${name}: ${response.rawBody}`).toBe(200);
       else {
         expect(response.status, `${name}: ${response.rawBody}`).toBe(status);
-        expectError(response, status);
+        expectRestError(response, status, { message: MESSAGES[status] });
       }
     }
   };
@@ -534,7 +526,9 @@ describe('credentials', () => {
   it('a key without the scope is refused before the body is looked at for conflicts', async () => {
     const readOnly = (await issueKey(owner.id, ['proxies:read'])).key;
     // The key exists: an authorised caller would get a 409; this one must get a 403.
-    expectError(await rest.post(PROXIES, { token: readOnly, body: { data: validProxy(EXISTING) } }), 403);
+    expectRestError(await rest.post(PROXIES, { token: readOnly, body: { data: validProxy(EXISTING) } }), 403, {
+      message: MESSAGES[403],
+    });
     await expectNothingChanged();
   });
 });
@@ -546,7 +540,7 @@ describe('methods and paths', () => {
       body: { data: { is_active: true } },
     });
 
-    expectError(response, 405);
+    expectRestError(response, 405, { message: MESSAGES[405] });
     expect(response.headers.allow?.split(/,\s*/).sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PUT']);
     await expectNothingChanged();
   });
@@ -554,11 +548,11 @@ describe('methods and paths', () => {
   it('PATCH or PUT on the collection and POST on a proxy are 405s naming the allowed methods', async () => {
     for (const method of ['PATCH', 'PUT', 'DELETE'] as const) {
       const response = await rest.request(method, PROXIES, { token: owner.key, body: { data: validProxy() } });
-      expectError(response, 405);
+      expectRestError(response, 405, { message: MESSAGES[405] });
       expect(response.headers.allow?.split(/,\s*/).sort()).toEqual(['GET', 'HEAD', 'POST']);
     }
     const post = await rest.post(`${PROXIES}/${EXISTING}`, { token: owner.key, body: { data: validProxy() } });
-    expectError(post, 405);
+    expectRestError(post, 405, { message: MESSAGES[405] });
     expect(post.headers.allow?.split(/,\s*/).sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PUT']);
     await expectNothingChanged();
   });
@@ -582,7 +576,7 @@ describe('methods and paths', () => {
 
   it('a 401 names the Bearer scheme and the resource metadata in WWW-Authenticate', async () => {
     const response = await rest.get(PROXIES);
-    expectError(response, 401);
+    expectRestError(response, 401, { message: MESSAGES[401] });
     expect(response.headers['www-authenticate']).toMatch(
       /^Bearer resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource"$/,
     );
@@ -591,7 +585,7 @@ describe('methods and paths', () => {
   it.each(['/api/does-not-exist', '/api/storage/edge/proxy', `${PROXIES}/${EXISTING}/routes`, '/api/storage/edge'])(
     'an unknown path %s is a 404 envelope',
     async (path) => {
-      expectError(await rest.get(path, { token: owner.key }), 404);
+      expectRestError(await rest.get(path, { token: owner.key }), 404, { message: MESSAGES[404] });
     },
   );
 });

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startTestApp, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import type { RestResponse } from '../helpers/rest';
+import { type RestResponse, expectRestError } from '../helpers/rest';
 
 const { rest, databaseUrl, services } = await startTestApp();
 
@@ -25,13 +25,6 @@ interface PageBlock {
   after: string | null;
   previous: string | null;
   before: string | null;
-}
-
-function expectError(response: RestResponse, status: number, messagePrefix: string) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.meta).toBeNull();
-  expect(response.body.error.code).toBe(status);
-  expect(response.body.error.message.startsWith(messagePrefix), response.body.error.message).toBe(true);
 }
 
 const keysOf = (response: RestResponse) => (response.body.data as { key: string }[]).map((proxy) => proxy.key);
@@ -256,7 +249,7 @@ describe('bad pagination is a 400 that names the parameter', () => {
   it.each(['0', '-1', 'abc', '1.5', '101', ''])('page[size]=%j', async (size) => {
     const response = await list(small.key, `?page[size]=${size}`);
 
-    expectError(response, 400, BAD_REQUEST);
+    expectRestError(response, 400, { message: BAD_REQUEST });
     expect(response.body.error.details).toEqual(
       expect.arrayContaining([expect.objectContaining({ field: 'query.page[size]' })]),
     );
@@ -264,7 +257,7 @@ describe('bad pagination is a 400 that names the parameter', () => {
 
   it('an unknown query parameter is a 400', async () => {
     const response = await list(small.key, '?page[number]=2');
-    expectError(response, 400, BAD_REQUEST);
+    expectRestError(response, 400, { message: BAD_REQUEST });
     expect(response.body.error.details).toEqual([expect.objectContaining({ field: 'query.page[number]' })]);
   });
 
@@ -283,7 +276,7 @@ describe('bad pagination is a 400 that names the parameter', () => {
 
     const expectCursorRejected = async (token: string, parameter: 'page[after]' | 'page[before]', cursor: string) => {
       const response = await list(token, `?${parameter}=${encodeURIComponent(cursor)}`);
-      expectError(response, 400, BAD_REQUEST);
+      expectRestError(response, 400, { message: BAD_REQUEST });
       expect(response.body.error.details).toEqual([expect.objectContaining({ field: parameter })]);
     };
 
@@ -321,7 +314,7 @@ describe('bad pagination is a 400 that names the parameter', () => {
         small.key,
         `?page[after]=${encodeURIComponent(validAfter)}&page[before]=${encodeURIComponent(validBefore)}`,
       );
-      expectError(response, 400, BAD_REQUEST);
+      expectRestError(response, 400, { message: BAD_REQUEST });
       expect(response.body.error.message).toContain('page[after]');
       expect(response.body.error.message).toContain('page[before]');
     });

@@ -229,12 +229,20 @@ describe('retention', () => {
 
   it('a pass stops between batches when its process is stopping', async () => {
     await insertAnalytics('expiring', RETENTION_DAYS + 2, DELETE_BATCH_SIZE + 1);
-    const pass = await deleteExpiredSearchAnalytics(t.db, RETENTION_DAYS, { stopping: () => true });
-    expect(pass).toEqual({ searchClicks: DELETE_BATCH_SIZE, searchEvents: DELETE_BATCH_SIZE, searchCounts: 1 });
-    expect(await deleteExpiredSearchAnalytics(t.db, RETENTION_DAYS)).toEqual({
+    const retention = { analyticsDays: RETENTION_DAYS, eventsDays: RETENTION_DAYS };
+    const pass = await deleteExpiredSearchAnalytics(t.db, retention, { stopping: () => true });
+    const none = { searchActivityRolledUp: 0, searchActivityCounts: 0, searchPositionClicks: 0 };
+    expect(pass).toEqual({
+      searchClicks: DELETE_BATCH_SIZE,
+      searchEvents: DELETE_BATCH_SIZE,
+      searchCounts: 1,
+      ...none,
+    });
+    expect(await deleteExpiredSearchAnalytics(t.db, retention)).toEqual({
       searchClicks: 1,
       searchEvents: 1,
       searchCounts: 0,
+      ...none,
     });
   });
 });

@@ -4,34 +4,18 @@
  * it as written instead of reading it back. Either way a copy answers every search as a copy
  * rebuilt afresh from the stored documents does.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app';
-import { loadConfig } from '../../src/kernel/config';
-import { createDb } from '../../src/kernel/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveDefinition } from '../../src/modules/search/definition';
 import type { EmbeddedEngine } from '../../src/modules/search/engine/embedded-engine';
 import { findIndexById } from '../../src/modules/search/search.repository';
 import { toEngineQuery } from '../../src/modules/search/search-query';
-import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
+import { createTenant, startTestApp, type Tenant, startSecondProcess } from '../helpers/app';
 import { sql } from '../helpers/db';
-import { createRestClient, type RestClient, type RestResponse } from '../helpers/rest';
+import { type RestClient, type RestResponse } from '../helpers/rest';
 
 const { rest, databaseUrl } = await startTestApp();
 
 const INDEXES = '/api/instant/indexes';
-
-/** Another service process on the same database, as after a restart. */
-async function startProcess() {
-  const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' });
-  const db = createDb(databaseUrl, { poolSize: 5 });
-  const built = await buildApp({ config, db, masterKey: TEST_MASTER_KEY });
-  await built.app.ready();
-  afterAll(async () => {
-    await built.app.close();
-    await db.$disconnect();
-  });
-  return { ...built, db, rest: createRestClient(built.app) };
-}
 
 let tenant: Tenant;
 
@@ -80,7 +64,7 @@ describe('rebuilding a copy from PostgreSQL', () => {
       );
     }
 
-    const restarted = await startProcess();
+    const restarted = await startSecondProcess({ databaseUrl });
     const all = await search(restarted.rest, 'chunks', { q: 'shared', facets: ['group'], limit: 0 });
     expect(all.count).toBe(total);
     expect(all.facets.group).toEqual({ g0: 4001, g1: 4000, g2: 4000 });
@@ -96,7 +80,7 @@ describe('rebuilding a copy from PostgreSQL', () => {
     const index = { name: 'Gone', alias: 'gone' };
     expect((await rest.post(INDEXES, { token: tenant.key, body: { data: index } })).status).toBe(201);
     await upsert('gone', [{ id: 'a', name: 'alpha' }]);
-    const other = await startProcess();
+    const other = await startSecondProcess({ databaseUrl });
     expect((await search(other.rest, 'gone', { q: 'alpha' })).count).toBe(1);
     const id = await indexId('gone');
     const engine = other.services.search.engine as EmbeddedEngine;
@@ -185,7 +169,7 @@ describe('the copy of the process that wrote', () => {
     await search(rest, 'written', contexts[0]!);
     for (const step of steps) {
       await step();
-      const afresh = await startProcess();
+      const afresh = await startSecondProcess({ databaseUrl });
       for (const context of contexts)
         expect(await search(rest, 'written', context)).toEqual(await search(afresh.rest, 'written', context));
     }

@@ -4,36 +4,15 @@
  * the same database rebuilds every document), and concurrent upserts and searches in two
  * processes never showing half a batch.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app';
-import { loadConfig } from '../../src/kernel/config';
-import { createDb } from '../../src/kernel/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedEngine } from '../../src/modules/search/engine/embedded-engine';
-import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
+import { createTenant, startTestApp, type Tenant, startSecondProcess } from '../helpers/app';
 import { sql } from '../helpers/db';
-import { createRestClient, type RestResponse } from '../helpers/rest';
+import { expectRestError } from '../helpers/rest';
 
 const { rest, databaseUrl } = await startTestApp();
 
 const INDEXES = '/api/instant/indexes';
-
-function expectError(response: RestResponse, status: number) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.error.code).toBe(status);
-}
-
-/** Another service process on the same database, as after a restart or beside the first. */
-async function startProcess() {
-  const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' });
-  const db = createDb(databaseUrl, { poolSize: 5 });
-  const built = await buildApp({ config, db, masterKey: TEST_MASTER_KEY });
-  await built.app.ready();
-  afterAll(async () => {
-    await built.app.close();
-    await db.$disconnect();
-  });
-  return { ...built, rest: createRestClient(built.app) };
-}
 
 const storedDocuments = () =>
   sql(databaseUrl, 'SELECT index_id, id, data, version FROM search_documents ORDER BY index_id, id');
@@ -128,7 +107,7 @@ describe('upsert', () => {
     it(`${what}: 400 naming ${field}, and nothing is stored`, async () => {
       const before = await storedDocuments();
       const response = await upsert(a.key, 'typed', documents);
-      expectError(response, 400);
+      expectRestError(response, 400);
       expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
       expect(await storedDocuments()).toEqual(before);
     });
@@ -138,16 +117,16 @@ describe('upsert', () => {
     await rest.post(INDEXES, { token: a.key, body: { data: { name: 'Loose', alias: 'loose' } } });
     expect((await upsert(a.key, 'loose', [{ id: 1, price: 10 }])).status).toBe(204);
     const before = await storedDocuments();
-    expectError(await upsert(a.key, 'loose', [{ id: 2, dimensions: { width: 1 } }]), 400);
-    expectError(await upsert(a.key, 'loose', [{ id: 3, price: 'ten' }]), 400);
+    expectRestError(await upsert(a.key, 'loose', [{ id: 2, dimensions: { width: 1 } }]), 400);
+    expectRestError(await upsert(a.key, 'loose', [{ id: 3, price: 'ten' }]), 400);
     expect(await storedDocuments()).toEqual(before);
   });
 
   it('up to 1000 documents per request; 1001 is a 400 and an empty list too', async () => {
     const before = await storedDocuments();
     const many = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `bulk-${i}`, name: `Item ${i}` }));
-    expectError(await upsert(a.key, 'typed', many(1001)), 400);
-    expectError(await upsert(a.key, 'typed', []), 400);
+    expectRestError(await upsert(a.key, 'typed', many(1001)), 400);
+    expectRestError(await upsert(a.key, 'typed', []), 400);
     expect(await storedDocuments()).toEqual(before);
     expect((await upsert(a.key, 'typed', many(1000))).status).toBe(204);
     expect((await search(a.key, 'typed', { q: 'item' })).count).toBe(1000);
@@ -155,11 +134,11 @@ describe('upsert', () => {
 
   it("unknown alias and another tenant's index: 404; a token without indexes:write: 403; no token: 401", async () => {
     const before = await storedDocuments();
-    expectError(await upsert(a.key, 'nope', [{ id: 1 }]), 404);
-    expectError(await upsert(b.key, 'typed', [{ id: 1 }]), 404);
+    expectRestError(await upsert(a.key, 'nope', [{ id: 1 }]), 404);
+    expectRestError(await upsert(b.key, 'typed', [{ id: 1 }]), 404);
     const reader = await createTenant(rest, 'Reader', ['indexes:read']);
-    expectError(await upsert(reader.key, 'typed', [{ id: 1 }]), 403);
-    expectError(await rest.put(`${INDEXES}/typed/documents`, { body: { data: [{ id: 1 }] } }), 401);
+    expectRestError(await upsert(reader.key, 'typed', [{ id: 1 }]), 403);
+    expectRestError(await rest.put(`${INDEXES}/typed/documents`, { body: { data: [{ id: 1 }] } }), 401);
     expect(await storedDocuments()).toEqual(before);
   });
 
@@ -169,7 +148,7 @@ describe('upsert', () => {
       rawBody: 'id,name\n1,x',
       headers: { 'content-type': 'text/plain' },
     });
-    expectError(response, 415);
+    expectRestError(response, 415);
   });
 });
 
@@ -207,10 +186,10 @@ describe('CSV', () => {
 
   it('refuses CSV for an index of another source type (415), malformed CSV or a bad value (400), changing nothing', async () => {
     const before = await storedDocuments();
-    expectError(await putCsv('typed', 'id,name\n1,x\n'), 415);
-    expectError(await putCsv('feed', 'id,Product name\n"unterminated,x\n'), 400);
-    expectError(await putCsv('feed', 'id,Product name,Price\nc3,Desk,cheap\n'), 400);
-    expectError(await putCsv('feed', 'id,Product name,Price\n'), 400);
+    expectRestError(await putCsv('typed', 'id,name\n1,x\n'), 415);
+    expectRestError(await putCsv('feed', 'id,Product name\n"unterminated,x\n'), 400);
+    expectRestError(await putCsv('feed', 'id,Product name,Price\nc3,Desk,cheap\n'), 400);
+    expectRestError(await putCsv('feed', 'id,Product name,Price\n'), 400);
     expect(await storedDocuments()).toEqual(before);
   });
 });
@@ -222,8 +201,8 @@ describe('clear', () => {
       { id: 1, name: 'x' },
       { id: 2, name: 'y' },
     ]);
-    expectError(await rest.delete(`${INDEXES}/clearable/documents`, { token: b.key }), 404);
-    expectError(await rest.delete(`${INDEXES}/unknown/documents`, { token: a.key }), 404);
+    expectRestError(await rest.delete(`${INDEXES}/clearable/documents`, { token: b.key }), 404);
+    expectRestError(await rest.delete(`${INDEXES}/unknown/documents`, { token: a.key }), 404);
     expect((await search(a.key, 'clearable')).count).toBe(2);
     const response = await rest.delete(`${INDEXES}/clearable/documents`, { token: a.key });
     expect(response.status).toBe(204);
@@ -247,7 +226,7 @@ describe('durability and concurrency', () => {
       expect((await upsert(a.key, 'durable', documents)).status).toBe(204);
     }
 
-    const restarted = await startProcess();
+    const restarted = await startSecondProcess({ databaseUrl });
     const response = await restarted.rest.post('/api/instant/search/indexes/durable', {
       token: a.key,
       body: { data: [{ q: 'common', facets: ['group'], limit: 0 }] },
@@ -278,7 +257,7 @@ describe('durability and concurrency', () => {
       facet_fields: ['batch'],
     };
     expect((await rest.post(INDEXES, { token: a.key, body: { data: index } })).status).toBe(201);
-    const other = await startProcess();
+    const other = await startSecondProcess({ databaseUrl });
     const batch = (n: number) =>
       Array.from({ length: 300 }, (_, i) => ({ id: `item-${i}`, name: `item ${i}`, batch: n }));
     expect((await upsert(a.key, 'batches', batch(0))).status).toBe(204);

@@ -13,7 +13,7 @@ import { createDb } from '../../src/kernel/db';
 import { createQueryIdCodec, queryKeyOf } from '../../src/modules/search/analytics/query-ids';
 import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import { createRestClient, type RestResponse } from '../helpers/rest';
+import { createRestClient, expectRestError } from '../helpers/rest';
 
 const EVENTS_PER_MINUTE = 40;
 const { rest, databaseUrl, config } = await startTestApp({
@@ -87,12 +87,6 @@ const storedEvents = () =>
     `SELECT search_id::text, index_id::text, type::text, document_id, position, session_id, value::text
        FROM search_events ORDER BY id`,
   );
-
-function expectFieldError(response: RestResponse, status: number, field: string) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.error.code).toBe(status);
-  expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
-}
 
 /** An index of the shop with a proxy key of its own: its analytics count only what a test did with it. */
 async function createShop(alias: string) {
@@ -341,7 +335,7 @@ describe('refusals change nothing', () => {
 
   it.each(refusals)('400 for %s, naming the field', async (_, body, field) => {
     const before = await storedEvents();
-    expectFieldError(await client.post(EVENTS, body()), 400, field);
+    expectRestError(await client.post(EVENTS, body()), 400, field);
     expect(await storedEvents()).toEqual(before);
   });
 
@@ -350,8 +344,8 @@ describe('refusals change nothing', () => {
     const response = await client.post(EVENTS, {
       data: [event(), event({ query_id: articleQueryId }), event({ query_id: articleQueryId.toUpperCase() })],
     });
-    expectFieldError(response, 400, 'body.data[1].query_id');
-    expectFieldError(response, 400, 'body.data[2].query_id');
+    expectRestError(response, 400, 'body.data[1].query_id');
+    expectRestError(response, 400, 'body.data[2].query_id');
     expect(await storedEvents()).toEqual(before);
   });
 

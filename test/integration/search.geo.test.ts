@@ -6,17 +6,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startTestApp, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import type { RestResponse } from '../helpers/rest';
+import { expectRestError } from '../helpers/rest';
 
 const { rest, databaseUrl } = await startTestApp();
 
 const INDEXES = '/api/instant/indexes';
 const SEARCH = '/api/instant/search';
-
-function expectError(response: RestResponse, status: number) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.error.code).toBe(status);
-}
 
 const PARIS = { lat: 48.8566, lng: 2.3522 };
 
@@ -154,8 +149,8 @@ describe('GEOPOINT fields', () => {
     ['a string', '48.85,2.35', 'must be a point'],
     ['an object with more keys', { lat: 1, lng: 2, label: 'x' }, 'must be a point'],
     [
-      'a point among a thousand keys',
-      { lat: 1, lng: 2, ...Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i])) },
+      'a point among 990 keys',
+      { lat: 1, lng: 2, ...Object.fromEntries(Array.from({ length: 990 }, (_, i) => [`k${i}`, i])) },
       'must be a point',
     ],
     [
@@ -179,7 +174,7 @@ describe('GEOPOINT fields', () => {
           ],
         },
       });
-      expectError(response, 400);
+      expectRestError(response, 400);
       expect(response.body.error.details).toEqual([
         expect.objectContaining({ field: 'body.data[1].location', message: expect.stringContaining(message) }),
       ]);
@@ -195,7 +190,7 @@ describe('GEOPOINT fields', () => {
       token: a.key,
       body: { data: [{ id: 'deep', location: deep }] },
     });
-    expectError(response, 400);
+    expectRestError(response, 400);
     expect(await storedDocuments()).toEqual(before);
   });
 
@@ -239,7 +234,7 @@ describe('GEOPOINT fields', () => {
   for (const [what, context, field] of refusedSearches) {
     it(`refuses a search with ${what}: 400 naming ${field}`, async () => {
       const response = await search(context);
-      expectError(response, 400);
+      expectRestError(response, 400);
       expect(response.body.error.details).toEqual(
         expect.arrayContaining([expect.objectContaining({ field: expect.stringContaining(field) })]),
       );
@@ -256,7 +251,7 @@ describe('GEOPOINT fields', () => {
       { filters: [{ key: 'location', operator: 'geo_radius', values: [1, 2, { deep: [1] }, 'km'] }] },
       { filters: [{ key: 'location', operator: 'geo_radius', values: [1, 2, 3, 'km'], unit: 'km' }] },
     ]) {
-      expectError(await search(context), 400);
+      expectRestError(await search(context), 400);
     }
   });
 });

@@ -3,31 +3,15 @@
  * what one process changes (the definition, the rules, whether the index is active, the index
  * itself) is what the next search in another process on the same database serves, at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app';
-import { loadConfig } from '../../src/kernel/config';
-import { createDb } from '../../src/kernel/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { IndexRows } from '../../src/modules/search/index-rows';
-import { createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
+import { createTenant, startSecondProcess, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { sql } from '../helpers/db';
-import { createRestClient, type RestClient } from '../helpers/rest';
+import { type RestClient } from '../helpers/rest';
 
 const { rest, databaseUrl } = await startTestApp();
 
 const INDEXES = '/api/instant/indexes';
-
-/** Another service process on the same database. */
-async function startProcess() {
-  const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' });
-  const db = createDb(databaseUrl, { poolSize: 5 });
-  const built = await buildApp({ config, db, masterKey: TEST_MASTER_KEY });
-  await built.app.ready();
-  afterAll(async () => {
-    await built.app.close();
-    await db.$disconnect();
-  });
-  return { ...built, db, rest: createRestClient(built.app) };
-}
 
 const PRODUCTS = [
   { id: 'p1', name: 'Desk lamp', brand: 'Lumo', price: 25 },
@@ -37,11 +21,11 @@ const PRODUCTS = [
 const INDEX = { name: 'Lamps', alias: 'lamps', filters: [{ key: 'brand' }, { key: 'price' }] };
 
 let a: Tenant;
-let other: Awaited<ReturnType<typeof startProcess>>;
+let other: TestApp;
 
 beforeAll(async () => {
   a = await createTenant(rest, 'A');
-  other = await startProcess();
+  other = await startSecondProcess({ databaseUrl });
   expect((await rest.post(INDEXES, { token: a.key, body: { data: INDEX } })).status).toBe(201);
   expect((await rest.put(`${INDEXES}/lamps/documents`, { token: a.key, body: { data: PRODUCTS } })).status).toBe(204);
 });

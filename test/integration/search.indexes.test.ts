@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createTenant, startTestApp, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import type { RestResponse } from '../helpers/rest';
+import { type RestResponse, expectRestError } from '../helpers/rest';
 
 const { rest, databaseUrl } = await startTestApp();
 
@@ -18,12 +18,6 @@ const MESSAGES = {
   404: 'Not found: could not find requested entity',
   409: 'Conflict:',
 } as const;
-
-function expectError(response: RestResponse, status: keyof typeof MESSAGES) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.error.code).toBe(status);
-  expect(response.body.error.message.startsWith(MESSAGES[status]), response.body.error.message).toBe(true);
-}
 
 const storedIndexes = () => sql(databaseUrl, 'SELECT * FROM search_indexes ORDER BY id');
 
@@ -166,14 +160,14 @@ describe('create and view', () => {
   it('a taken alias is a 409 and changes nothing', async () => {
     await create(a.key, { name: 'Taken', alias: 'taken' });
     const before = await storedIndexes();
-    expectError(await create(a.key, { name: 'Other', alias: 'taken' }), 409);
+    expectRestError(await create(a.key, { name: 'Other', alias: 'taken' }), 409, { message: MESSAGES[409] });
     expect(await storedIndexes()).toEqual(before);
   });
 
   it("another tenant's index is a 404, as is an unknown alias", async () => {
     await create(a.key, { name: 'Private', alias: 'private-a' });
-    expectError(await rest.get(`${INDEXES}/private-a`, { token: b.key }), 404);
-    expectError(await rest.get(`${INDEXES}/nope`, { token: a.key }), 404);
+    expectRestError(await rest.get(`${INDEXES}/private-a`, { token: b.key }), 404, { message: MESSAGES[404] });
+    expectRestError(await rest.get(`${INDEXES}/nope`, { token: a.key }), 404, { message: MESSAGES[404] });
   });
 });
 
@@ -208,16 +202,17 @@ describe('refused input changes nothing', () => {
   for (const [what, data] of cases) {
     it(`create with ${what}: 400`, async () => {
       const before = await storedIndexes();
-      expectError(await create(a.key, data as object), 400);
+      expectRestError(await create(a.key, data as object), 400, { message: MESSAGES[400] });
       expect(await storedIndexes()).toEqual(before);
     });
   }
 
   it('malformed JSON: 400; no body: 400', async () => {
     const before = await storedIndexes();
-    expectError(
+    expectRestError(
       await rest.post(INDEXES, { token: a.key, rawBody: '{"data":', headers: { 'content-type': 'application/json' } }),
       400,
+      { message: MESSAGES[400] },
     );
     expect(await storedIndexes()).toEqual(before);
   });
@@ -228,14 +223,16 @@ describe('credentials and scopes', () => {
     const readOnly = await createKey(rest, a.id, ['indexes:read']);
     const writeOnly = await createKey(rest, a.id, ['indexes:write']);
     const before = await storedIndexes();
-    expectError(await create('', { name: 'X' }), 401);
-    expectError(await rest.post(INDEXES, { body: { data: { name: 'X' } } }), 401);
-    expectError(await create('cpk_bogus', { name: 'X' }), 401);
-    expectError(await create(readOnly, { name: 'X' }), 403);
-    expectError(await rest.get(INDEXES, { token: writeOnly }), 403);
-    expectError(await rest.get(`${INDEXES}/full`, { token: writeOnly }), 403);
-    expectError(await rest.put(`${INDEXES}/full`, { token: readOnly, body: { data: { name: 'X' } } }), 403);
-    expectError(await rest.delete(`${INDEXES}/full`, { token: readOnly }), 403);
+    expectRestError(await create('', { name: 'X' }), 401, { message: MESSAGES[401] });
+    expectRestError(await rest.post(INDEXES, { body: { data: { name: 'X' } } }), 401, { message: MESSAGES[401] });
+    expectRestError(await create('cpk_bogus', { name: 'X' }), 401, { message: MESSAGES[401] });
+    expectRestError(await create(readOnly, { name: 'X' }), 403, { message: MESSAGES[403] });
+    expectRestError(await rest.get(INDEXES, { token: writeOnly }), 403, { message: MESSAGES[403] });
+    expectRestError(await rest.get(`${INDEXES}/full`, { token: writeOnly }), 403, { message: MESSAGES[403] });
+    expectRestError(await rest.put(`${INDEXES}/full`, { token: readOnly, body: { data: { name: 'X' } } }), 403, {
+      message: MESSAGES[403],
+    });
+    expectRestError(await rest.delete(`${INDEXES}/full`, { token: readOnly }), 403, { message: MESSAGES[403] });
     expect(await storedIndexes()).toEqual(before);
   });
 });
@@ -300,23 +297,28 @@ describe('replace and delete', () => {
   it('PUT: an alias in the body must equal the path; unknown alias 404; another tenant 404; nothing changes', async () => {
     await create(a.key, { name: 'Fixed', alias: 'fixed' });
     const before = await storedIndexes();
-    expectError(
+    expectRestError(
       await rest.put(`${INDEXES}/fixed`, { token: a.key, body: { data: { name: 'X', alias: 'other' } } }),
       400,
+      { message: MESSAGES[400] },
     );
-    expectError(await rest.put(`${INDEXES}/unknown`, { token: a.key, body: { data: { name: 'X' } } }), 404);
-    expectError(await rest.put(`${INDEXES}/fixed`, { token: b.key, body: { data: { name: 'X' } } }), 404);
+    expectRestError(await rest.put(`${INDEXES}/unknown`, { token: a.key, body: { data: { name: 'X' } } }), 404, {
+      message: MESSAGES[404],
+    });
+    expectRestError(await rest.put(`${INDEXES}/fixed`, { token: b.key, body: { data: { name: 'X' } } }), 404, {
+      message: MESSAGES[404],
+    });
     expect(await storedIndexes()).toEqual(before);
   });
 
   it('DELETE: 204 and the index is gone with its documents; again 404; another tenant 404', async () => {
     await create(a.key, { name: 'Doomed', alias: 'doomed' });
     await rest.put(`${INDEXES}/doomed/documents`, { token: a.key, body: { data: [{ id: 1, name: 'x' }] } });
-    expectError(await rest.delete(`${INDEXES}/doomed`, { token: b.key }), 404);
+    expectRestError(await rest.delete(`${INDEXES}/doomed`, { token: b.key }), 404, { message: MESSAGES[404] });
     const response = await rest.delete(`${INDEXES}/doomed`, { token: a.key });
     expect(response.status).toBe(204);
-    expectError(await rest.get(`${INDEXES}/doomed`, { token: a.key }), 404);
-    expectError(await rest.delete(`${INDEXES}/doomed`, { token: a.key }), 404);
+    expectRestError(await rest.get(`${INDEXES}/doomed`, { token: a.key }), 404, { message: MESSAGES[404] });
+    expectRestError(await rest.delete(`${INDEXES}/doomed`, { token: a.key }), 404, { message: MESSAGES[404] });
     expect(
       await sql(
         databaseUrl,
@@ -381,10 +383,16 @@ describe('list', () => {
   });
 
   it('an unknown sort, a cursor of another sort and a page size over 100 are 400s', async () => {
-    expectError(await rest.get(`${INDEXES}?sort=colour`, { token: tenant.key }), 400);
+    expectRestError(await rest.get(`${INDEXES}?sort=colour`, { token: tenant.key }), 400, { message: MESSAGES[400] });
     const cursor = (await rest.get(`${INDEXES}?sort=alias&page[size]=1`, { token: tenant.key })).body.page.after;
-    expectError(await rest.get(`${INDEXES}?sort=name&page[after]=${cursor}`, { token: tenant.key }), 400);
-    expectError(await rest.get(`${INDEXES}?page[after]=${cursor}`, { token: a.key }), 400);
-    expectError(await rest.get(`${INDEXES}?page[size]=101`, { token: tenant.key }), 400);
+    expectRestError(await rest.get(`${INDEXES}?sort=name&page[after]=${cursor}`, { token: tenant.key }), 400, {
+      message: MESSAGES[400],
+    });
+    expectRestError(await rest.get(`${INDEXES}?page[after]=${cursor}`, { token: a.key }), 400, {
+      message: MESSAGES[400],
+    });
+    expectRestError(await rest.get(`${INDEXES}?page[size]=101`, { token: tenant.key }), 400, {
+      message: MESSAGES[400],
+    });
   });
 });

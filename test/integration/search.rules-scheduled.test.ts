@@ -6,17 +6,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startTestApp, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import type { RestResponse } from '../helpers/rest';
+import { expectRestError } from '../helpers/rest';
 
 const { rest, databaseUrl } = await startTestApp();
 
 const INDEXES = '/api/instant/indexes';
 const RULES = `${INDEXES}/shop/rules`;
-
-function expectError(response: RestResponse, status: number) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.error.code).toBe(status);
-}
 
 const products = [
   { id: 'p1', name: 'Desk lamp', brand: 'Lumo', price: 25 },
@@ -142,7 +137,7 @@ describe('rules that replace the query, carry data and have a period', () => {
     it(`${what}: 400 naming ${field}, and nothing changes`, async () => {
       const before = await state();
       const response = await rest.put(RULES, { token: a.key, body: { data } });
-      expectError(response, 400);
+      expectRestError(response, 400);
       const problem = (response.body.error.details as { field: string; message: string }[]).find(
         (detail) => detail.field === field,
       );

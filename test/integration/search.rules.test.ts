@@ -6,17 +6,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startTestApp, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import type { RestResponse } from '../helpers/rest';
+import { expectRestError } from '../helpers/rest';
 
 const { rest, databaseUrl } = await startTestApp();
 
 const INDEXES = '/api/instant/indexes';
 const RULES = `${INDEXES}/shop/rules`;
-
-function expectError(response: RestResponse, status: number) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.error.code).toBe(status);
-}
 
 const products = [
   { id: 'p1', name: 'Desk lamp', brand: 'Lumo', price: 25 },
@@ -112,7 +107,7 @@ describe('merchandising rules', () => {
     it(`${what}: 400 naming ${field}, and nothing changes`, async () => {
       const before = await state();
       const response = await rest.put(RULES, { token: a.key, body: { data } });
-      expectError(response, 400);
+      expectRestError(response, 400);
       expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
       expect(await state()).toEqual(before);
     });
@@ -120,9 +115,9 @@ describe('merchandising rules', () => {
 
   it("another tenant's index: 404; no token: 401; nothing changes", async () => {
     const before = await state();
-    expectError(await rest.put(RULES, { token: b.key, body: { data: [] } }), 404);
-    expectError(await rest.get(RULES, { token: b.key }), 404);
-    expectError(await rest.put(RULES, { body: { data: [] } }), 401);
+    expectRestError(await rest.put(RULES, { token: b.key, body: { data: [] } }), 404);
+    expectRestError(await rest.get(RULES, { token: b.key }), 404);
+    expectRestError(await rest.put(RULES, { body: { data: [] } }), 401);
     expect(await state()).toEqual(before);
   });
 

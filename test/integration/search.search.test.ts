@@ -6,18 +6,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createTenant, startTestApp, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import type { RestResponse } from '../helpers/rest';
+import { expectRestError } from '../helpers/rest';
 
 const { rest, databaseUrl, app } = await startTestApp();
 
 const INDEXES = '/api/instant/indexes';
 const SEARCH = '/api/instant/search';
 const INSTANT = 'application/vnd.instantsearch+json';
-
-function expectError(response: RestResponse, status: number) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.error.code).toBe(status);
-}
 
 let a: Tenant;
 let b: Tenant;
@@ -140,12 +135,12 @@ describe('search one index', () => {
     expect(ofB.body.data[0].results[0].hits.map((hit: { id: string }) => hit.id)).toEqual(['b1']);
     const ofA = await rest.post(`${SEARCH}/indexes/products`, { token: a.key, body: { data: [{ q: 'secret' }] } });
     expect(ofA.body.data[0].results[0].count).toBe(0);
-    expectError(await rest.post(`${SEARCH}/indexes/articles`, { token: b.key, body: { data: [{}] } }), 404);
+    expectRestError(await rest.post(`${SEARCH}/indexes/articles`, { token: b.key, body: { data: [{}] } }), 404);
   });
 
   it('400: unknown filter field, facet that is not one, a range on a text field, a limit over 250, an unknown context key, another index in indices, no body', async () => {
     const bad = async (context: object) =>
-      expectError(await rest.post(`${SEARCH}/indexes/products`, { token: a.key, body: { data: [context] } }), 400);
+      expectRestError(await rest.post(`${SEARCH}/indexes/products`, { token: a.key, body: { data: [context] } }), 400);
     await bad({ filters: [{ key: 'colour', operator: 'in', values: ['red'] }] });
     await bad({ facets: ['name'] });
     await bad({ filters: [{ key: 'brand', operator: 'gte', values: ['5'] }] });
@@ -154,16 +149,16 @@ describe('search one index', () => {
     await bad({ offset: 10_001 });
     await bad({ query: 'lamp' });
     await bad({ indices: ['articles'] });
-    expectError(await rest.post(`${SEARCH}/indexes/products`, { token: a.key }), 400);
+    expectRestError(await rest.post(`${SEARCH}/indexes/products`, { token: a.key }), 400);
   });
 
   it('401 without a token, 403 without scope search, 404 for an unknown or inactive index', async () => {
-    expectError(await rest.post(`${SEARCH}/indexes/products`, { body: { data: [{}] } }), 401);
+    expectRestError(await rest.post(`${SEARCH}/indexes/products`, { body: { data: [{}] } }), 401);
     const noSearch = await createKey(rest, a.id, ['indexes:read']);
-    expectError(await rest.post(`${SEARCH}/indexes/products`, { token: noSearch, body: { data: [{}] } }), 403);
-    expectError(await rest.post(`${SEARCH}/indexes/unknown`, { token: a.key, body: { data: [{}] } }), 404);
+    expectRestError(await rest.post(`${SEARCH}/indexes/products`, { token: noSearch, body: { data: [{}] } }), 403);
+    expectRestError(await rest.post(`${SEARCH}/indexes/unknown`, { token: a.key, body: { data: [{}] } }), 404);
     await createIndex(a, { name: 'Off', alias: 'off', is_active: false }, [{ id: 1, name: 'x' }]);
-    expectError(await rest.post(`${SEARCH}/indexes/off`, { token: a.key, body: { data: [{}] } }), 404);
+    expectRestError(await rest.post(`${SEARCH}/indexes/off`, { token: a.key, body: { data: [{}] } }), 404);
   });
 });
 
@@ -180,7 +175,7 @@ describe('search via a proxy key', () => {
   it("indices selects among the settings' indexes; one outside them is a 400", async () => {
     const response = await rest.post(`${SEARCH}/shop-a`, { body: { data: [{ q: 'lamp', indices: ['articles'] }] } });
     expect(response.body.data[0].results).toEqual([expect.objectContaining({ id: 'articles', count: 1 })]);
-    expectError(await rest.post(`${SEARCH}/shop-a`, { body: { data: [{ q: 'lamp', indices: ['off'] }] } }), 400);
+    expectRestError(await rest.post(`${SEARCH}/shop-a`, { body: { data: [{ q: 'lamp', indices: ['off'] }] } }), 400);
   });
 
   it("tenant isolation: a proxy key only reaches its own tenant's indexes", async () => {
@@ -196,7 +191,7 @@ describe('search via a proxy key', () => {
     });
     expect(response.status, response.rawBody).toBe(201);
     expect(response.body[0].results[0].count).toBe(2);
-    expectError(
+    expectRestError(
       await rest.post(`${SEARCH}/shop-a`, { rawBody: '{"data":', headers: { 'content-type': 'text/plain' } }),
       400,
     );
@@ -204,29 +199,29 @@ describe('search via a proxy key', () => {
 
   it("private (a route requires auth): 401 without a token, 403 without scope search, 404 for another tenant's token, 201 with one", async () => {
     const body = { data: [{ q: 'lamp' }] };
-    expectError(await rest.post(`${SEARCH}/shop-a-private`, { body }), 401);
-    expectError(await rest.post(`${SEARCH}/shop-a-private`, { body, token: 'cpk_invalid' }), 401);
-    expectError(
+    expectRestError(await rest.post(`${SEARCH}/shop-a-private`, { body }), 401);
+    expectRestError(await rest.post(`${SEARCH}/shop-a-private`, { body, token: 'cpk_invalid' }), 401);
+    expectRestError(
       await rest.post(`${SEARCH}/shop-a-private`, { body, token: await createKey(rest, a.id, ['indexes:read']) }),
       403,
     );
-    expectError(await rest.post(`${SEARCH}/shop-a-private`, { body, token: b.key }), 404);
+    expectRestError(await rest.post(`${SEARCH}/shop-a-private`, { body, token: b.key }), 404);
     expect(
       (await rest.post(`${SEARCH}/shop-a-private`, { body, token: await createKey(rest, a.id, ['search']) })).status,
     ).toBe(201);
-    expectError(await rest.get(`${SEARCH}/shop-a-private/settings`), 401);
+    expectRestError(await rest.get(`${SEARCH}/shop-a-private/settings`), 401);
     expect((await rest.get(`${SEARCH}/shop-a-private/settings`, { token: a.key })).status).toBe(200);
   });
 
   it('a sent but invalid token is a 401 even on a public engine', async () => {
-    expectError(await rest.post(`${SEARCH}/shop-a`, { body: { data: [{}] }, token: 'cpk_invalid' }), 401);
+    expectRestError(await rest.post(`${SEARCH}/shop-a`, { body: { data: [{}] }, token: 'cpk_invalid' }), 401);
   });
 
   it('404 for an unknown key or a proxy without search settings; 403 for a suspended proxy', async () => {
-    expectError(await rest.post(`${SEARCH}/unknown-key`, { body: { data: [{}] } }), 404);
+    expectRestError(await rest.post(`${SEARCH}/unknown-key`, { body: { data: [{}] } }), 404);
     await createProxy(a, 'no-search');
-    expectError(await rest.post(`${SEARCH}/no-search`, { body: { data: [{}] } }), 404);
-    expectError(await rest.get(`${SEARCH}/no-search/settings`), 404);
+    expectRestError(await rest.post(`${SEARCH}/no-search`, { body: { data: [{}] } }), 404);
+    expectRestError(await rest.get(`${SEARCH}/no-search/settings`), 404);
     const suspended = {
       key: 'suspended',
       routes: { path: '*', origin: { uri: 'https://x.example.com' } },
@@ -236,7 +231,7 @@ describe('search via a proxy key', () => {
       201,
     );
     await rest.put(`${SEARCH}/suspended/settings`, { token: a.key, body: { data: settingsFor(['products']) } });
-    expectError(await rest.post(`${SEARCH}/suspended`, { body: { data: [{}] } }), 403);
+    expectRestError(await rest.post(`${SEARCH}/suspended`, { body: { data: [{}] } }), 403);
   });
 
   it('CORS: answers the preflight of the browser-callable paths and allows any origin on their responses, errors included', async () => {
@@ -326,16 +321,16 @@ describe('search settings', () => {
     const before = await stored();
     const put = (key: string, data: object, token = a.key) =>
       rest.put(`${SEARCH}/${key}/settings`, { token, body: { data } });
-    expectError(await put('shop-a', { indexes: [{ alias: 'unknown' }] }), 400);
-    expectError(await put('shop-a', { indexes: [{ alias: 'products', filters: [{ key: 'name' }] }] }), 400);
-    expectError(await put('shop-a', { indexes: [{ alias: 'products' }], filters: { show_for: 'articles' } }), 400);
-    expectError(await put('shop-a', { indexes: [] }), 400);
-    expectError(await put('shop-b', { indexes: [{ alias: 'products' }] }), 404);
-    expectError(
+    expectRestError(await put('shop-a', { indexes: [{ alias: 'unknown' }] }), 400);
+    expectRestError(await put('shop-a', { indexes: [{ alias: 'products', filters: [{ key: 'name' }] }] }), 400);
+    expectRestError(await put('shop-a', { indexes: [{ alias: 'products' }], filters: { show_for: 'articles' } }), 400);
+    expectRestError(await put('shop-a', { indexes: [] }), 400);
+    expectRestError(await put('shop-b', { indexes: [{ alias: 'products' }] }), 404);
+    expectRestError(
       await put('shop-a', { indexes: [{ alias: 'products' }] }, await createKey(rest, a.id, ['search'])),
       403,
     );
-    expectError(
+    expectRestError(
       await rest.put(`${SEARCH}/shop-a/settings`, { body: { data: { indexes: [{ alias: 'products' }] } } }),
       401,
     );
@@ -395,11 +390,11 @@ describe('clicks and analytics', () => {
         ),
       ),
     ).toString('base64url');
-    expectError(await rest.get(`${SEARCH}/shop/click/${forged}.${signature}`), 400);
-    expectError(await rest.get(`${SEARCH}/shop/click/${payload}.${signature.slice(0, -2)}AA`), 400);
-    expectError(await rest.get(`${SEARCH}/shop/click/garbage`), 400);
-    expectError(await rest.get(url.replace('/shop/', '/other/')), 400);
-    expectError(await rest.get(url.replace('/shop/', '/no-such-alias/')), 404);
+    expectRestError(await rest.get(`${SEARCH}/shop/click/${forged}.${signature}`), 400);
+    expectRestError(await rest.get(`${SEARCH}/shop/click/${payload}.${signature.slice(0, -2)}AA`), 400);
+    expectRestError(await rest.get(`${SEARCH}/shop/click/garbage`), 400);
+    expectRestError(await rest.get(url.replace('/shop/', '/other/')), 400);
+    expectRestError(await rest.get(url.replace('/shop/', '/no-such-alias/')), 404);
     expect(await clicks()).toEqual(before);
   });
 
@@ -451,15 +446,15 @@ describe('clicks and analytics', () => {
 
   it('analytics refuses a reversed range or a bad date (400), another tenant (404), a missing scope (403)', async () => {
     const now = new Date().toISOString();
-    expectError(
+    expectRestError(
       await rest.get(`${INDEXES}/shop/analytics?from=${encodeURIComponent(now)}&to=${encodeURIComponent(now)}`, {
         token: tenant.key,
       }),
       400,
     );
-    expectError(await rest.get(`${INDEXES}/shop/analytics?from=yesterday`, { token: tenant.key }), 400);
-    expectError(await rest.get(`${INDEXES}/shop/analytics`, { token: a.key }), 404);
-    expectError(
+    expectRestError(await rest.get(`${INDEXES}/shop/analytics?from=yesterday`, { token: tenant.key }), 400);
+    expectRestError(await rest.get(`${INDEXES}/shop/analytics`, { token: a.key }), 404);
+    expectRestError(
       await rest.get(`${INDEXES}/shop/analytics`, { token: await createKey(rest, tenant.id, ['search']) }),
       403,
     );

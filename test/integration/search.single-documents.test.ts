@@ -4,36 +4,16 @@
  * that change nothing (the index version stays), and every process's in-memory copy following
  * each change.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app';
-import { loadConfig } from '../../src/kernel/config';
-import { createDb } from '../../src/kernel/db';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddedEngine } from '../../src/modules/search/engine/embedded-engine';
-import { createKey, createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
+import { createKey, createTenant, startTestApp, type Tenant, startSecondProcess } from '../helpers/app';
 import { sql } from '../helpers/db';
-import { createRestClient, type RestClient, type RestResponse } from '../helpers/rest';
+import { type RestClient, expectRestError } from '../helpers/rest';
 
 const { rest, databaseUrl } = await startTestApp();
 
 const INDEXES = '/api/instant/indexes';
 const DOCUMENTS = `${INDEXES}/shop/documents`;
-
-function expectError(response: RestResponse, status: number) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.error.code).toBe(status);
-}
-
-async function startProcess() {
-  const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' });
-  const db = createDb(databaseUrl, { poolSize: 5 });
-  const built = await buildApp({ config, db, masterKey: TEST_MASTER_KEY });
-  await built.app.ready();
-  afterAll(async () => {
-    await built.app.close();
-    await db.$disconnect();
-  });
-  return { ...built, rest: createRestClient(built.app) };
-}
 
 /** The index's version and its stored documents: what a refused request must leave as it was. */
 const state = async () => ({
@@ -96,10 +76,10 @@ describe('GET a document', () => {
   });
 
   it('an unknown id, alias or another tenant: 404; no token: 401', async () => {
-    expectError(await rest.get(`${DOCUMENTS}/nope`, { token: a.key }), 404);
-    expectError(await rest.get(`${INDEXES}/nope/documents/p1`, { token: a.key }), 404);
-    expectError(await rest.get(`${DOCUMENTS}/p1`, { token: b.key }), 404);
-    expectError(await rest.get(`${DOCUMENTS}/p1`), 401);
+    expectRestError(await rest.get(`${DOCUMENTS}/nope`, { token: a.key }), 404);
+    expectRestError(await rest.get(`${INDEXES}/nope/documents/p1`, { token: a.key }), 404);
+    expectRestError(await rest.get(`${DOCUMENTS}/p1`, { token: b.key }), 404);
+    expectRestError(await rest.get(`${DOCUMENTS}/p1`), 401);
   });
 });
 
@@ -110,15 +90,15 @@ describe('DELETE a document', () => {
     expect(await ids()).toEqual(['4', 'p1', 'p3']);
     const after = await state();
     expect(Number(after.version)).toBe(Number(before.version) + 1);
-    expectError(await rest.get(`${DOCUMENTS}/p2`, { token: a.key }), 404);
-    expectError(await rest.delete(`${DOCUMENTS}/p2`, { token: a.key }), 404);
+    expectRestError(await rest.get(`${DOCUMENTS}/p2`, { token: a.key }), 404);
+    expectRestError(await rest.delete(`${DOCUMENTS}/p2`, { token: a.key }), 404);
     expect(await state()).toEqual(after);
   });
 
   it('another tenant: 404; a token without indexes:write: 403; both change nothing', async () => {
     const before = await state();
-    expectError(await rest.delete(`${DOCUMENTS}/p1`, { token: b.key }), 404);
-    expectError(await rest.delete(`${DOCUMENTS}/p1`, { token: readerKey }), 403);
+    expectRestError(await rest.delete(`${DOCUMENTS}/p1`, { token: b.key }), 404);
+    expectRestError(await rest.delete(`${DOCUMENTS}/p1`, { token: readerKey }), 403);
     expect(await state()).toEqual(before);
   });
 });
@@ -163,7 +143,7 @@ describe('DELETE documents by filter', () => {
     it(`${what}: 400 naming ${field}, even beside a good filter, and nothing is deleted`, async () => {
       const before = await state();
       const response = await deleteWhere(`filter[brand][eq]=Acme&${query}`);
-      expectError(response, 400);
+      expectRestError(response, 400);
       expect(response.body.error.details).toEqual([expect.objectContaining({ field })]);
       expect(await state()).toEqual(before);
     });
@@ -237,7 +217,7 @@ describe('PATCH documents', () => {
     it(`${what}: ${status}${field ? ` naming ${field}` : ''}, and nothing changes`, async () => {
       const before = await state();
       const response = await patch(data);
-      expectError(response, status);
+      expectRestError(response, status);
       if (field)
         expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
       expect(await state()).toEqual(before);
@@ -246,15 +226,15 @@ describe('PATCH documents', () => {
 
   it('another tenant: 404; a token without indexes:write: 403', async () => {
     const before = await state();
-    expectError(await rest.patch(DOCUMENTS, { token: b.key, body: { data: [{ id: 'p1', price: 1 }] } }), 404);
-    expectError(await rest.patch(DOCUMENTS, { token: readerKey, body: { data: [{ id: 'p1', price: 1 }] } }), 403);
+    expectRestError(await rest.patch(DOCUMENTS, { token: b.key, body: { data: [{ id: 'p1', price: 1 }] } }), 404);
+    expectRestError(await rest.patch(DOCUMENTS, { token: readerKey, body: { data: [{ id: 'p1', price: 1 }] } }), 403);
     expect(await state()).toEqual(before);
   });
 });
 
 describe('every process follows', () => {
   it("another process's copy drops deleted documents and takes patched ones without a rebuild", async () => {
-    const other = await startProcess();
+    const other = await startSecondProcess({ databaseUrl });
     expect(await ids(other.rest)).toEqual(['4', 'p1', 'p2', 'p3']);
     const [row] = await sql<{ id: string }>(databaseUrl, "SELECT id FROM search_indexes WHERE alias = 'shop'");
     const engine = other.services.search.engine as EmbeddedEngine;

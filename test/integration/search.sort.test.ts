@@ -6,17 +6,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, startTestApp, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
-import type { RestResponse } from '../helpers/rest';
+import { expectRestError } from '../helpers/rest';
 
 const { rest, databaseUrl } = await startTestApp();
 
 const INDEXES = '/api/instant/indexes';
 const SEARCH = '/api/instant/search';
-
-function expectError(response: RestResponse, status: number) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.error.code).toBe(status);
-}
 
 const products = [
   { id: 'p1', name: 'Desk lamp', brand: 'Lumo', price: 25, in_stock: true },
@@ -87,7 +82,7 @@ describe('sort in a search context', () => {
   for (const [what, sort, field, message] of refused) {
     it(`${what}: 400 naming ${field}`, async () => {
       const response = await search({ q: 'lamp', sort });
-      expectError(response, 400);
+      expectRestError(response, 400);
       expect(response.body.error.details).toEqual([
         expect.objectContaining({ field, message: expect.stringContaining(message) }),
       ]);
@@ -107,7 +102,7 @@ describe('sort in a search context', () => {
     expect((await rest.post(INDEXES, { token: a.key, body: { data: index } })).status).toBe(201);
     await rest.put(`${INDEXES}/named/documents`, { token: a.key, body: { data: products } });
     expect(await ids({ q: 'lamp', sort: ['name:desc'] }, `${SEARCH}/indexes/named`)).toEqual(['p5', 'p3', 'p2', 'p1']);
-    expectError(await search({ sort: ['price:asc'] }, `${SEARCH}/indexes/named`), 400);
+    expectRestError(await search({ sort: ['price:asc'] }, `${SEARCH}/indexes/named`), 400);
   });
 });
 
@@ -157,7 +152,7 @@ describe('search settings: a default sort and sort options per index', () => {
         token: a.key,
         body: { data: { indexes: [entry] } },
       });
-      expectError(response, 400);
+      expectRestError(response, 400);
       expect(response.body.error.details).toEqual([expect.objectContaining({ field })]);
     }
     expect(await stored()).toEqual(before);

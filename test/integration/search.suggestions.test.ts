@@ -13,7 +13,7 @@ import { IndexRows } from '../../src/modules/search/index-rows';
 import { popularQueries } from '../../src/modules/search/suggestions/suggestions.repository';
 import { SuggestionsService } from '../../src/modules/search/suggestions/suggestions.service';
 import { createKey, createTenant, startTestApp, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
-import { createRestClient, type RestClient, type RestResponse } from '../helpers/rest';
+import { createRestClient, type RestClient, type RestResponse, expectRestError } from '../helpers/rest';
 
 const SUGGESTIONS_PER_MINUTE = 30;
 const t = await startTestApp({ env: { SEARCH_SUGGESTIONS_PER_MINUTE: String(SUGGESTIONS_PER_MINUTE) } });
@@ -107,12 +107,6 @@ const queriesOf = (response: RestResponse) => {
   return (response.body.data as { query: string }[]).map((suggestion) => suggestion.query);
 };
 
-function expectFieldError(response: RestResponse, status: number, field: string) {
-  expect(response.status, response.rawBody).toBe(status);
-  expect(response.body.error.code).toBe(status);
-  expect(response.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
-}
-
 const settingsOf = async (key: string) => {
   const response = await rest.get(`${SEARCH}/${key}/settings`);
   expect(response.status, response.rawBody).toBe(200);
@@ -194,7 +188,7 @@ describe('which queries are suggested', () => {
       'leather',
     ]);
     for (const limit of ['0', '21', 'many', '1.5', '']) {
-      expectFieldError(await suggest('loose', `q=l&limit=${limit}`), 400, 'query.limit');
+      expectRestError(await suggest('loose', `q=l&limit=${limit}`), 400, 'query.limit');
     }
   });
 
@@ -203,8 +197,8 @@ describe('which queries are suggested', () => {
     expect(queriesOf(await suggest('shop', 'q=desk&index=catalog'))).toEqual(['desk lamp']);
     expect(queriesOf(await suggest('shop', 'q=desk&index=blog'))).toEqual(['desk']);
     // An index of the tenant that the key does not search, and one that does not exist.
-    expectFieldError(await suggest('loose', 'q=desk&index=blog'), 400, 'query.index');
-    expectFieldError(await suggest('shop', 'q=desk&index=nope'), 400, 'query.index');
+    expectRestError(await suggest('loose', 'q=desk&index=blog'), 400, 'query.index');
+    expectRestError(await suggest('shop', 'q=desk&index=nope'), 400, 'query.index');
   });
 
   it('answers browsers (CORS)', async () => {
@@ -305,7 +299,7 @@ describe('the suggestions block of the search settings', () => {
       token: shop.key,
       body: { data: { indexes: [{ alias: 'catalog' }], suggestions } },
     });
-    expectFieldError(response, 400, `body.data.${field}`);
+    expectRestError(response, 400, `body.data.${field}`);
     expect(await settingsOf('strict')).toEqual(before);
   });
 
@@ -334,13 +328,13 @@ describe('hostile query strings', () => {
     ['an undocumented parameter', 'q=lam&sort=asc', 'query.sort'],
     ['an undocumented parameter named like a nested one', 'q=lam&q[a][b]=c', 'query.q[a][b]'],
   ])('refuses %s with a 400 naming the parameter', async (_, query, field) => {
-    expectFieldError(await suggest('shop', query, { address }), 400, field);
+    expectRestError(await suggest('shop', query, { address }), 400, field);
   });
 
   it('refuses 10,000 parameters with a 400 naming the query', async () => {
     const query = ['q=lam', ...Array.from({ length: 10_000 }, (_, i) => `p${i}=1`)].join('&');
     const response = await suggest('shop', query, { address });
-    expectFieldError(response, 400, 'query');
+    expectRestError(response, 400, 'query');
   });
 });
 

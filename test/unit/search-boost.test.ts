@@ -10,6 +10,7 @@ import { toEvalSort } from '../../src/modules/search/engine/typesense-filters';
 import { toSortBy } from '../../src/modules/search/engine/typesense-query';
 import { boostProblems, boostsOf } from '../../src/modules/search/rule-boosts';
 import { parseSortBy } from '../helpers/typesense-stand-in';
+import { indexDefinition, indexState } from '../helpers/search-definitions';
 
 const sitwell: FieldFilter = { field: 'brand', operator: 'in', values: ['Sitwell'] };
 const cheap: FieldFilter = { field: 'price', operator: 'lt', values: [45] };
@@ -56,26 +57,15 @@ describe('boostKeys', () => {
   });
 });
 
-const state = (overrides: Partial<IndexState> = {}): IndexState => ({
-  id: 'i',
-  tenantId: 't',
-  alias: 'shop',
-  version: 1,
-  rebuildVersion: 1,
-  seenFieldTypes: { brand: 'STRING', price: 'NUMBER', in_stock: 'BOOLEAN', name: 'STRING' },
-  fields: [],
-  searchFields: [],
-  displayFields: [],
-  filters: [{ key: 'brand' }, { key: 'price' }, { key: 'in_stock' }],
-  facetFields: [],
-  distinctField: null,
-  synonyms: [],
-  stopWords: [],
-  rankingRules: [],
-  sortableFields: [],
-  matching: {},
-  ...overrides,
-});
+const state = (overrides: Partial<IndexState> = {}): IndexState =>
+  indexState({
+    id: 'i',
+    tenantId: 't',
+    alias: 'shop',
+    seenFieldTypes: { brand: 'STRING', price: 'NUMBER', in_stock: 'BOOLEAN', name: 'STRING' },
+    filters: [{ key: 'brand' }, { key: 'price' }, { key: 'in_stock' }],
+    ...overrides,
+  });
 
 describe('boostProblems and boostsOf', () => {
   it('checks each filter like a search filter, naming its place', () => {
@@ -121,26 +111,20 @@ describe('boostProblems and boostsOf', () => {
   });
 });
 
-const definition = (overrides: Partial<IndexDefinition> = {}): IndexDefinition => ({
-  id: 'i',
-  tenantId: 't',
-  alias: 'shop',
-  version: 1,
-  rebuildVersion: 1,
-  fields: [
-    { name: 'brand', type: 'STRING' },
-    { name: 'price', type: 'NUMBER' },
-  ],
-  searchFields: ['brand'],
-  filterFields: ['brand', 'price'],
-  facetFields: [],
-  distinctField: null,
-  synonyms: [],
-  stopWords: [],
-  rankingRules: ['words', 'typo', 'proximity', 'attribute', 'exactness'],
-  sortableFields: ['price'],
-  ...overrides,
-});
+const definition = (overrides: Partial<IndexDefinition> = {}): IndexDefinition =>
+  indexDefinition({
+    id: 'i',
+    tenantId: 't',
+    alias: 'shop',
+    fields: [
+      { name: 'brand', type: 'STRING' },
+      { name: 'price', type: 'NUMBER' },
+    ],
+    searchFields: ['brand'],
+    filterFields: ['brand', 'price'],
+    sortableFields: ['price'],
+    ...overrides,
+  });
 
 describe('toEvalSort and toSortBy', () => {
   it('lists the buried first at -1, then the boosted at 1, each list joined by ||', () => {

@@ -7,37 +7,15 @@ import {
   mergeDocument,
   resolveDefinition,
   storedDocumentMapper,
-  type IndexSettings,
   type IndexState,
 } from '../../src/modules/search/definition';
 import { aliasFromName } from '../../src/modules/search/indexes.service';
 import { toEngineQuery } from '../../src/modules/search/search-query';
+import { indexSettings, indexState } from '../helpers/search-definitions';
 
-const settings = (overrides: Partial<IndexSettings> = {}): IndexSettings => ({
-  fields: [],
-  searchFields: [],
-  displayFields: [],
-  filters: [],
-  facetFields: [],
-  distinctField: null,
-  synonyms: [],
-  stopWords: [],
-  rankingRules: [],
-  sortableFields: [],
-  matching: {},
-  ...overrides,
-});
+const settings = indexSettings;
 
-const state = (overrides: Partial<IndexState> = {}): IndexState => ({
-  id: 'i',
-  tenantId: 't',
-  alias: 'products',
-  version: 1,
-  rebuildVersion: 1,
-  seenFieldTypes: {},
-  ...settings(),
-  ...overrides,
-});
+const state = (overrides: Partial<IndexState> = {}): IndexState => indexState({ id: 'i', tenantId: 't', ...overrides });
 
 describe('coerceScalar', () => {
   it('takes strings for numbers and booleans, as CSV and the public client send them', () => {

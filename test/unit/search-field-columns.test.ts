@@ -1,16 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { slotFilter } from '../../src/modules/search/engine/column-filters';
-import type {
-  EngineFilter,
-  FieldValue,
-  IndexDefinition,
-  IndexedDocument,
-  Scalar,
-} from '../../src/modules/search/engine/engine';
+import type { EngineFilter, FieldValue, IndexedDocument, Scalar } from '../../src/modules/search/engine/engine';
 import { FieldColumns, MISSING, MIXED } from '../../src/modules/search/engine/field-columns';
 import { passesFilters } from '../../src/modules/search/engine/filter-match';
 import { MemoryIndex } from '../../src/modules/search/engine/memory-index';
+import { indexDefinition } from '../helpers/search-definitions';
 
 const doc = (id: string, values: Record<string, FieldValue>): IndexedDocument => ({ id, values, metadata: null });
 
@@ -139,12 +134,8 @@ function expectedFacets(values: (FieldValue | undefined)[]) {
 }
 
 describe('facets from columns', () => {
-  const definition: IndexDefinition = {
-    id: 'index',
-    tenantId: 'tenant',
+  const definition = indexDefinition({
     alias: 'items',
-    version: 1,
-    rebuildVersion: 1,
     fields: [
       { name: 'name', type: 'STRING' },
       { name: 'x', type: 'NUMBER' },
@@ -152,12 +143,8 @@ describe('facets from columns', () => {
     searchFields: ['name'],
     filterFields: ['x'],
     facetFields: ['x'],
-    distinctField: null,
-    synonyms: [],
-    stopWords: [],
     rankingRules: ['words'],
-    sortableFields: [],
-  };
+  });
 
   it('counts every value of the matches, arrays once per document, after upserts, removals and clear', () => {
     fc.assert(

@@ -24,6 +24,7 @@ import { fromSearchResult } from '../../src/modules/search/engine/typesense-resu
 import { toEngineQuery } from '../../src/modules/search/search-query';
 import type { SearchContextData } from '../../src/modules/search/search.schemas';
 import { geoFilterRefusal } from '../helpers/typesense-stand-in';
+import { indexDefinition, indexSettings, indexState } from '../helpers/search-definitions';
 
 const PARIS = { lat: 48.8566, lng: 2.3522 };
 const LONDON = { lat: 51.5074, lng: -0.1278 };
@@ -90,19 +91,10 @@ describe('geo math', () => {
   });
 });
 
-const settings = (fields: { from: string; type: FieldType | null }[]): IndexSettings => ({
-  fields: fields.map((field) => ({ from: field.from, to: field.from, type: field.type, label: null })),
-  searchFields: [],
-  displayFields: [],
-  filters: [],
-  facetFields: [],
-  distinctField: null,
-  synonyms: [],
-  stopWords: [],
-  rankingRules: [],
-  sortableFields: [],
-  matching: {},
-});
+const settings = (fields: { from: string; type: FieldType | null }[]): IndexSettings =>
+  indexSettings({
+    fields: fields.map((field) => ({ from: field.from, to: field.from, type: field.type, label: null })),
+  });
 
 describe('points in documents', () => {
   const declared = settings([
@@ -160,26 +152,15 @@ describe('points in documents', () => {
   });
 });
 
-const state = (overrides: Partial<IndexState> = {}): IndexState => ({
-  id: 'i',
-  tenantId: 't',
-  alias: 'stores',
-  version: 1,
-  rebuildVersion: 1,
-  seenFieldTypes: { name: 'STRING', location: 'GEOPOINT', rating: 'NUMBER' },
-  fields: [],
-  searchFields: [],
-  displayFields: [],
-  filters: [{ key: 'location' }, { key: 'rating' }, { key: 'name' }],
-  facetFields: [],
-  distinctField: null,
-  synonyms: [],
-  stopWords: [],
-  rankingRules: [],
-  sortableFields: [],
-  matching: {},
-  ...overrides,
-});
+const state = (overrides: Partial<IndexState> = {}): IndexState =>
+  indexState({
+    id: 'i',
+    tenantId: 't',
+    alias: 'stores',
+    seenFieldTypes: { name: 'STRING', location: 'GEOPOINT', rating: 'NUMBER' },
+    filters: [{ key: 'location' }, { key: 'rating' }, { key: 'name' }],
+    ...overrides,
+  });
 
 const translate = (context: Partial<SearchContextData>) => toEngineQuery(state(), context as SearchContextData, '[0]');
 
@@ -270,12 +251,10 @@ describe('geo filters and sorts of a search context', () => {
   });
 });
 
-const definition: IndexDefinition = {
+const definition = indexDefinition({
   id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
   tenantId: 't',
   alias: 'stores',
-  version: 1,
-  rebuildVersion: 1,
   fields: [
     { name: 'name', type: 'STRING' },
     { name: 'location', type: 'GEOPOINT' },
@@ -283,13 +262,8 @@ const definition: IndexDefinition = {
   ],
   searchFields: ['name'],
   filterFields: ['location', 'rating'],
-  facetFields: [],
-  distinctField: null,
-  synonyms: [],
-  stopWords: [],
-  rankingRules: ['words', 'typo', 'proximity', 'attribute', 'exactness'],
   sortableFields: ['location', 'rating'],
-};
+});
 
 const stores: IndexedDocument[] = [
   { id: 'paris', values: { name: 'Paris store', location: PARIS, rating: 4 }, metadata: null },

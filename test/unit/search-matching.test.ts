@@ -1,31 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { EngineQuery, IndexDefinition, IndexedDocument } from '../../src/modules/search/engine/engine';
-import { DEFAULT_RANKING_RULES } from '../../src/modules/search/engine/engine';
+import type { EngineQuery, IndexedDocument } from '../../src/modules/search/engine/engine';
 import { DEFAULT_MATCHING, TextMatcher, type MatchingSettings } from '../../src/modules/search/engine/matching';
 import { MemoryIndex } from '../../src/modules/search/engine/memory-index';
+import { indexDefinition } from '../helpers/search-definitions';
 
 const indexOf = (matching: Partial<MatchingSettings>, documents: Record<string, string>[]) => {
-  const definition: IndexDefinition = {
-    id: 'index',
-    tenantId: 'tenant',
-    alias: 'products',
-    version: 1,
-    rebuildVersion: 1,
+  const definition = indexDefinition({
     fields: [
       { name: 'title', type: 'STRING' },
       { name: 'sku', type: 'STRING' },
       { name: 'gtin', type: 'STRING' },
     ],
     searchFields: ['title', 'sku', 'gtin'],
-    filterFields: [],
-    facetFields: [],
-    distinctField: null,
-    synonyms: [],
-    stopWords: [],
-    rankingRules: [...DEFAULT_RANKING_RULES],
-    sortableFields: [],
     matching: { ...DEFAULT_MATCHING, ...matching },
-  };
+  });
   const index = new MemoryIndex(definition);
   index.upsert(documents.map(({ id, ...values }): IndexedDocument => ({ id: id!, values, metadata: null })));
   return index;

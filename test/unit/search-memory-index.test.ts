@@ -1,17 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { EngineQuery, IndexDefinition, IndexedDocument } from '../../src/modules/search/engine/engine';
-import { DEFAULT_RANKING_RULES } from '../../src/modules/search/engine/engine';
+import type { EngineQuery, IndexedDocument } from '../../src/modules/search/engine/engine';
 import { MemoryIndex } from '../../src/modules/search/engine/memory-index';
+import { indexDefinition } from '../helpers/search-definitions';
 
 const WORDS = ['lamp', 'lamps', 'lampe', 'chair', 'chairs', 'wireless', 'wirelss', 'headphone', 'head', 'red', 'read'];
 
-const definition: IndexDefinition = {
-  id: 'index',
-  tenantId: 'tenant',
-  alias: 'products',
-  version: 1,
-  rebuildVersion: 1,
+const definition = indexDefinition({
   fields: [
     { name: 'name', type: 'STRING' },
     { name: 'tags', type: 'STRING' },
@@ -20,12 +15,9 @@ const definition: IndexDefinition = {
   searchFields: ['name', 'tags'],
   filterFields: ['price'],
   facetFields: ['price'],
-  distinctField: null,
   synonyms: [{ synonyms: ['lamp', 'light'] }],
-  stopWords: [],
-  rankingRules: [...DEFAULT_RANKING_RULES],
   sortableFields: ['price'],
-};
+});
 
 const text = fc.array(fc.constantFrom(...WORDS), { minLength: 0, maxLength: 6 }).map((words) => words.join(' '));
 const document = fc.record({

@@ -5,6 +5,7 @@ import { DEFAULT_RANKING_RULES, valuesOf } from '../../src/modules/search/engine
 import { FieldColumns } from '../../src/modules/search/engine/field-columns';
 import { IdOrder } from '../../src/modules/search/engine/id-order';
 import { rank } from '../../src/modules/search/engine/ranking';
+import { indexDefinition } from '../helpers/search-definitions';
 
 describe('IdOrder', () => {
   it('ranks the live slots by id after appends, emptied slots and a new array', () => {
@@ -48,22 +49,8 @@ const sortValue = fc.oneof(
   fc.constantFrom<Scalar>(true, false, NaN, Infinity),
 );
 
-const definition = (rules: IndexDefinition['rankingRules']): IndexDefinition => ({
-  id: 'index',
-  tenantId: 'tenant',
-  alias: 'items',
-  version: 1,
-  rebuildVersion: 1,
-  fields: [],
-  searchFields: [],
-  filterFields: [],
-  facetFields: [],
-  distinctField: null,
-  synonyms: [],
-  stopWords: [],
-  rankingRules: rules,
-  sortableFields: [],
-});
+const definition = (rules: IndexDefinition['rankingRules']): IndexDefinition =>
+  indexDefinition({ alias: 'items', rankingRules: rules });
 
 describe('rank', () => {
   it('orders as comparing each key in turn and then the ids does, whatever the keys hold', () => {

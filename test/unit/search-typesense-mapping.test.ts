@@ -25,30 +25,26 @@ import {
 import { fromSearchResult, fromSearchResults, searchResultOf } from '../../src/modules/search/engine/typesense-results';
 import { protocolFor } from '../../src/modules/search/engine/typesense-version';
 import { DEFAULT_MATCHING } from '../../src/modules/search/engine/matching';
+import { indexDefinition } from '../helpers/search-definitions';
 
-const definition = (overrides: Partial<IndexDefinition> = {}): IndexDefinition => ({
-  id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
-  tenantId: 't',
-  alias: 'products',
-  version: 7,
-  rebuildVersion: 5,
-  fields: [
-    { name: 'name', type: 'STRING' },
-    { name: 'brand', type: 'STRING' },
-    { name: 'price', type: 'NUMBER' },
-    { name: 'new', type: 'BOOLEAN' },
-    { name: 'later', type: null },
-  ],
-  searchFields: ['name', 'brand'],
-  filterFields: ['brand', 'price', 'new'],
-  facetFields: ['brand', 'price'],
-  distinctField: null,
-  synonyms: [],
-  stopWords: [],
-  rankingRules: ['words', 'typo', 'proximity', 'attribute', 'exactness'],
-  sortableFields: [],
-  ...overrides,
-});
+const definition = (overrides: Partial<IndexDefinition> = {}): IndexDefinition =>
+  indexDefinition({
+    id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+    tenantId: 't',
+    version: 7,
+    rebuildVersion: 5,
+    fields: [
+      { name: 'name', type: 'STRING' },
+      { name: 'brand', type: 'STRING' },
+      { name: 'price', type: 'NUMBER' },
+      { name: 'new', type: 'BOOLEAN' },
+      { name: 'later', type: null },
+    ],
+    searchFields: ['name', 'brand'],
+    filterFields: ['brand', 'price', 'new'],
+    facetFields: ['brand', 'price'],
+    ...overrides,
+  });
 
 const v30 = protocolFor('30.0');
 const v29 = protocolFor('29.0');

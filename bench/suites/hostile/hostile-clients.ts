@@ -12,7 +12,8 @@ export interface HostileRequest {
   url: string;
   method: 'POST' | 'PUT' | 'PATCH';
   headers: Record<string, string>;
-  body: string;
+  /** The bodies sent, one after another in turn. */
+  bodies: string[];
 }
 
 export interface StartMessage {
@@ -94,7 +95,7 @@ async function run({ request: hostile, clients, timeoutMs, maxSeconds }: StartMe
     stopping = true;
   }, maxSeconds * 1000);
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
-  const body = Buffer.from(hostile.body);
+  const bodies = hostile.bodies.map((body) => Buffer.from(body));
   const statuses: Record<string, number> = {};
   const errors: Record<string, number> = {};
   const answerMs: number[] = [];
@@ -103,7 +104,7 @@ async function run({ request: hostile, clients, timeoutMs, maxSeconds }: StartMe
 
   const loop = async () => {
     while (!stopping) {
-      const outcome = send(agent, hostile, body, timeoutMs);
+      const outcome = send(agent, hostile, bodies[sent % bodies.length]!, timeoutMs);
       if (++sent === clients) reply({ type: 'started' });
       const result = await outcome;
       if (result.kind === 'answered') {

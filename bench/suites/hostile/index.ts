@@ -7,6 +7,7 @@ import type { HostileSummary, ReplyMessage, StartMessage, StopMessage } from './
 import type { ServerReply, ServerRequest } from './server-process';
 
 const PROXIES_PATH = '/api/storage/edge/proxies';
+const INDEXES_PATH = '/api/instant/indexes';
 const MEASURED_CLIENTS = 50;
 const HOSTILE_CLIENTS = 10;
 const DEPTH = 100_000;
@@ -23,6 +24,24 @@ const GOAL = { ratio: 0.9, maxDelayMs: 50 };
 
 /** `{"data":[[[…]]]}` nested `depth` deep: valid JSON of about 2 × depth bytes. */
 const deepBody = (depth: number) => `{"data":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+/** Bodies just under the 1 MiB limit, of the cheap-to-send shapes that are costly to walk. */
+const WIDE_BYTES = 1024 * 1024 - 100;
+/** `{"data":{"k0":0,"k1":0,…}}`: about 90 000 small keys. */
+const manyKeysBody = (bytes: number) => {
+  const members: string[] = [];
+  for (let index = 0, size = 12; size < bytes; index += 1) {
+    const member = `"k${index}":0`;
+    members.push(member);
+    size += member.length + 1;
+  }
+  return `{"data":{${members.join(',')}}}`;
+};
+/** `{"data":[0,0,…]}` and `{"data":["a","a",…]}`: half a million small values, a quarter million small strings. */
+const longArrayBody = (bytes: number) => `{"data":[${new Array(Math.floor((bytes - 11) / 2)).fill('0').join(',')}]}`;
+const manyStringsBody = (bytes: number) =>
+  `{"data":[${new Array(Math.floor((bytes - 11) / 4)).fill('"a"').join(',')}]}`;
+const WIDE_SHAPES =
+  'about 90 000 small keys, half a million 0s in an array, a quarter of a million one-character strings';
 const spaced = (value: number) => String(value).replace(/\B(?=(\d{3})+$)/g, ' ');
 const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(1));
 
@@ -127,7 +146,7 @@ function exchange(child: ChildProcess, message: ServerRequest, expected: ServerR
   });
 }
 
-function describeHostile(summary: HostileSummary): string {
+function describeHostile(summary: HostileSummary, what = 'bodies'): string {
   const count = (record: Record<string, number>) => Object.values(record).reduce((sum, n) => sum + n, 0);
   const list = (record: Record<string, number>) =>
     Object.entries(record)
@@ -136,7 +155,7 @@ function describeHostile(summary: HostileSummary): string {
   const answered = count(summary.statuses);
   const failed = count(summary.errors);
   return (
-    `Hostile input: the ${HOSTILE_CLIENTS} hostile clients sent ${summary.sent} bodies in ${summary.seconds.toFixed(1)} s; ` +
+    `Hostile input: the ${HOSTILE_CLIENTS} hostile clients sent ${summary.sent} ${what} in ${summary.seconds.toFixed(1)} s; ` +
     `${answered} answered${summary.answerMs ? ` (${list(summary.statuses)}; p50 ${ms(summary.answerMs.p50)} ms, slowest ${ms(summary.answerMs.max)} ms)` : ''}, ` +
     `${summary.timeouts} timed out after ${HOSTILE_TIMEOUT_MS / 1000} s; their process took ` +
     `${Math.round((summary.cpuSeconds / summary.seconds) * 100)}% of a core` +
@@ -154,7 +173,9 @@ const notes = [
 
 /**
  * Whether hostile input starves everyone else: the rate and latency of normal requests, and the
- * event-loop delay of the server, with and without clients sending deeply nested JSON bodies.
+ * event-loop delay of the server, with and without clients sending deeply nested JSON bodies, and
+ * while they send bodies of the widest cheap shapes (small keys, long arrays of small values, many
+ * small strings) just under the size limit.
  */
 export const hostileSuite: Suite = {
   name: 'hostile input',
@@ -186,7 +207,7 @@ export const hostileSuite: Suite = {
         url: `${full.origin}${PROXIES_PATH}`,
         method: 'POST',
         headers: { authorization, 'content-type': 'application/json' },
-        body: deepBody(DEPTH),
+        bodies: [deepBody(DEPTH)],
       },
       clients: HOSTILE_CLIENTS,
       timeoutMs: HOSTILE_TIMEOUT_MS,
@@ -197,12 +218,33 @@ export const hostileSuite: Suite = {
     log('waiting for the hostile requests in flight');
     const summary = await hostile.stop();
 
+    log(`phase 3: ${HOSTILE_CLIENTS} clients sending 1 MiB bodies of small keys, values and strings`);
+    const wideClients = await HostileClients.start(teardown, {
+      request: {
+        url: `${full.origin}${INDEXES_PATH}`,
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        bodies: [manyKeysBody(WIDE_BYTES), longArrayBody(WIDE_BYTES), manyStringsBody(WIDE_BYTES)],
+      },
+      clients: HOSTILE_CLIENTS,
+      timeoutMs: HOSTILE_TIMEOUT_MS,
+      maxSeconds: load.warmupSeconds + load.durationSeconds + STOP_MARGIN_SECONDS,
+    });
+    const wide = await measurePhase();
+    log('waiting for the hostile requests in flight');
+    const wideSummary = await wideClients.stop();
+    const wideRatio = wide.result.requestsPerSecond / alone.result.requestsPerSecond;
+
     const ratio = attacked.result.requestsPerSecond / alone.result.requestsPerSecond;
     notes.push(
       `Hostile input, figures: event-loop delay p99 / max ${ms(alone.delay.p99Ms)} / ${ms(alone.delay.maxMs)} ms with no hostile clients, ` +
         `${ms(attacked.delay.p99Ms)} / ${ms(attacked.delay.maxMs)} ms while they send; GET rate ${ratio.toFixed(2)}× and p99 ${ms(attacked.result.p99Ms)} ms ` +
         `(${ms(alone.result.p99Ms)} ms alone). Goal: at least ${GOAL.ratio.toFixed(2)}× the rate and a max delay under ${GOAL.maxDelayMs} ms.`,
       describeHostile(summary),
+      `Hostile input, wide bodies: while ${HOSTILE_CLIENTS} clients POST ${INDEXES_PATH} bodies of about 1 MiB in turn (${WIDE_SHAPES}), ` +
+        `event-loop delay p99 / max ${ms(wide.delay.p99Ms)} / ${ms(wide.delay.maxMs)} ms; GET rate ${wideRatio.toFixed(2)}× and p99 ${ms(wide.result.p99Ms)} ms. ` +
+        `Goal: at least ${GOAL.ratio.toFixed(2)}× the rate and a max delay under ${GOAL.maxDelayMs} ms.`,
+      describeHostile(wideSummary, 'wide bodies'),
     );
     return [
       {
@@ -214,6 +256,12 @@ export const hostileSuite: Suite = {
         id: 'hostile.deep',
         label: `GET proxy, ${MEASURED_CLIENTS} clients, while ${HOSTILE_CLIENTS} clients send ${spaced(DEPTH)}-deep bodies`,
         result: attacked.result,
+        baselines: ['hostile.none'],
+      },
+      {
+        id: 'hostile.wide',
+        label: `GET proxy, ${MEASURED_CLIENTS} clients, while ${HOSTILE_CLIENTS} clients send 1 MiB bodies of small keys, values and strings`,
+        result: wide.result,
         baselines: ['hostile.none'],
       },
     ] satisfies Measurement[];

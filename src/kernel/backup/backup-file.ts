@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
@@ -77,9 +77,17 @@ export class BackupFileWriter {
     this.written.catch(() => undefined);
   }
 
-  /** Opens the file, failing at once with the reason when it cannot be written. */
+  /**
+   * Opens the file, creating its folder when missing (`backups/x.backup` on a fresh checkout),
+   * failing at once with the reason when it cannot be written.
+   */
   static async create(path: string): Promise<BackupFileWriter> {
     const target = resolve(path);
+    try {
+      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new BackupError(`Cannot write the backup to ${path}: ${reason(error, target)}`);
+    }
     const isDirectory = await stat(target).then(
       (stats) => stats.isDirectory(),
       () => false,

@@ -9,6 +9,7 @@ import type { Principal } from '../principal';
 import { fieldProblems, invalidInput, safeParseInput } from '../validation';
 import { isFormRequest, parseFormFields } from './form-body';
 import { routingDocument } from './openapi';
+import { recordPathMethods } from './path-methods';
 import type { RestOperation, Security } from './operation';
 import { traced } from '../tracing/spans';
 
@@ -67,7 +68,8 @@ const withHead = (methods: Method[]) => (methods.includes('GET') ? [...methods, 
  * matches in constant time per path segment), each authenticating its caller, then parsing path,
  * query, headers and body with the operation's zod schemas (the schemas `openapi.yaml` is
  * generated from) into the handler's typed input. Every other method of a documented path is a
- * 405 naming the allowed ones; an undocumented path is a 404.
+ * 405 naming the allowed ones (those without a route of their own, TRACE, QUERY and methods Node
+ * does not know among them, through `path-methods.ts`); an undocumented path is a 404.
  */
 export async function mountRestApi<TServices>(
   app: FastifyInstance,
@@ -90,6 +92,7 @@ export async function mountRestApi<TServices>(
     const notAllowed: RouteHandlerMethod = async () => {
       throw new AppError('METHOD_NOT_ALLOWED', undefined, { headers: { Allow: withHead(methods) } });
     };
+    recordPathMethods(app.server, path, withHead(methods));
     for (const { operation, method } of pathRoutes) {
       const cors = operation.cors ? { origin: '*' } : undefined;
       const config = { restOperation: operation as RestOperation<unknown>, ...(cors ? { cors } : {}) };

@@ -29,6 +29,12 @@ export const REST_TAGS = [
       'and supplies are kept, over GraphQL at [/graphql](/graphql). Guide: [stock](/docs/guides/stock.md).',
   },
   {
+    name: 'Prices and tax',
+    description:
+      'Prices of products per currency and sales channel, written in bulk, and tax zones with their rates. ' +
+      'Prices are read with the catalog over GraphQL (`Product.prices`). Guide: [selling](/docs/guides/selling.md).',
+  },
+  {
     name: 'Agents',
     description:
       "The index that is the tenant's catalog for AI agents (MCP and UCP). Guide: [agents](/docs/guides/agents.md).",

@@ -214,3 +214,16 @@ export async function backlog(db: Db) {
       FROM stock_broadcasts WHERE status = 'PENDING'`;
   return rows[0]!;
 }
+
+/**
+ * Retention: deletes at most `limit` deliveries that are done (PROCESSED, or FAILING after their
+ * last attempt) and were last attempted more than `days` days ago, found through the index on
+ * `(status, updated_at)`; rows another process is deleting are skipped. What the mutations and
+ * events say about them (`messages`, status) stays as it was: those digests are theirs.
+ */
+export const deleteFinishedDeliveries = (db: Db, days: number, limit: number) =>
+  db.$executeRaw`
+    DELETE FROM stock_broadcasts WHERE ctid = ANY(ARRAY(
+      SELECT ctid FROM stock_broadcasts
+       WHERE status IN ('PROCESSED', 'FAILING') AND updated_at < now() - make_interval(days => ${days})
+       LIMIT ${limit} FOR UPDATE SKIP LOCKED))`;

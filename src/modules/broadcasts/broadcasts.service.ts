@@ -12,8 +12,7 @@ import * as catalog from '../catalog';
 import * as repository from './broadcasts.repository';
 import type { SetSalesChannelWebhookInput } from './broadcasts.schemas';
 import type { z } from 'zod';
-import { OriginAddressError } from '../edge';
-import { postWebhook, WebhookTimeoutError } from './webhook-post';
+import { postWebhook, WebhookAddressError, WebhookPrivateAddressError, WebhookTimeoutError } from './webhook-post';
 import type { ClaimedDelivery, DeliverySubject, UnreadableDelivery } from './broadcasts.repository';
 
 /** Deliveries one worker pass claims. */
@@ -182,8 +181,8 @@ export class BroadcastService {
         await this.record(delivery, false, 'not sent: its stored data is damaged');
         return new DeliveryFailed(delivery, `its row does not fit: ${delivery.problem}`);
       }
-      const { accepted, message } = await this.post(delivery);
-      await this.record(delivery, accepted, message);
+      const { accepted, message, final } = await this.post(delivery);
+      await this.record(delivery, accepted, message, final);
       return undefined;
     } catch (error) {
       // A failed attempt, retried after its backoff (the channel may see it again: deliveries carry their id).
@@ -193,13 +192,24 @@ export class BroadcastService {
     }
   }
 
-  private record(delivery: { id: string; attempts: number } & DeliverySubject, accepted: boolean, message: string) {
-    const next = afterAttempt(this.config, delivery.attempts, accepted);
+  /** Records an attempt; `final`: it can never succeed as configured (refused before sending), so no retry. */
+  private record(
+    delivery: { id: string; attempts: number } & DeliverySubject,
+    accepted: boolean,
+    message: string,
+    final = false,
+  ) {
+    const next = final
+      ? ({ status: 'FAILING', retryInMs: null } as const)
+      : afterAttempt(this.config, delivery.attempts, accepted);
     return writeTransaction(this.db, (tx) => repository.recordAttempt(tx, delivery, { ...next, message }));
   }
 
-  /** One attempt: whether the channel accepted it (2xx), and what to tell the tenant about it. */
-  private async post(delivery: ClaimedDelivery): Promise<{ accepted: boolean; message: string }> {
+  /**
+   * One attempt: whether the channel accepted it (2xx), and what to tell the tenant about it;
+   * `final` when it was refused before anything was sent (a private address), which retries cannot change.
+   */
+  private async post(delivery: ClaimedDelivery): Promise<{ accepted: boolean; message: string; final?: boolean }> {
     const body = broadcastBody(delivery);
     const headers = {
       'content-type': 'application/json',
@@ -217,10 +227,12 @@ export class BroadcastService {
       return { accepted, message: `HTTP ${response.status}${accepted ? '' : shown}` };
     } catch (error) {
       const e = error as { code?: string; message?: string };
+      if (error instanceof WebhookPrivateAddressError)
+        return { accepted: false, message: `refused, not sent: ${e.message}`, final: true };
       const message =
         error instanceof WebhookTimeoutError
           ? (e.message ?? 'timed out')
-          : error instanceof OriginAddressError
+          : error instanceof WebhookAddressError
             ? `refused: ${e.message}`
             : `not reachable: ${e.code ?? e.message}`;
       return { accepted: false, message };

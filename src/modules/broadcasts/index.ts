@@ -1,5 +1,6 @@
 import { Gauge } from 'prom-client';
-import type { Tx } from '../../kernel/db';
+import { deleteInBatches } from '../../kernel/batched-delete';
+import type { Db, Tx } from '../../kernel/db';
 import { METRICS_PREFIX, scrapeQuery } from '../../kernel/metrics';
 import type { Module } from '../context';
 import * as repository from './broadcasts.repository';
@@ -53,3 +54,10 @@ export const broadcastsModule: Module = {
     });
   },
 };
+
+/**
+ * Housekeeping: deletes deliveries done (PROCESSED or FAILING) more than
+ * BROADCAST_DELIVERY_RETENTION_DAYS ago, in batches. Returns how many.
+ */
+export const deleteFinishedDeliveries = (db: Db, days: number, options: { stopping?: () => boolean } = {}) =>
+  deleteInBatches((limit) => repository.deleteFinishedDeliveries(db, days, limit), options);

@@ -2,9 +2,17 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { startClientSpan } from '../../kernel/tracing/http-client';
-import { resolveOrigin } from '../edge';
+import { AddressError, PrivateAddressError, resolvePublicAddress } from '../../kernel/public-address';
 
 export class WebhookTimeoutError extends Error {}
+
+/** A webhook whose host does not resolve, or (the private one) resolves to a private address: nothing was sent. */
+export { AddressError as WebhookAddressError, PrivateAddressError as WebhookPrivateAddressError };
+
+const WEBHOOK = {
+  what: 'webhook',
+  fix: 'set BROADCAST_ALLOW_PRIVATE_WEBHOOKS=true to allow webhooks on your own network',
+};
 
 /**
  * POSTs `body` to a channel's webhook. The URL is chosen by a tenant, so its host must resolve to
@@ -39,7 +47,7 @@ async function post(
   body: string,
   options: { timeoutMs: number; allowPrivate: boolean },
 ): Promise<{ status: number; text: string }> {
-  const origin = await resolveOrigin(target.hostname, options.allowPrivate);
+  const origin = await resolvePublicAddress(target.hostname, options.allowPrivate, WEBHOOK);
   const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
     if ((lookupOptions as { all?: boolean }).all)
       (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [origin]);

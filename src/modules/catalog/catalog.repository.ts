@@ -45,7 +45,15 @@ export const positionsByCodes = (
 
 export const insertProduct = (
   db: DbOrTx,
-  data: { id: string; tenantId: string; sku: string; name: string; gtin: string[] },
+  data: {
+    id: string;
+    tenantId: string;
+    sku: string;
+    name: string;
+    gtin: string[];
+    taxClass: string;
+    weightGrams: number | null;
+  },
 ) => db.product.create({ data });
 export const insertBusiness = (db: DbOrTx, data: { id: string; tenantId: string; name: string }) =>
   db.business.create({ data });
@@ -63,8 +71,10 @@ export const insertWarehouse = (
 ) => db.warehouse.create({ data });
 export const insertPosition = (db: DbOrTx, data: { id: string; tenantId: string; warehouseId: string; code: string }) =>
   db.position.create({ data });
-export const insertSalesChannel = (db: DbOrTx, data: { id: string; tenantId: string; name: string }) =>
-  db.salesChannel.create({ data });
+export const insertSalesChannel = (
+  db: DbOrTx,
+  data: { id: string; tenantId: string; name: string; currency?: string; taxInclusive?: boolean },
+) => db.salesChannel.create({ data });
 
 /** Updates a row of the tenant; returns it, or null when the tenant has no such row. */
 export async function updateRow<Row>(

@@ -4,6 +4,7 @@ import {
   CreateNamedInput,
   CreatePositionInput,
   CreateProductInput,
+  CreateSalesChannelInput,
   CreateWarehouseInput,
   UpdateWarehouseInput,
   SetBundleComponentsInput,
@@ -11,6 +12,7 @@ import {
   UpdateNamedInput,
   UpdatePositionInput,
   UpdateProductInput,
+  UpdateSalesChannelInput,
 } from './catalog.schemas';
 import { parseInput, withInput } from '../../kernel/validation';
 import type { Warehouse as WarehouseRow } from '../../__generated__/prisma/client';
@@ -84,10 +86,10 @@ export const catalogResolvers: Resolvers = {
       id: await services.catalog.deletePosition(principal, input.id),
     }),
     createSalesChannel: async (_parent, { input }, { principal, services }) => ({
-      sales_channel: await services.catalog.createSalesChannel(principal, parseInput(CreateNamedInput, input)),
+      sales_channel: await services.catalog.createSalesChannel(principal, parseInput(CreateSalesChannelInput, input)),
     }),
     updateSalesChannel: async (_parent, { input }, { principal, services }) => ({
-      sales_channel: await services.catalog.updateSalesChannel(principal, parseInput(UpdateNamedInput, input)),
+      sales_channel: await services.catalog.updateSalesChannel(principal, parseInput(UpdateSalesChannelInput, input)),
     }),
     setSalesChannelWarehouses: (_parent, { input }, { principal, services }) =>
       withInput(SetSalesChannelWarehousesInput, input, async (valid) => ({
@@ -103,6 +105,8 @@ export const catalogResolvers: Resolvers = {
   Product: {
     gtin: (product) => product.gtin ?? [],
     is_bundle: (product) => product.isBundle,
+    tax_class: (product) => product.taxClass.toUpperCase() as 'STANDARD' | 'REDUCED' | 'ZERO',
+    weight_grams: (product) => product.weightGrams,
     components: (product, _args, { services }) =>
       product.isBundle ? services.bundles.componentsOfProduct(product.tenantId, product.id) : [],
     ...timestamps,
@@ -119,6 +123,7 @@ export const catalogResolvers: Resolvers = {
   },
   SalesChannel: {
     allocation_strategy: (channel) => channel.allocationStrategy,
+    tax_inclusive: (channel) => channel.taxInclusive,
     warehouses: async (channel, _args, context) => {
       const ids = await channelWarehousesLoader(context).load(channel.id);
       return (await warehouseLoader(context).loadMany(ids)).filter(

@@ -26,16 +26,44 @@ const Sku = code(100);
 const PositionCode = code(64);
 const Gtins = z.array(code(64)).max(20, 'may hold at most 20 barcodes');
 
-export const CreateProductInput = z.object({ sku: Sku, name: Name, gtin: Gtins.nullish() });
+/** A product's tax class (GraphQL `TaxClass`, upper case) as stored: lower case. */
+export const TAX_CLASSES = ['standard', 'reduced', 'zero'] as const;
+export type TaxClass = (typeof TAX_CLASSES)[number];
+const TaxClassInput = z.enum(['STANDARD', 'REDUCED', 'ZERO']).transform((value) => value.toLowerCase() as TaxClass);
+const WeightGrams = z.number().int().min(0).max(1_000_000_000);
+
+export const CreateProductInput = z.object({
+  sku: Sku,
+  name: Name,
+  gtin: Gtins.nullish(),
+  tax_class: TaxClassInput.nullish(),
+  weight_grams: WeightGrams.nullish(),
+});
 export const UpdateProductInput = z.object({
   id: z.string(),
   sku: Sku.nullish(),
   name: Name.nullish(),
   gtin: Gtins.nullish(),
+  tax_class: TaxClassInput.nullish(),
+  weight_grams: WeightGrams.nullish(),
 });
-/** Businesses and sales channels: a name. */
+/** Businesses: a name. */
 export const CreateNamedInput = z.object({ name: Name });
 export const UpdateNamedInput = z.object({ id: z.string(), name: Name.nullish() });
+/** The currency a sales channel sells in: ISO 4217, upper case. */
+const Currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code in upper case, for example EUR');
+/** Sales channels: a name, the currency they sell in and whether their prices include tax. */
+export const CreateSalesChannelInput = z.object({
+  name: Name,
+  currency: Currency.nullish(),
+  tax_inclusive: z.boolean().nullish(),
+});
+export const UpdateSalesChannelInput = z.object({
+  id: z.string(),
+  name: Name.nullish(),
+  currency: Currency.nullish(),
+  tax_inclusive: z.boolean().nullish(),
+});
 /** Where a warehouse is: a point (latitude and longitude together) and a country; any may be left out. */
 const WarehousePlace = {
   latitude: Latitude.nullish(),

@@ -15,7 +15,7 @@ import type { Principal } from '../../kernel/principal';
 import * as bundles from './bundles.repository';
 import * as repository from './catalog.repository';
 import type { ChannelWarehouseCache } from './channel-warehouses';
-import type { AllocationStrategy } from './catalog.schemas';
+import type { AllocationStrategy, TaxClass } from './catalog.schemas';
 import { invalidInput } from '../../kernel/validation';
 
 const connectionParameters = { after: 'after', before: 'before' };
@@ -92,7 +92,13 @@ export class CatalogService {
   /** Creates a product; its SKU must be new to the tenant. */
   async createProduct(
     principal: Principal,
-    input: { sku: string; name: string; gtin?: string[] | null },
+    input: {
+      sku: string;
+      name: string;
+      gtin?: string[] | null;
+      tax_class?: TaxClass | null;
+      weight_grams?: number | null;
+    },
   ): Promise<ProductRow> {
     requireScope(principal, 'catalog:write');
     const data = {
@@ -101,6 +107,8 @@ export class CatalogService {
       sku: input.sku,
       name: input.name,
       gtin: input.gtin ?? [],
+      taxClass: input.tax_class ?? 'standard',
+      weightGrams: input.weight_grams ?? null,
     };
     try {
       return await repository.insertProduct(this.db, data);
@@ -113,13 +121,23 @@ export class CatalogService {
   /** Changes the given fields of a product. */
   async updateProduct(
     principal: Principal,
-    input: { id: string; sku?: string | null; name?: string | null; gtin?: string[] | null },
+    input: {
+      id: string;
+      sku?: string | null;
+      name?: string | null;
+      gtin?: string[] | null;
+      tax_class?: TaxClass | null;
+      weight_grams?: number | null;
+    },
   ): Promise<ProductRow> {
     requireScope(principal, 'catalog:write');
     const data: Record<string, unknown> = {};
     if (input.sku != null) data.sku = input.sku;
     if (input.name != null) data.name = input.name;
     if (input.gtin != null) data.gtin = input.gtin;
+    if (input.tax_class != null) data.taxClass = input.tax_class;
+    // Weight is the one optional column: an explicit null removes it.
+    if (input.weight_grams !== undefined) data.weightGrams = input.weight_grams;
     try {
       const row = await repository.updateRow<ProductRow>(
         this.db,
@@ -359,18 +377,31 @@ export class CatalogService {
   }
 
   /** Creates a sales channel. */
-  async createSalesChannel(principal: Principal, input: { name: string }): Promise<SalesChannelRow> {
+  async createSalesChannel(
+    principal: Principal,
+    input: { name: string; currency?: string | null; tax_inclusive?: boolean | null },
+  ): Promise<SalesChannelRow> {
     requireScope(principal, 'catalog:write');
-    return repository.insertSalesChannel(this.db, { id: uuidv7(), tenantId: principal.tenantId, name: input.name });
+    return repository.insertSalesChannel(this.db, {
+      id: uuidv7(),
+      tenantId: principal.tenantId,
+      name: input.name,
+      ...(input.currency != null ? { currency: input.currency } : {}),
+      ...(input.tax_inclusive != null ? { taxInclusive: input.tax_inclusive } : {}),
+    });
   }
 
   /** Changes the given fields of a sales channel. */
   async updateSalesChannel(
     principal: Principal,
-    input: { id: string; name?: string | null },
+    input: { id: string; name?: string | null; currency?: string | null; tax_inclusive?: boolean | null },
   ): Promise<SalesChannelRow> {
     requireScope(principal, 'catalog:write');
-    const data = input.name != null ? { name: input.name } : {};
+    const data = {
+      ...(input.name != null ? { name: input.name } : {}),
+      ...(input.currency != null ? { currency: input.currency } : {}),
+      ...(input.tax_inclusive != null ? { taxInclusive: input.tax_inclusive } : {}),
+    };
     const row = await repository.updateRow<SalesChannelRow>(
       this.db,
       'salesChannel',

@@ -39,8 +39,8 @@ export const catalogModule: Module = {
 };
 
 /** The catalog's vocabulary that other modules' inputs use: allocation strategies and where a place is. */
-export { ALLOCATION_STRATEGIES, CountryCode, Latitude, Longitude } from './catalog.schemas';
-export type { AllocationStrategy } from './catalog.schemas';
+export { ALLOCATION_STRATEGIES, CountryCode, Latitude, Longitude, TAX_CLASSES } from './catalog.schemas';
+export type { AllocationStrategy, TaxClass } from './catalog.schemas';
 /** The `product`, `warehouse`, ... fields of other modules' GraphQL types, batched per request. */
 export { businessLoader, placeResolvers, positionLoader, productLoader, warehouseLoader } from './catalog.loaders';
 export { positionInWarehouse } from './catalog.locations';

@@ -26,6 +26,7 @@ const descriptions: Record<ClientScope, string> = {
   'catalog:write': 'Change your catalog',
   'orders:read': 'Read your orders',
   'orders:write': 'Change your orders',
+  'pricing:write': 'Change your prices, tax zones, shipping methods and discounts',
   '*': 'Full access to everything in your account',
   openid: 'Confirm who you are (your user id) to the application',
 };

@@ -27,3 +27,8 @@ export const ordersModule: Module = {
 export { backorderedItems, markBackorderAllocated } from './backorders';
 /** The orders' inputs, for every interface that names an order (MCP's tools). */
 export { OrderIdInput } from './orders.schemas';
+/** Orders with money: placed by a checkout from its hold, in the checkout's transaction. */
+export { placeOrder, setPaymentStatus, type PlaceOrderInput, type PlaceOrderLine } from './order-placing';
+export { loadOrder } from './order-changes';
+export type * from './order-money';
+export type { OrderRecord } from './orders.repository';

@@ -3,6 +3,7 @@ import type { DbOrTx, Tx } from '../../kernel/db';
 import type { SqlKeysetList } from '../../kernel/keyset';
 import { int8, int8OrNull, parseRows, timestamp, uuid } from '../../kernel/rows';
 import { Prisma } from '../../__generated__/prisma/client';
+import { ORDER_MONEY_JSON, OrderItemMoneyFields, OrderMoneyRow, type OrderMoney } from './order-money';
 
 export type OrderStatus = 'OPEN' | 'PARTIALLY_SHIPPED' | 'SHIPPED' | 'CANCELLED';
 export type OrderItemState =
@@ -24,6 +25,12 @@ export interface OrderItemRecord {
   state: OrderItemState;
   /** Unix milliseconds; null until shipped. */
   shippedAt: number | null;
+  /** Minor units of one unit before discounts; null (with `discount` and `tax`) on orders without money. */
+  unitPrice: number | null;
+  /** The discount allocated to the item, all its units. */
+  discount: number | null;
+  /** The item's tax, all its units, on the discounted amount. */
+  tax: number | null;
 }
 
 export interface OrderRecord {
@@ -35,6 +42,8 @@ export interface OrderRecord {
   createdAt: Date;
   updatedAt: Date;
   items: OrderItemRecord[];
+  /** Buyer, currency, totals, payment: null on orders made without money (`createOrder`). */
+  money: OrderMoney | null;
 }
 
 export async function insertOrder(
@@ -52,11 +61,26 @@ export async function insertOrder(
     INSERT INTO orders (id, tenant_id, business_id, warehouse_id, channel_id)
     VALUES (${order.id}::uuid, ${tenantId}::uuid, ${order.businessId}::uuid, ${order.warehouseId}::uuid,
       ${order.channelId}::uuid)`;
+  await insertItems(tx, tenantId, order.id, order.items);
+}
+
+/** The items of a new order, ALLOCATED; with their money when the order has money. */
+export async function insertItems(
+  tx: Tx,
+  tenantId: string,
+  orderId: string,
+  items: { id: string; productId: string; quantity: number; unitPrice?: number; discount?: number; tax?: number }[],
+) {
+  const money = (pick: (item: (typeof items)[number]) => number | undefined) =>
+    items.map((item) => (pick(item) === undefined ? null : String(pick(item))));
   await tx.$executeRaw`
-    INSERT INTO order_items (id, tenant_id, order_id, product_id, quantity, state)
-    SELECT v.id, ${tenantId}::uuid, ${order.id}::uuid, v.product_id, v.quantity, 'ALLOCATED'
-      FROM unnest(${order.items.map((i) => i.id)}::uuid[], ${order.items.map((i) => i.productId)}::uuid[],
-                  ${order.items.map((i) => String(i.quantity))}::bigint[]) AS v(id, product_id, quantity)`;
+    INSERT INTO order_items (id, tenant_id, order_id, product_id, quantity, state, unit_price, discount, tax)
+    SELECT v.id, ${tenantId}::uuid, ${orderId}::uuid, v.product_id, v.quantity, 'ALLOCATED',
+           v.unit_price, v.discount, v.tax
+      FROM unnest(${items.map((i) => i.id)}::uuid[], ${items.map((i) => i.productId)}::uuid[],
+                  ${items.map((i) => String(i.quantity))}::bigint[], ${money((i) => i.unitPrice)}::bigint[],
+                  ${money((i) => i.discount)}::bigint[], ${money((i) => i.tax)}::bigint[])
+           AS v(id, product_id, quantity, unit_price, discount, tax)`;
 }
 
 /** Whether the tenant has an order with this id (ids are unique per tenant). */
@@ -96,8 +120,10 @@ const OrderRow = z.object({
       quantity: int8,
       state: z.enum(ITEM_STATES),
       shippedAt: int8OrNull,
+      ...OrderItemMoneyFields,
     }),
   ),
+  money: OrderMoneyRow.nullable(),
 }) satisfies z.ZodType<OrderRecord, unknown>;
 
 const ORDER_SELECT = Prisma.sql`
@@ -105,10 +131,12 @@ const ORDER_SELECT = Prisma.sql`
          o.status::text AS status, o.created_at AS "createdAt", o.updated_at AS "updatedAt",
          coalesce((SELECT json_agg(json_build_object('id', i.id, 'productId', i.product_id, 'sku', p.sku,
                                                      'quantity', i.quantity, 'state', i.state,
-                                                     'shippedAt', (extract(epoch FROM i.shipped_at) * 1000)::bigint)
+                                                     'shippedAt', (extract(epoch FROM i.shipped_at) * 1000)::bigint,
+                                                     'unitPrice', i.unit_price, 'discount', i.discount, 'tax', i.tax)
                                    ORDER BY i.id)
                      FROM order_items i JOIN products p ON p.id = i.product_id
-                    WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id), '[]') AS items
+                    WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id), '[]') AS items,
+         ${Prisma.raw(ORDER_MONEY_JSON)} AS money
     FROM orders o`;
 
 export async function findOrders(db: DbOrTx, tenantId: string, ids: readonly string[]): Promise<OrderRecord[]> {
@@ -144,17 +172,27 @@ export async function setItemStates(
 
 /**
  * Splits `quantity` units off an item into a new SHIPPED item of the same order and product
- * (shipped now); the item keeps the rest.
+ * (shipped now); the item keeps the rest. With money, the new item has the same unit price and
+ * takes floor(amount × quantity / the item's quantity) of its discount and of its tax; the item
+ * keeps the rest, so the sums stay exact.
  */
 export async function splitShippedItem(tx: Tx, tenantId: string, itemId: string, newItemId: string, quantity: number) {
+  const units = Prisma.sql`${String(quantity)}::bigint`;
   await tx.$executeRaw`
-    WITH source AS (
-      UPDATE order_items SET quantity = quantity - ${String(quantity)}::bigint, updated_at = now()
-       WHERE tenant_id = ${tenantId}::uuid AND id = ${itemId}::uuid
-      RETURNING order_id, product_id)
-    INSERT INTO order_items (id, tenant_id, order_id, product_id, quantity, state, shipped_at)
-    SELECT ${newItemId}::uuid, ${tenantId}::uuid, order_id, product_id, ${String(quantity)}::bigint, 'SHIPPED', now()
-      FROM source`;
+    WITH old AS (
+      SELECT order_id, product_id, quantity, unit_price, discount, tax FROM order_items
+       WHERE tenant_id = ${tenantId}::uuid AND id = ${itemId}::uuid),
+    source AS (
+      UPDATE order_items i
+         SET quantity = i.quantity - ${units}, discount = i.discount - i.discount * ${units} / i.quantity,
+             tax = i.tax - i.tax * ${units} / i.quantity, updated_at = now()
+       WHERE i.tenant_id = ${tenantId}::uuid AND i.id = ${itemId}::uuid
+      RETURNING i.id)
+    INSERT INTO order_items
+           (id, tenant_id, order_id, product_id, quantity, state, shipped_at, unit_price, discount, tax)
+    SELECT ${newItemId}::uuid, ${tenantId}::uuid, old.order_id, old.product_id, ${units}, 'SHIPPED', now(),
+           old.unit_price, old.discount * ${units} / old.quantity, old.tax * ${units} / old.quantity
+      FROM old, source`;
 }
 
 function listConditions(tenantId: string, status: OrderStatus | undefined) {

@@ -1,7 +1,10 @@
 import { Counter } from 'prom-client';
+import { deleteInBatches } from '../../kernel/batched-delete';
+import type { Db } from '../../kernel/db';
 import { METRICS_PREFIX } from '../../kernel/metrics';
 import type { Module } from '../context';
 import { startReservationSweeper } from './reservation-sweeper';
+import { deleteReleasedReservations as deleteReleasedBatch } from './reservations.repository';
 import { reservationResolvers } from './reservations.resolvers';
 import { ReservationService } from './reservations.service';
 
@@ -49,3 +52,10 @@ export {
   MAX_RESERVATION_MS,
   RemoveReservationInput,
 } from './reservations.schemas';
+
+/**
+ * Housekeeping: deletes reservations released more than RESERVATION_RETENTION_DAYS ago, and their
+ * items, in batches; never one that still holds stock. Returns how many reservations.
+ */
+export const deleteReleasedReservations = (db: Db, days: number, options: { stopping?: () => boolean } = {}) =>
+  deleteInBatches((limit) => deleteReleasedBatch(db, days, limit), options);

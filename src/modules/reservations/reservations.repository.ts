@@ -162,3 +162,17 @@ export async function expiredReservations(db: DbOrTx, limit: number, skipped: st
        ORDER BY expires_at LIMIT ${limit}`,
   );
 }
+
+/**
+ * Retention: deletes at most `limit` reservations released (removed, expired or converted) more
+ * than `days` days ago, found through the index on `released_at`, with their items (the foreign
+ * key cascades). One that still holds stock (an allocation names it) is kept: stock levels never
+ * depend on what retention deletes. Rows another process is deleting are skipped.
+ */
+export const deleteReleasedReservations = (db: DbOrTx, days: number, limit: number) =>
+  db.$executeRaw`
+    DELETE FROM reservations WHERE ctid = ANY(ARRAY(
+      SELECT r.ctid FROM reservations r
+       WHERE r.released_at < now() - make_interval(days => ${days}) AND r.status <> 'ACTIVE'
+         AND NOT EXISTS (SELECT 1 FROM stock_allocations a WHERE a.reservation_id = r.id AND a.tenant_id = r.tenant_id)
+       LIMIT ${limit} FOR UPDATE OF r SKIP LOCKED))`;

@@ -1,5 +1,5 @@
 import type { CursorCodec } from '../../kernel/cursor';
-import { writeInterrupted, writeTransaction, type Db, type Tx } from '../../kernel/db';
+import { writeInterrupted, writeTransaction, type Db, type DbOrTx, type Tx } from '../../kernel/db';
 import { AppError, invalidState, notFound } from '../../kernel/errors';
 import { invalidInput } from '../../kernel/validation';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
@@ -54,7 +54,7 @@ export class ReleaseFailed extends Error {
 }
 
 /** A reservation of the tenant as clients see it (ACTIVE past its expiry is EXPIRED); NOT_FOUND otherwise. */
-export async function findReservation(db: Db, tenantId: string, id: string): Promise<ReservationRecord> {
+export async function findReservation(db: DbOrTx, tenantId: string, id: string): Promise<ReservationRecord> {
   const [record] = isUuid(id) ? await repository.findReservations(db, tenantId, [id.toLowerCase()]) : [];
   if (!record) throw notFound(`no reservation with id "${id}"`);
   return effective(record);
@@ -96,8 +96,39 @@ export class ReservationService {
     idempotency?: Idempotency,
   ): Promise<ReservationRecord> {
     requireScope(principal, 'inventory:write');
+    return this.hold(principal, input, idempotency);
+  }
+
+  /**
+   * What `createReservation` does, for another module that holds stock on its own terms (a
+   * checkout's lines, under scope `checkout:write`): the caller has checked the principal.
+   */
+  hold(principal: Principal, input: CreateReservationInput, idempotency?: Idempotency): Promise<ReservationRecord> {
     if (input.warehouse_id == null) return this.createChannelReservation(principal, input, idempotency);
     return this.createReservationAt(principal, { ...input, warehouse_id: input.warehouse_id }, idempotency);
+  }
+
+  /**
+   * Releases an ACTIVE reservation for another module (a checkout letting go of a hold); false when
+   * it held nothing any more (ended, expired or converted). The caller has checked the principal.
+   */
+  async release(principal: Principal, id: string): Promise<boolean> {
+    const ended = await writeTransaction(this.db, (tx) =>
+      stock.endReservations(tx, principal.tenantId, [id], 'REMOVED', principal.actor),
+    );
+    return ended.length > 0;
+  }
+
+  /**
+   * Moves the expiry of an ACTIVE reservation for another module (a checkout renewed); false when it
+   * expired or ended meanwhile. The caller has checked the principal.
+   */
+  async extend(principal: Principal, id: string, expiresAt: Date): Promise<boolean> {
+    const { tenantId } = principal;
+    return writeTransaction(this.db, async (tx) => {
+      await stock.lock(tx, tenantId, { holders: { reservationIds: [id] } });
+      return repository.extendActiveReservation(tx, tenantId, id, expiresAt);
+    });
   }
 
   /**

@@ -69,13 +69,15 @@ export function createSearchServices({
   const queryIds = createQueryIdCodec(createHmac('sha256', masterKey).update('search-query-ids').digest());
   const log = new SearchLog(db, onBackgroundError);
   const retentionDays = config.searchAnalyticsRetentionDays;
+  // Clicks and events of a search whose rows were counted already are not stored (at most retentionDays).
+  const eventsRetentionDays = config.searchEventsRetentionDays;
   const rows = new IndexRows(db, { pooled: config.databaseDirectUrl !== undefined });
   return {
     engine,
     deliveries,
     indexes: new IndexService(db, cursors, engine, delivery, onBackgroundError),
-    search: new SearchService(db, engine, clicks, queryIds, log, baseUrl, rows, retentionDays),
-    events: new SearchEventsService(db, queryIds, retentionDays),
+    search: new SearchService(db, engine, clicks, queryIds, log, baseUrl, rows, eventsRetentionDays),
+    events: new SearchEventsService(db, queryIds, eventsRetentionDays),
     analytics: new AnalyticsService(db, log),
     suggestions: new SuggestionsService(db, rows, {
       refreshSeconds: config.searchSuggestionsRefreshSeconds,

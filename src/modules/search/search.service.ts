@@ -42,7 +42,7 @@ export class SearchService {
     private readonly log: SearchLog,
     private readonly baseUrl: string,
     private readonly rows: IndexRows,
-    /** SEARCH_ANALYTICS_RETENTION_DAYS. */
+    /** SEARCH_EVENTS_RETENTION_DAYS (at most the analytics one): older searches' clicks and events are not stored. */
     private readonly retentionDays: number,
   ) {}
 

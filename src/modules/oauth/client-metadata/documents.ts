@@ -35,7 +35,7 @@ const MAX_TTL_SECONDS = 24 * 3600;
 
 const NAMING = {
   what: 'client metadata document',
-  fix: 'clients on your own network need OAUTH_ALLOW_PRIVATE_CLIENT_METADATA=true',
+  fix: 'set OAUTH_ALLOW_PRIVATE_CLIENT_METADATA=true to allow client metadata documents on your own network',
 };
 
 /** Seconds to keep a document by its `Cache-Control`: 0 for one that must not be kept. */

@@ -4,7 +4,7 @@
  */
 import { Prisma, type SearchEventType } from '../../../__generated__/prisma/client';
 import { z } from 'zod';
-import type { Db } from '../../../kernel/db';
+import type { Db, DbOrTx } from '../../../kernel/db';
 import { int8, parseRows } from '../../../kernel/rows';
 
 /** Searches of one query of an index in one hour, as one process counted them since its last write. */
@@ -134,31 +134,57 @@ export interface AnalyticsRange {
 
 /*
  * Every figure is about the searches made in the range: their counts, and the followed click URLs
- * and reported events of those searches (found by the hour and query key their query id carries).
- * A click or event counts only while its search's counts are stored.
+ * and reported events of those searches (found by the hour and query key their query id carries),
+ * whether still stored row by row or already counted into `search_activity_counts` and
+ * `search_position_clicks` (see `rollUpActivity`). A click or event counts only while its search's
+ * counts are stored.
  */
 
-/** Followed click URLs (as `CLICK`) and events of the searches counted in the range. */
+/** The stored followed click URLs (as `CLICK`) and events of the searches made in the range. */
+const storedActivity = (range: AnalyticsRange) => Prisma.sql`
+  SELECT search_hour, query_key, search_id, 'CLICK'::search_event_type AS type, NULL::numeric AS value, position
+    FROM search_clicks
+   WHERE index_id = ${range.indexId}::uuid AND search_hour >= ${range.from} AND search_hour < ${range.to}
+  UNION ALL
+  SELECT search_hour, query_key, search_id, type, value, position
+    FROM search_events
+   WHERE index_id = ${range.indexId}::uuid AND search_hour >= ${range.from} AND search_hour < ${range.to}`;
+
+/** Whether the counts of the searches of `a.search_hour` and `a.query_key` are stored. */
+const searchCounted = (range: AnalyticsRange) => Prisma.sql`
+  EXISTS (SELECT 1 FROM search_query_stats s
+           WHERE s.index_id = ${range.indexId}::uuid AND s.hour = a.search_hour AND s.query_key = a.query_key)`;
+
+/**
+ * The activity of the searches counted in the range, per hour and query key: the stored rows
+ * counted, and the counts of the rows already deleted. A search's rows are counted into the counts
+ * all at once, so its clicks are never in both (`clicked`, a count of searches, adds up).
+ */
 const activityOf = (range: AnalyticsRange) => Prisma.sql`
-  SELECT a.search_hour, a.query_key, a.search_id, a.type, a.value, a.position FROM (
-    SELECT search_hour, query_key, search_id, 'CLICK'::search_event_type AS type, NULL::numeric AS value, position
-      FROM search_clicks
-     WHERE index_id = ${range.indexId}::uuid AND search_hour >= ${range.from} AND search_hour < ${range.to}
+  SELECT a.* FROM (
+    SELECT search_hour, query_key,
+           count(DISTINCT search_id) FILTER (WHERE type = 'CLICK') AS clicked,
+           count(*) FILTER (WHERE type = 'CLICK') AS clicks,
+           count(*) FILTER (WHERE type = 'VIEW') AS views,
+           count(*) FILTER (WHERE type = 'ADD_TO_CART') AS add_to_carts,
+           count(*) FILTER (WHERE type = 'CONVERSION') AS conversions,
+           coalesce(sum(value) FILTER (WHERE type = 'CONVERSION'), 0) AS revenue
+      FROM (${storedActivity(range)}) r
+     GROUP BY search_hour, query_key
     UNION ALL
-    SELECT search_hour, query_key, search_id, type, value, position
-      FROM search_events
-     WHERE index_id = ${range.indexId}::uuid AND search_hour >= ${range.from} AND search_hour < ${range.to}
+    SELECT hour, query_key, clicked, clicks, views, add_to_carts, conversions, revenue
+      FROM search_activity_counts
+     WHERE index_id = ${range.indexId}::uuid AND hour >= ${range.from} AND hour < ${range.to}
   ) a
-  WHERE EXISTS (SELECT 1 FROM search_query_stats s
-                 WHERE s.index_id = ${range.indexId}::uuid AND s.hour = a.search_hour AND s.query_key = a.query_key)`;
+  WHERE ${searchCounted(range)}`;
 
 const activityCounts = Prisma.sql`
-  count(DISTINCT a.search_id) FILTER (WHERE a.type = 'CLICK') AS clicked,
-  count(*) FILTER (WHERE a.type = 'CLICK') AS clicks,
-  count(*) FILTER (WHERE a.type = 'VIEW') AS views,
-  count(*) FILTER (WHERE a.type = 'ADD_TO_CART') AS add_to_carts,
-  count(*) FILTER (WHERE a.type = 'CONVERSION') AS conversions,
-  coalesce(sum(a.value) FILTER (WHERE a.type = 'CONVERSION'), 0)::float8 AS revenue`;
+  coalesce(sum(a.clicked), 0)::bigint AS clicked,
+  coalesce(sum(a.clicks), 0)::bigint AS clicks,
+  coalesce(sum(a.views), 0)::bigint AS views,
+  coalesce(sum(a.add_to_carts), 0)::bigint AS add_to_carts,
+  coalesce(sum(a.conversions), 0)::bigint AS conversions,
+  coalesce(sum(a.revenue), 0)::float8 AS revenue`;
 
 const ActivityCounts = z.object({
   clicked: int8,
@@ -236,13 +262,20 @@ export const noResultQueries = async (db: Db, range: AnalyticsRange) =>
      LIMIT ${range.limit}`,
   );
 
-/** Clicks per position: followed click URLs, and `click` events that give a position. */
+/** Clicks per position: followed click URLs, and `click` events that give a position, stored or counted. */
 export const clicksByPosition = async (db: Db, range: AnalyticsRange) =>
   parseRows(
     z.object({ position: z.number(), clicks: int8 }),
     await db.$queryRaw<unknown[]>`
-    SELECT a.position, count(*) AS clicks FROM (${activityOf(range)}) a
-     WHERE a.type = 'CLICK' AND a.position IS NOT NULL
+    SELECT a.position, sum(a.clicks)::bigint AS clicks FROM (
+      SELECT search_hour, query_key, position, count(*) AS clicks FROM (${storedActivity(range)}) r
+       WHERE type = 'CLICK' AND position IS NOT NULL
+       GROUP BY search_hour, query_key, position
+      UNION ALL
+      SELECT hour, query_key, position, clicks FROM search_position_clicks
+       WHERE index_id = ${range.indexId}::uuid AND hour >= ${range.from} AND hour < ${range.to}
+    ) a
+     WHERE ${searchCounted(range)}
      GROUP BY a.position
      ORDER BY a.position
      LIMIT ${range.limit}`,
@@ -252,6 +285,17 @@ export const clicksByPosition = async (db: Db, range: AnalyticsRange) =>
  * Retention: each statement deletes at most `limit` rows of searches made before `cutoff`, found
  * through the index on their hour, and skips rows another process is deleting at the same moment.
  */
+
+/** Counts of clicks and events of searches made before `cutoff` (whose rows were deleted before). */
+export const deleteActivityCountsBefore = (db: Db, cutoff: Date, limit: number) =>
+  db.$executeRaw`
+    DELETE FROM search_activity_counts WHERE ctid = ANY(ARRAY(
+      SELECT ctid FROM search_activity_counts WHERE hour < ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED))`;
+
+export const deletePositionClicksBefore = (db: Db, cutoff: Date, limit: number) =>
+  db.$executeRaw`
+    DELETE FROM search_position_clicks WHERE ctid = ANY(ARRAY(
+      SELECT ctid FROM search_position_clicks WHERE hour < ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED))`;
 
 export const deleteSearchCountsBefore = (db: Db, cutoff: Date, limit: number) =>
   db.$executeRaw`
@@ -267,3 +311,61 @@ export const deleteEventsBefore = (db: Db, cutoff: Date, limit: number) =>
   db.$executeRaw`
     DELETE FROM search_events WHERE ctid = ANY(ARRAY(
       SELECT ctid FROM search_events WHERE search_hour < ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED))`;
+
+/**
+ * Counts the stored clicks and events of the searches of one index and hour made before `cutoff`
+ * (the oldest such hour, found through the indexes on their hour) into `search_activity_counts`
+ * and `search_position_clicks`, and deletes those rows, in one statement: each row is counted
+ * exactly once, and a search's rows all at once. The caller holds the rollup lock, so that two
+ * processes never split a search's rows between them. Returns the rows deleted (0: none left).
+ */
+export async function rollUpActivity(db: DbOrTx, cutoff: Date): Promise<number> {
+  const [row] = parseRows(
+    z.object({ rows: int8 }),
+    await db.$queryRaw<unknown[]>`
+    WITH oldest AS (
+      SELECT index_id, search_hour FROM (
+        (SELECT index_id, search_hour FROM search_clicks WHERE search_hour < ${cutoff} ORDER BY search_hour LIMIT 1)
+        UNION ALL
+        (SELECT index_id, search_hour FROM search_events WHERE search_hour < ${cutoff} ORDER BY search_hour LIMIT 1)
+      ) o ORDER BY search_hour LIMIT 1
+    ), clicks AS (
+      DELETE FROM search_clicks c USING oldest
+       WHERE c.index_id = oldest.index_id AND c.search_hour = oldest.search_hour
+      RETURNING c.tenant_id, c.index_id, c.search_hour, c.query_key, c.search_id, 'CLICK'::search_event_type AS type,
+                NULL::numeric AS value, c.position
+    ), events AS (
+      DELETE FROM search_events e USING oldest
+       WHERE e.index_id = oldest.index_id AND e.search_hour = oldest.search_hour
+      RETURNING e.tenant_id, e.index_id, e.search_hour, e.query_key, e.search_id, e.type, e.value, e.position
+    ), deleted AS (
+      SELECT * FROM clicks UNION ALL SELECT * FROM events
+    ), counted AS (
+      INSERT INTO search_activity_counts AS s
+             (tenant_id, index_id, hour, query_key, clicked, clicks, views, add_to_carts, conversions, revenue)
+      SELECT tenant_id, index_id, search_hour, query_key,
+             count(DISTINCT search_id) FILTER (WHERE type = 'CLICK'),
+             count(*) FILTER (WHERE type = 'CLICK'),
+             count(*) FILTER (WHERE type = 'VIEW'),
+             count(*) FILTER (WHERE type = 'ADD_TO_CART'),
+             count(*) FILTER (WHERE type = 'CONVERSION'),
+             coalesce(sum(value) FILTER (WHERE type = 'CONVERSION'), 0)
+        FROM deleted GROUP BY tenant_id, index_id, search_hour, query_key
+          ON CONFLICT (index_id, hour, query_key) DO UPDATE SET
+             clicked = s.clicked + EXCLUDED.clicked, clicks = s.clicks + EXCLUDED.clicks,
+             views = s.views + EXCLUDED.views, add_to_carts = s.add_to_carts + EXCLUDED.add_to_carts,
+             conversions = s.conversions + EXCLUDED.conversions, revenue = s.revenue + EXCLUDED.revenue
+      RETURNING 1
+    ), positioned AS (
+      INSERT INTO search_position_clicks AS p (tenant_id, index_id, hour, query_key, position, clicks)
+      SELECT tenant_id, index_id, search_hour, query_key, position, count(*)
+        FROM deleted WHERE type = 'CLICK' AND position IS NOT NULL
+       GROUP BY tenant_id, index_id, search_hour, query_key, position
+          ON CONFLICT (index_id, hour, query_key, position) DO UPDATE SET clicks = p.clicks + EXCLUDED.clicks
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM deleted) AS rows, (SELECT count(*) FROM counted) + (SELECT count(*) FROM positioned)
+        AS written`,
+  );
+  return row!.rows;
+}

@@ -22,7 +22,7 @@ export class SearchEventsService {
   constructor(
     private readonly db: Db,
     private readonly queryIds: QueryIdCodec,
-    /** SEARCH_ANALYTICS_RETENTION_DAYS. */
+    /** SEARCH_EVENTS_RETENTION_DAYS (at most the analytics one): older searches' clicks and events are not stored. */
     private readonly retentionDays: number,
   ) {}
 
@@ -35,8 +35,8 @@ export class SearchEventsService {
    * naming it, and nothing of the batch is stored. An event never waits for its search to be
    * written (searches are counted in batches, up to a second later, by whichever process answered
    * them): the signed id is proof enough, and the event joins the counts once they are written.
-   * Events of a search older than the analytics retention are accepted but not stored: they could
-   * never count.
+   * Events of a search older than the events retention are accepted but not stored: its rows were
+   * counted already, or it could never count.
    */
   async record(caller: Principal | null, key: string, events: SearchEventData[]): Promise<void> {
     const { settings } = await searchEngineOf(this.db, caller, key);
