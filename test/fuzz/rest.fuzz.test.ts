@@ -65,6 +65,7 @@ let doomed: Tenant;
 let spareKeyId: string;
 let spareClient: TestClient;
 let spareUser: { id: string };
+let taxZoneId: string;
 
 const CREDENTIALS = [
   'valid',
@@ -116,8 +117,8 @@ const existing = (operation: Operation): Record<string, string[]> => ({
   user_id: [spareUser.id],
   key: ['shop'],
   alias: ['products'],
-  // Documents of tenant A's products index (the only `{id}` path parameter).
-  id: ['1', '2'],
+  // Tenant A's tax zone under /api/tax-zones; elsewhere the documents of its products index.
+  id: operation.template.startsWith('/api/tax-zones/') ? [taxZoneId] : ['1', '2'],
 });
 
 /** Percent-encodings a URL parser must survive. */
@@ -303,6 +304,7 @@ async function seed(tenant: Tenant, prefix: string) {
       payload: JSON.stringify(body),
     });
     if (response.statusCode !== 409) expect(response.statusCode, `${url}: ${response.body}`).toBeLessThan(300);
+    return response;
   };
   await send('POST', '/api/storage/edge/proxies', {
     data: { key: `${prefix}shop`, routes: { path: '*', origin: { uri: 'https://shop.example.com' } } },
@@ -338,6 +340,22 @@ async function seed(tenant: Tenant, prefix: string) {
       { id: '2', title: 'Chair', price: 120 },
     ],
   });
+  if (prefix !== '') return;
+  // The tenant's first tax zone: one a request replaced or renamed serves as well as a new one.
+  const listed = await t.app.inject({
+    method: 'GET',
+    url: '/api/tax-zones',
+    headers: { authorization: `Bearer ${tenant.key}` },
+  });
+  const zones: { id: string }[] = listed.json().data;
+  if (zones.length > 0) {
+    taxZoneId = zones[0]!.id;
+    return;
+  }
+  const zone = { name: 'Fuzzland', country: 'DE', rates: [{ taxClass: 'standard', rateBasisPoints: 1900 }] };
+  const created = await send('POST', '/api/tax-zones', { data: zone });
+  expect(created.statusCode, created.body).toBe(201);
+  taxZoneId = created.json().data.id;
 }
 
 beforeAll(async () => {

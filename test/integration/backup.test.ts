@@ -172,10 +172,12 @@ describe('backup and restore of the embedded database', () => {
     });
     await waitForLedger(sourceUrl, 40);
 
-    // A backup to a missing directory fails at once, naming the file.
-    const unwritable = await admin(sourceDir, 'backup', '--to', join(sourceDir, 'missing', 'shop.backup'));
+    // A backup under a path that names a file fails at once, naming the file.
+    const unwritable = await admin(sourceDir, 'backup', '--to', join(sourceDir, 'master.key', 'shop.backup'));
     expect(unwritable.code).toBe(1);
-    expect(unwritable.stderr).toContain(`Cannot write the backup to ${join(sourceDir, 'missing', 'shop.backup')}`);
+    expect(unwritable.stderr).toContain(
+      `Cannot write the backup to ${join(sourceDir, 'master.key', 'shop.backup')}: a part of the path is not a directory`,
+    );
 
     const before = await ledgerIds(sourceUrl);
     const backupFile = join(temporaryDir('commerce-backup-'), 'shop.backup');

@@ -138,7 +138,10 @@ describe('image transforms', () => {
 
   it('refuses a size not on the list unless the URL is signed for exactly those options', async () => {
     const refused = await get('photo.jpg?w=333');
-    expectRestError({ status: refused.status, body: refused.json } as never, 403);
+    expectRestError(
+      { status: refused.status, headers: refused.headers, body: refused.json, rawBody: refused.text } as never,
+      403,
+    );
     expect(refused.json.error.message).toMatch(/needs a signed URL/);
     const signed = await get(`photo.jpg?w=333&format=png&${sign('/img/photo.jpg', 'w=333&format=png')}`);
     expect(signed.status, signed.text).toBe(200);

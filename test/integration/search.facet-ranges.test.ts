@@ -155,7 +155,7 @@ describe('refused range facets', () => {
     ['an unknown key in a range', { price: [{ label: 'a', to: 10, step: 1 }] }, 'facet_ranges.price[0].step'],
     ['no ranges', { price: [] }, 'facet_ranges.price'],
     ['too many ranges', { price: many(10_000, (i) => ({ label: `r${i}`, from: i, to: i + 1 })) }, 'facet_ranges.price'],
-    ['too many fields', Object.fromEntries(many(5_000, (i) => [`f${i}`, [{ label: 'a', to: 1 }]])), 'facet_ranges'],
+    ['too many fields', Object.fromEntries(many(900, (i) => [`f${i}`, [{ label: 'a', to: 1 }]])), 'facet_ranges'],
     [
       'a field name of 100 000 characters',
       { ['f'.repeat(100_000)]: [{ label: 'a', to: 1 }] },

@@ -167,8 +167,8 @@ describe('refused matching settings change nothing', () => {
     ['a long language', { language: 'e'.repeat(100_000) }, 'language'],
     [
       'many unknown keys',
-      { matching: Object.fromEntries(many(5_000, (i) => `key${i}`).map((key) => [key, 1])) },
-      'matching.key4999',
+      { matching: Object.fromEntries(many(900, (i) => `key${i}`).map((key) => [key, 1])) },
+      'matching.key899',
     ],
   ];
   for (const [what, settings, field] of cases) {

@@ -157,11 +157,16 @@ describe('the backup file', () => {
     await expect(verifyBackup(noHeader)).rejects.toThrow(/does not start with a valid header/);
   });
 
+  it('creates a missing folder for the file, readable by its owner only', async () => {
+    const created = await BackupFileWriter.create(join(dir, 'missing', 'deeper', 'x.backup'));
+    await created.json('header', header);
+    await created.abandon();
+    expect(statSync(join(dir, 'missing', 'deeper')).isDirectory()).toBe(true);
+    expect(statSync(join(dir, 'missing')).mode & 0o777).toBe(0o700);
+  });
+
   it('fails at once, naming the reason, when the destination cannot be written, and leaves nothing behind', async () => {
     writeFileSync(join(dir, 'a-file'), 'x');
-    await expect(BackupFileWriter.create(join(dir, 'missing', 'x.backup'))).rejects.toThrow(
-      `Cannot write the backup to ${join(dir, 'missing', 'x.backup')}: ${join(dir, 'missing')} does not exist`,
-    );
     await expect(BackupFileWriter.create(dir)).rejects.toThrow(/: it is a directory$/);
     await expect(BackupFileWriter.create(join(dir, 'a-file', 'x.backup'))).rejects.toThrow(/is not a directory$/);
     const abandoned = await BackupFileWriter.create(join(dir, 'abandoned.backup'));

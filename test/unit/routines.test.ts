@@ -28,7 +28,8 @@ describe('database routines', () => {
 
   // Each stock rule has one implementation, in SQL: no TypeScript file may carry its own copy.
   it.each([
-    ['the stock lock', /stock_lock_key|`stock:\$\{|pg_advisory_xact_lock\([a-z$]/],
+    // An advisory lock on a named integer constant (`${ROLLUP_LOCK}::int`) is some other job's, not the stock lock.
+    ['the stock lock', /stock_lock_key|`stock:\$\{|pg_advisory_xact_lock\((?!\$\{[A-Z_]+\}::int\))[a-z$]/],
     ['the allocation order (first expired, first out)', /expires_at\s+ASC\s+NULLS\s+LAST/i],
     ['the merge of units into a line', /ON CONFLICT \(tenant_id, product_id, warehouse_id/],
     ['the queueing of broadcasts', /INSERT INTO stock_broadcasts/],

@@ -45,6 +45,7 @@ function reason(error: unknown, path: string): string {
     case 'EISDIR':
       return 'it is a directory';
     case 'ENOTDIR':
+    case 'EEXIST': // mkdir of a folder whose path names a file
       return 'a part of the path is not a directory';
     case 'EROFS':
       return 'the file system is read-only';

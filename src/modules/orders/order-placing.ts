@@ -10,8 +10,7 @@ import { uuidv7 } from '../../kernel/ids';
 import type { Principal } from '../../kernel/principal';
 import { claimForOrder, findReservation } from '../reservations';
 import * as stock from '../stock';
-import type { OrderBuyer, OrderDestination, OrderDiscount, OrderFulfillment, OrderPaymentStatus } from './order-money';
-import type { OrderTaxLine, OrderTotals } from './order-money';
+import type { OrderMoney, OrderPaymentStatus } from './order-money';
 import { insertItems } from './orders.repository';
 
 /** A JSON column's value: SQL NULL for null. */
@@ -30,22 +29,12 @@ export interface PlaceOrderLine {
   holds?: { reservationId: string; quantity: number }[];
 }
 
-export interface PlaceOrderInput {
+export interface PlaceOrderInput extends OrderMoney {
   /** The new order's id; a UUIDv7 by default. */
   orderId?: string;
   /** The ACTIVE reservation holding the units of every line without `holds` of its own. */
   reservationId?: string;
-  checkoutId: string | null;
   actor: Principal['actor'];
-  buyer: OrderBuyer;
-  currency: string;
-  taxInclusive: boolean;
-  totals: OrderTotals;
-  taxLines: OrderTaxLine[];
-  discounts: OrderDiscount[];
-  paymentStatus: OrderPaymentStatus;
-  fulfillment: OrderFulfillment | null;
-  destination: OrderDestination | null;
   lines: PlaceOrderLine[];
 }
 

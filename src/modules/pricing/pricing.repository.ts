@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { Prisma } from '../../__generated__/prisma/client';
 import type { DbOrTx, Tx } from '../../kernel/db';
+import { isUuid } from '../../kernel/ids';
 import type { SqlKeysetList } from '../../kernel/keyset';
 import { parseRows, timestamp, uuid, type RowModel } from '../../kernel/rows';
 import { TAX_CLASSES, type PriceRecord, type TaxRateRecord, type TaxZoneRecord } from './pricing.types';
@@ -143,7 +144,7 @@ export async function existingProducts(db: DbOrTx, tenantId: string, ids: readon
   const rows = await db.$queryRawUnsafe<{ id: string }[]>(
     `SELECT id FROM products WHERE tenant_id = $1::uuid AND id = ANY($2::uuid[])`,
     tenantId,
-    [...ids],
+    ids.filter(isUuid), // what is no UUID names no product
   );
   return new Set(rows.map((row) => row.id));
 }
@@ -157,7 +158,7 @@ export async function channelCurrencies(
   const rows = await db.$queryRawUnsafe<{ id: string; currency: string }[]>(
     `SELECT id, currency FROM sales_channels WHERE tenant_id = $1::uuid AND id = ANY($2::uuid[])`,
     tenantId,
-    [...ids],
+    ids.filter(isUuid), // what is no UUID names no channel
   );
   return new Map(rows.map((row) => [row.id, row.currency]));
 }

@@ -1,6 +1,6 @@
 /** REST writes of the back office: prices in bulk and tax zones (and their lists). */
 import { list, single } from '../../kernel/envelope';
-import { requestFingerprint } from '../../kernel/idempotency';
+import { IdempotencyHeaders, idempotencyOf } from '../../kernel/rest/idempotency-header';
 import { pageBlock } from '../../kernel/rest/page-links';
 import { listEnvelope, pageArguments, pageQuery, singleEnvelope, z } from '../../kernel/rest/schemas';
 import { underField } from '../../kernel/validation';
@@ -19,26 +19,6 @@ import { priceView, taxZoneView } from './pricing.service';
 const tag = 'Prices and tax';
 const pricesPath = '/api/prices';
 const zonesPath = '/api/tax-zones';
-
-const IdempotencyHeaders = z.object({
-  'Idempotency-Key': z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[\x21-\x7e]+$/)
-    .optional()
-    .openapi({
-      description:
-        'Makes the write safe to retry: for 24 hours, a request with the same key and the same body gets the first ' +
-        'successful response again without applying twice; the same key with another body is a 422. Keys are per ' +
-        'tenant.',
-    }),
-});
-
-const idempotencyOf = (headers: z.output<typeof IdempotencyHeaders>, operation: string, body: unknown) => {
-  const key = headers['Idempotency-Key'];
-  return key === undefined ? undefined : { key, fingerprint: requestFingerprint(operation, body) };
-};
 
 const Uuid = (description: string) =>
   z

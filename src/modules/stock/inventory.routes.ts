@@ -1,4 +1,4 @@
-import { requestFingerprint } from '../../kernel/idempotency';
+import { IdempotencyHeaders, idempotencyOf } from '../../kernel/rest/idempotency-header';
 import { badRequest } from '../../kernel/errors';
 import { underField } from '../../kernel/validation';
 import { defineOperation } from '../context';
@@ -13,26 +13,6 @@ import {
 
 const tag = 'Inventory';
 const path = '/api/inventory/items';
-
-const IdempotencyHeaders = z.object({
-  'Idempotency-Key': z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[\x21-\x7e]+$/)
-    .optional()
-    .openapi({
-      description:
-        'Makes the write safe to retry: for 24 hours, a request with the same key and the same body gets the first ' +
-        'successful response again without applying twice; the same key with another body is a 422. Keys are per ' +
-        'tenant.',
-    }),
-});
-
-const idempotencyOf = (headers: z.output<typeof IdempotencyHeaders>, operation: string, body: unknown) => {
-  const key = headers['Idempotency-Key'];
-  return key === undefined ? undefined : { key, fingerprint: requestFingerprint(operation, body) };
-};
 
 const limitNote = `At most ${MAX_ITEMS_PER_WRITE} entries per request (and a body of at most 1 MiB, else 413).`;
 
