@@ -6,6 +6,7 @@
 import { authModule } from './auth';
 import { broadcastsModule } from './broadcasts';
 import { catalogModule } from './catalog';
+import { checkoutModule } from './checkout';
 import type { Module } from './context';
 import { demoModule } from './demo';
 import { edgeModule } from './edge';
@@ -39,6 +40,7 @@ export const modules: readonly Module[] = [
   transfersModule,
   broadcastsModule,
   pricingModule,
+  checkoutModule,
   ucpModule,
   mcpModule,
   housekeepingModule,
