@@ -301,7 +301,12 @@ export class CheckoutService {
     // Step one: name the holds about to be made and about to go.
     let version: number;
     if (current === null) {
-      await repository.insertCheckout(db, tenantId, keys, base);
+      await repository.insertCheckout(
+        db,
+        tenantId,
+        { id: keys.id, businessId: keys.businessId, channelId: keys.channelId },
+        base,
+      );
       version = 0;
     } else {
       if (!(await repository.updateCheckout(db, tenantId, keys.id, current.version, base)))
