@@ -19,6 +19,7 @@ import { proxiesModule } from './proxies';
 import { referenceModule } from './reference';
 import { reservationsModule } from './reservations';
 import { searchModule } from './search';
+import { shippingModule } from './shipping';
 import { stockModule } from './stock';
 import { supplyModule } from './supply';
 import { transfersModule } from './transfers';
@@ -39,6 +40,7 @@ export const modules: readonly Module[] = [
   transfersModule,
   broadcastsModule,
   pricingModule,
+  shippingModule,
   ucpModule,
   mcpModule,
   housekeepingModule,
