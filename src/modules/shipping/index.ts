@@ -9,7 +9,7 @@ declare module '../context' {
   }
 }
 
-/** Shipping methods per sales channel, their rates, pickup at the channel's warehouses, and the options of a checkout. */
+/** Shipping methods per sales channel, their rates, pickup at its warehouses, and the options of a checkout. */
 export const shippingModule: Module = {
   name: 'shipping',
   services: ({ db, cursors }) => ({ shipping: new ShippingService(db, cursors) }),

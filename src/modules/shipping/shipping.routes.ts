@@ -35,9 +35,9 @@ const MethodParams = z.object({ id: z.string().min(1).max(64).openapi({ descript
 
 const rules =
   'A SHIPPING method serves the destinations in its `countries`; a PICKUP method is collected at its ' +
-  '`pickupWarehouseIds`, warehouses of the channel. A FLAT rate charges `flatAmount`; a WEIGHT rate charges the first ' +
-  "of its `weightBrackets` the parcel's weight fits. With `freeAbove`, a subtotal at or above it ships free. Amounts " +
-  "are minor units of the channel's currency.";
+  '`pickupWarehouseIds`, warehouses of the channel. A FLAT rate charges `flatAmount`; a WEIGHT rate charges the ' +
+  "first of its `weightBrackets` the parcel's weight fits. With `freeAbove`, a subtotal at or above it ships " +
+  "free. Amounts are minor units of the channel's currency.";
 
 export const listShippingMethods = defineOperation({
   operationId: 'listShippingMethods',

@@ -85,11 +85,9 @@ export const ShippingMethodWrite = z
     freeAbove: Amount('A subtotal (minor units) at or above which the method is free; null or left out: never.')
       .nullable()
       .optional(),
-    weightBrackets: Brackets(WeightBracketInput)
-      .optional()
-      .openapi({
-        description: 'For WEIGHT (at least one): the first bracket the parcel fits charges; heavier: not offered.',
-      }),
+    weightBrackets: Brackets(WeightBracketInput).optional().openapi({
+      description: 'For WEIGHT (at least one): the first bracket the parcel fits charges; heavier: not offered.',
+    }),
     pickupWarehouseIds: z
       .array(Id('A warehouse of the channel.'))
       .max(MAX_PICKUP_WAREHOUSES, `may hold at most ${MAX_PICKUP_WAREHOUSES} warehouses`)
