@@ -20,6 +20,7 @@ import { proxiesModule } from './proxies';
 import { referenceModule } from './reference';
 import { reservationsModule } from './reservations';
 import { searchModule } from './search';
+import { shippingModule } from './shipping';
 import { stockModule } from './stock';
 import { supplyModule } from './supply';
 import { transfersModule } from './transfers';
@@ -40,6 +41,7 @@ export const modules: readonly Module[] = [
   transfersModule,
   broadcastsModule,
   pricingModule,
+  shippingModule,
   checkoutModule,
   ucpModule,
   mcpModule,

@@ -35,6 +35,12 @@ export const REST_TAGS = [
       'Prices are read with the catalog over GraphQL (`Product.prices`). Guide: [selling](/docs/guides/selling.md).',
   },
   {
+    name: 'Shipping',
+    description:
+      'Shipping methods of sales channels: destinations, flat or weight rates, free-above thresholds and pickup at ' +
+      "the channel's warehouses. Guide: [selling](/docs/guides/selling.md#shipping).",
+  },
+  {
     name: 'Agents',
     description:
       "The index that is the tenant's catalog for AI agents (MCP and UCP). Guide: [agents](/docs/guides/agents.md).",
