@@ -8,6 +8,7 @@ import { broadcastsModule } from './broadcasts';
 import { catalogModule } from './catalog';
 import type { Module } from './context';
 import { demoModule } from './demo';
+import { discountsModule } from './discounts';
 import { edgeModule } from './edge';
 import { housekeepingModule } from './housekeeping';
 import { mcpModule } from './mcp';
@@ -39,6 +40,7 @@ export const modules: readonly Module[] = [
   transfersModule,
   broadcastsModule,
   pricingModule,
+  discountsModule,
   ucpModule,
   mcpModule,
   housekeepingModule,
