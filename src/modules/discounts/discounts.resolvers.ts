@@ -2,7 +2,7 @@ import type { Resolvers } from '../../__generated__/graphql';
 import { connectionArguments, toConnection } from '../../kernel/graphql/connection';
 import { IdempotencyKey, idempotencyOf } from '../../kernel/graphql/idempotency';
 import { z } from '../../kernel/rest/schemas';
-import { withInput } from '../../kernel/validation';
+import { parseValue, withInput } from '../../kernel/validation';
 import { GraphqlDiscountInput } from './discounts.schemas';
 
 const millis = (value: Date | number | null) => (value === null ? null : new Date(value).getTime());
@@ -21,22 +21,25 @@ export const discountsResolvers: Resolvers = {
   },
   Mutation: {
     createDiscount: (_parent, { input }, { principal, services }) =>
-      withInput(Keyed, input, (keyed) =>
-        withInput(GraphqlDiscountInput, input, async (valid) => ({
-          discount: await services.discounts.createDiscount(principal, valid, idempotencyOf('createDiscount', keyed)),
-        })),
-      ),
+      withInput(GraphqlDiscountInput, input, async (valid) => ({
+        discount: await services.discounts.createDiscount(
+          principal,
+          valid,
+          idempotencyOf('createDiscount', parseValue(Keyed, input)),
+        ),
+      })),
     updateDiscount: (_parent, { input }, { principal, services }) =>
-      withInput(Keyed.extend(UpdateId.shape), input, (keyed) =>
-        withInput(GraphqlDiscountInput, input, async (valid) => ({
+      withInput(GraphqlDiscountInput, input, async (valid) => {
+        const keyed = parseValue(Keyed.extend(UpdateId.shape), input);
+        return {
           discount: await services.discounts.replaceDiscount(
             principal,
             keyed.id,
             valid,
             idempotencyOf('updateDiscount', keyed),
           ),
-        })),
-      ),
+        };
+      }),
     deleteDiscount: async (_parent, { input }, { principal, services }) => {
       await services.discounts.deleteDiscount(principal, input.id);
       return { id: input.id };
