@@ -9,6 +9,7 @@ import { catalogModule } from './catalog';
 import { checkoutModule } from './checkout';
 import type { Module } from './context';
 import { demoModule } from './demo';
+import { discountsModule } from './discounts';
 import { edgeModule } from './edge';
 import { housekeepingModule } from './housekeeping';
 import { mcpModule } from './mcp';
@@ -42,6 +43,7 @@ export const modules: readonly Module[] = [
   broadcastsModule,
   pricingModule,
   shippingModule,
+  discountsModule,
   checkoutModule,
   ucpModule,
   mcpModule,

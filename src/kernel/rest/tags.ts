@@ -41,6 +41,12 @@ export const REST_TAGS = [
       "the channel's warehouses. Guide: [selling](/docs/guides/selling.md#shipping).",
   },
   {
+    name: 'Discounts',
+    description:
+      'Discount codes and automatic promotions: percent or fixed, off the order or off items, with a minimum ' +
+      'subtotal, a validity window and usage limits. Guide: [selling](/docs/guides/selling.md#discounts).',
+  },
+  {
     name: 'Agents',
     description:
       "The index that is the tenant's catalog for AI agents (MCP and UCP). Guide: [agents](/docs/guides/agents.md).",
