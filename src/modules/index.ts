@@ -13,6 +13,7 @@ import { housekeepingModule } from './housekeeping';
 import { mcpModule } from './mcp';
 import { oauthModule } from './oauth';
 import { ordersModule } from './orders';
+import { paymentsModule } from './payments';
 import { preferencesModule } from './preferences';
 import { pricingModule } from './pricing';
 import { proxiesModule } from './proxies';
@@ -39,6 +40,7 @@ export const modules: readonly Module[] = [
   transfersModule,
   broadcastsModule,
   pricingModule,
+  paymentsModule,
   ucpModule,
   mcpModule,
   housekeepingModule,
