@@ -30,6 +30,7 @@ function isServerUrl(value: string) {
 }
 
 const configSchema = z.object({
+  NODE_ENV: z.string().min(1).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: postgresUrl.optional(),
@@ -124,6 +125,8 @@ const configSchema = z.object({
 });
 
 export interface Config {
+  /** NODE_ENV is `production`: test-only features (the sandbox payment handler) are refused. */
+  production: boolean;
   port: number;
   host: string;
   databaseUrl: string | undefined;
@@ -304,6 +307,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'Invalid configuration: DATABASE_DIRECT_URL goes with DATABASE_URL (the embedded database is direct)',
     );
   return {
+    production: values.NODE_ENV?.trim().toLowerCase() === 'production',
     port: values.PORT,
     host: values.HOST,
     databaseUrl: values.DATABASE_URL,

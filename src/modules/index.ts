@@ -15,6 +15,7 @@ import { housekeepingModule } from './housekeeping';
 import { mcpModule } from './mcp';
 import { oauthModule } from './oauth';
 import { ordersModule } from './orders';
+import { paymentsModule } from './payments';
 import { preferencesModule } from './preferences';
 import { pricingModule } from './pricing';
 import { proxiesModule } from './proxies';
@@ -44,6 +45,7 @@ export const modules: readonly Module[] = [
   pricingModule,
   shippingModule,
   discountsModule,
+  paymentsModule,
   checkoutModule,
   ucpModule,
   mcpModule,
