@@ -30,6 +30,7 @@ function isServerUrl(value: string) {
 }
 
 const configSchema = z.object({
+  NODE_ENV: z.string().min(1).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: postgresUrl.optional(),
@@ -61,6 +62,7 @@ const configSchema = z.object({
   SEARCH_ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   SEARCH_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   RESERVATION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  CHECKOUT_TTL_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
   SEARCH_SUGGESTIONS_REFRESH_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   SEARCH_SUGGESTIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   OAUTH_REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
@@ -123,6 +125,8 @@ const configSchema = z.object({
 });
 
 export interface Config {
+  /** NODE_ENV is `production`: test-only features (the sandbox payment handler) are refused. */
+  production: boolean;
   port: number;
   host: string;
   databaseUrl: string | undefined;
@@ -159,6 +163,8 @@ export interface Config {
   searchEventsRetentionDays: number;
   /** Days a removed, expired or converted reservation (and its items) is kept after its release. */
   reservationRetentionDays: number;
+  /** Minutes a checkout (and the hold of its lines) lives after its last change. */
+  checkoutTtlMinutes: number;
   /** Seconds a process serves the query suggestions of an index before rebuilding them from the search log. */
   searchSuggestionsRefreshSeconds: number;
   /** Requests per minute each client address may send to the public query suggestions endpoint. */
@@ -301,6 +307,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'Invalid configuration: DATABASE_DIRECT_URL goes with DATABASE_URL (the embedded database is direct)',
     );
   return {
+    production: values.NODE_ENV?.trim().toLowerCase() === 'production',
     port: values.PORT,
     host: values.HOST,
     databaseUrl: values.DATABASE_URL,
@@ -327,6 +334,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     searchAnalyticsRetentionDays: values.SEARCH_ANALYTICS_RETENTION_DAYS,
     searchEventsRetentionDays: Math.min(values.SEARCH_EVENTS_RETENTION_DAYS, values.SEARCH_ANALYTICS_RETENTION_DAYS),
     reservationRetentionDays: values.RESERVATION_RETENTION_DAYS,
+    checkoutTtlMinutes: values.CHECKOUT_TTL_MINUTES,
     searchSuggestionsRefreshSeconds: values.SEARCH_SUGGESTIONS_REFRESH_SECONDS,
     searchSuggestionsPerMinute: values.SEARCH_SUGGESTIONS_PER_MINUTE,
     oauth: {

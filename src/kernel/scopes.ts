@@ -15,6 +15,7 @@ export const SCOPES = [
   'orders:read',
   'orders:write',
   'pricing:write',
+  'checkout:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -6,19 +6,23 @@
 import { authModule } from './auth';
 import { broadcastsModule } from './broadcasts';
 import { catalogModule } from './catalog';
+import { checkoutModule } from './checkout';
 import type { Module } from './context';
 import { demoModule } from './demo';
+import { discountsModule } from './discounts';
 import { edgeModule } from './edge';
 import { housekeepingModule } from './housekeeping';
 import { mcpModule } from './mcp';
 import { oauthModule } from './oauth';
 import { ordersModule } from './orders';
+import { paymentsModule } from './payments';
 import { preferencesModule } from './preferences';
 import { pricingModule } from './pricing';
 import { proxiesModule } from './proxies';
 import { referenceModule } from './reference';
 import { reservationsModule } from './reservations';
 import { searchModule } from './search';
+import { shippingModule } from './shipping';
 import { stockModule } from './stock';
 import { supplyModule } from './supply';
 import { transfersModule } from './transfers';
@@ -39,6 +43,10 @@ export const modules: readonly Module[] = [
   transfersModule,
   broadcastsModule,
   pricingModule,
+  shippingModule,
+  discountsModule,
+  paymentsModule,
+  checkoutModule,
   ucpModule,
   mcpModule,
   housekeepingModule,

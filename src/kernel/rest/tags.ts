@@ -35,6 +35,18 @@ export const REST_TAGS = [
       'Prices are read with the catalog over GraphQL (`Product.prices`). Guide: [selling](/docs/guides/selling.md).',
   },
   {
+    name: 'Shipping',
+    description:
+      'Shipping methods of sales channels: destinations, flat or weight rates, free-above thresholds and pickup at ' +
+      "the channel's warehouses. Guide: [selling](/docs/guides/selling.md#shipping).",
+  },
+  {
+    name: 'Discounts',
+    description:
+      'Discount codes and automatic promotions: percent or fixed, off the order or off items, with a minimum ' +
+      'subtotal, a validity window and usage limits. Guide: [selling](/docs/guides/selling.md#discounts).',
+  },
+  {
     name: 'Agents',
     description:
       "The index that is the tenant's catalog for AI agents (MCP and UCP). Guide: [agents](/docs/guides/agents.md).",

@@ -27,6 +27,7 @@ const descriptions: Record<ClientScope, string> = {
   'orders:read': 'Read your orders',
   'orders:write': 'Change your orders',
   'pricing:write': 'Change your prices, tax zones, shipping methods and discounts',
+  'checkout:write': 'Create, change, complete and cancel carts and checkouts',
   '*': 'Full access to everything in your account',
   openid: 'Confirm who you are (your user id) to the application',
 };

@@ -28,7 +28,14 @@ export { backorderedItems, markBackorderAllocated } from './backorders';
 /** The orders' inputs, for every interface that names an order (MCP's tools). */
 export { OrderIdInput } from './orders.schemas';
 /** Orders with money: placed by a checkout from its hold, in the checkout's transaction. */
-export { placeOrder, setPaymentStatus, type PlaceOrderInput, type PlaceOrderLine } from './order-placing';
+export {
+  lockOrderForPayment,
+  placeOrder,
+  setPaymentStatus,
+  type PlaceOrderInput,
+  type PlaceOrderLine,
+} from './order-placing';
 export { loadOrder } from './order-changes';
+export type { OrderMoneySteps } from './order-money-steps';
 export type * from './order-money';
 export type { OrderRecord } from './orders.repository';

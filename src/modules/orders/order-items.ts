@@ -149,6 +149,8 @@ export async function runItemOperation(
   references: OrderItemReference[],
   idempotency: Idempotency | undefined,
   operation: ItemOperation,
+  /** Runs last in the operation's transaction, with the order as it was locked. */
+  after?: (tx: Tx, order: OrderRecord) => Promise<void>,
 ): Promise<OrderRecord> {
   const { tenantId } = principal;
   const order = await loadOrder(db, tenantId, orderId);
@@ -203,6 +205,7 @@ export async function runItemOperation(
         items.map((item) => item.id),
         operation.to,
       );
+      if (after) await after(tx, current);
       return order.id;
     }),
   );

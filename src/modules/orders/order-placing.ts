@@ -11,7 +11,7 @@ import type { Principal } from '../../kernel/principal';
 import { claimForOrder, findReservation } from '../reservations';
 import * as stock from '../stock';
 import type { OrderMoney, OrderPaymentStatus } from './order-money';
-import { insertItems } from './orders.repository';
+import { insertItems, type OrderStatus } from './orders.repository';
 
 /** A JSON column's value: SQL NULL for null. */
 const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
@@ -122,4 +122,16 @@ export async function setPaymentStatus(tx: Tx, tenantId: string, orderId: string
     UPDATE orders SET payment_status = ${status}::order_payment_status, updated_at = now()
      WHERE tenant_id = ${tenantId}::uuid AND id = ${orderId}::uuid AND payment_status IS NOT NULL`;
   if (updated !== 1) throw invalidState(`order "${orderId}" has no payment`);
+}
+
+/**
+ * Locks the row of an order with money for a change of its payment and answers its status: the
+ * payments module takes this lock before its own, as canceling does (order, then payment).
+ */
+export async function lockOrderForPayment(tx: Tx, tenantId: string, orderId: string): Promise<OrderStatus> {
+  const rows = await tx.$queryRaw<{ status: OrderStatus }[]>`
+    SELECT status::text AS status FROM orders
+     WHERE tenant_id = ${tenantId}::uuid AND id = ${orderId}::uuid AND payment_status IS NOT NULL FOR UPDATE`;
+  if (!rows[0]) throw invalidState(`order "${orderId}" has no payment`);
+  return rows[0].status;
 }

@@ -8,6 +8,7 @@ import type { Principal } from '../../kernel/principal';
 import * as stock from '../stock';
 import { itemReferenceProblems } from '../stock';
 import { changeOrder, loadOrder, orderChange } from './order-changes';
+import type { OrderMoneySteps } from './order-money-steps';
 import * as repository from './orders.repository';
 import type { OrderRecord, OrderStatus } from './orders.repository';
 
@@ -107,9 +108,16 @@ export async function createShipment(
 /**
  * Cancels an order. Unshipped items release what they hold (committed units become available;
  * units marked unavailable stay unavailable) and are not restockable, since they never left;
- * shipped items of a shipped order become restockable.
+ * shipped items of a shipped order become restockable. An order with money has its payment voided
+ * or refunded by `moneySteps` in the same transaction.
  */
-export async function cancelOrder(db: Db, principal: Principal, id: string, idempotency?: Idempotency) {
+export async function cancelOrder(
+  db: Db,
+  principal: Principal,
+  id: string,
+  idempotency?: Idempotency,
+  moneySteps?: OrderMoneySteps | null,
+) {
   const { tenantId } = principal;
   const statuses: OrderStatus[] = ['OPEN', 'PARTIALLY_SHIPPED', 'SHIPPED'];
   const { order } = await changeOrder(db, principal, id, idempotency, statuses, 'id', async (tx, order) => {
@@ -126,6 +134,7 @@ export async function cancelOrder(db: Db, principal: Principal, id: string, idem
       'CANCELLED',
     );
     await repository.setOrderStatus(tx, tenantId, order.id, 'CANCELLED');
+    if (order.money !== null && moneySteps) await moneySteps.canceled(tx, tenantId, order);
   });
   return order;
 }

@@ -13,6 +13,7 @@ import {
   OrderIdInput,
   OrderItemsInput,
   OrderItemsToLocationInput,
+  ReturnOrderItemsInput,
 } from './orders.schemas';
 import { withInput } from '../../kernel/validation';
 
@@ -71,12 +72,13 @@ export const orderResolvers: Resolvers = {
         order: await services.orders.cancelOrder(principal, valid.id, idempotencyOf('cancelOrder', valid)),
       })),
     returnOrderItems: (_parent, { input }, { principal, services }) =>
-      withInput(OrderItemsInput, input, async (valid) => ({
+      withInput(ReturnOrderItemsInput, input, async (valid) => ({
         order: await services.orders.returnOrderItems(
           principal,
           valid.order_id,
           valid.items,
           idempotencyOf('returnOrderItems', valid),
+          valid.refund_amount,
         ),
       })),
     deallocateOrderItems: (_parent, { input }, { principal, services }) =>

@@ -57,6 +57,11 @@ const items = (item: z.ZodType<OrderItemReference>) =>
 /** An operation on some items of an order. */
 export const OrderItemsInput = items(ItemReference);
 
+/** `returnOrderItems(input:)`: the items, and optionally an amount of the order's payment to refund. */
+export const ReturnOrderItemsInput = items(ItemReference).extend({
+  refund_amount: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
+});
+
 /** An operation that puts the items' units somewhere: every item names its `location_id`. */
 export const OrderItemsToLocationInput = items(
   ItemReference.superRefine((item, context) => {

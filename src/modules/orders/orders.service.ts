@@ -1,5 +1,5 @@
 import type { CursorCodec } from '../../kernel/cursor';
-import type { Db } from '../../kernel/db';
+import type { Db, Tx } from '../../kernel/db';
 import type { Idempotency } from '../../kernel/idempotency';
 import { sqlKeysetSource } from '../../kernel/keyset';
 import { paginate, type PageArguments } from '../../kernel/pagination';
@@ -8,7 +8,9 @@ import type { Principal } from '../../kernel/principal';
 import { loadOrder } from './order-changes';
 import { convertReservation, createChannelOrder, createOrderAt } from './order-creation';
 import { ITEM_OPERATIONS, runItemOperation } from './order-items';
+import type { OrderMoneySteps } from './order-money-steps';
 import { cancelOrder, createShipment, shipOrder } from './order-shipments';
+import { badRequest } from '../../kernel/errors';
 import * as repository from './orders.repository';
 import type { OrderRecord, OrderStatus } from './orders.repository';
 import type { CreateOrderInput, OrderItemReference } from './orders.schemas';
@@ -19,10 +21,17 @@ import type { CreateOrderInput, OrderItemReference } from './orders.schemas';
  * `order-items`; this class checks the scope and hands over.
  */
 export class OrderService {
+  private moneySteps: OrderMoneySteps | null = null;
+
   constructor(
     private readonly db: Db,
     private readonly cursors: CursorCodec,
   ) {}
+
+  /** What canceling and returning do to the money of an order (the payments module registers them). */
+  setMoneySteps(steps: OrderMoneySteps) {
+    this.moneySteps = steps;
+  }
 
   /**
    * Commits the items' units to a new order (COMMITTED, source ALLOCATION), all or none: at a
@@ -60,12 +69,33 @@ export class OrderService {
   /** Cancels an order: unshipped items release what they hold, shipped ones become restockable. */
   cancelOrder(principal: Principal, id: string, idempotency?: Idempotency) {
     requireScope(principal, 'orders:write');
-    return cancelOrder(this.db, principal, id, idempotency);
+    return cancelOrder(this.db, principal, id, idempotency, this.moneySteps);
   }
 
-  /** Records shipped items as returned: they become restockable. */
-  returnOrderItems(principal: Principal, orderId: string, items: OrderItemReference[], idempotency?: Idempotency) {
-    return this.itemOperation(principal, orderId, items, idempotency, ITEM_OPERATIONS.returnOrderItems);
+  /**
+   * Records shipped items as returned: they become restockable. With `refundAmount` (an order with
+   * money) that much of its payment is refunded in the same transaction.
+   */
+  returnOrderItems(
+    principal: Principal,
+    orderId: string,
+    items: OrderItemReference[],
+    idempotency?: Idempotency,
+    refundAmount?: number | null,
+  ) {
+    requireScope(principal, 'orders:write');
+    const steps = this.moneySteps;
+    const refund =
+      refundAmount == null
+        ? undefined
+        : async (tx: Tx, order: OrderRecord) => {
+            if (order.money === null || steps === null)
+              throw badRequest('this order carries no money to refund', [
+                { field: 'refund_amount', message: 'is only for orders with money' },
+              ]);
+            await steps.refundReturn(tx, principal.tenantId, order, refundAmount);
+          };
+    return runItemOperation(this.db, principal, orderId, items, idempotency, ITEM_OPERATIONS.returnOrderItems, refund);
   }
 
   /** Releases the commitment of items on an open, unshipped order: their units become available where they are. */

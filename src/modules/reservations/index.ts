@@ -44,12 +44,15 @@ export const reservationsModule: Module = {
 };
 
 export { claimForOrder, findReservation } from './reservations.service';
+export type { ReservationService } from './reservations.service';
 export type { ReservationRecord } from './reservations.repository';
 /** The reservations' inputs, which every interface that makes or changes a reservation validates with (MCP's tools). */
 export {
   CreateReservationInput,
+  EmailAddress,
   ExtendReservationInput,
   MAX_RESERVATION_MS,
+  PhoneNumber,
   RemoveReservationInput,
 } from './reservations.schemas';
 

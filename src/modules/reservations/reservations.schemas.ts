@@ -8,16 +8,18 @@ import { AllocationTargetInput, DestinationInput } from '../stock';
 /** How far ahead a reservation may expire. */
 export const MAX_RESERVATION_MS = 30 * 24 * 60 * 60 * 1000;
 
+/** An e-mail address of a customer or buyer. */
+export const EmailAddress = z
+  .string()
+  .refine((email) => email.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(email), { message: 'must be an e-mail address' });
+
+/** A phone number of a customer or buyer. */
+export const PhoneNumber = z.string().regex(/^[+0-9 ()-]{3,32}$/, 'must be a phone number');
+
 const Contact = z.object({
   name: displayName(255),
-  email: z
-    .string()
-    .refine((email) => email.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(email), { message: 'must be an e-mail address' })
-    .nullish(),
-  phone: z
-    .string()
-    .regex(/^[+0-9 ()-]{3,32}$/, 'must be a phone number')
-    .nullish(),
+  email: EmailAddress.nullish(),
+  phone: PhoneNumber.nullish(),
 });
 
 /** When a reservation stops holding stock: in the future, at most 30 days ahead. */
