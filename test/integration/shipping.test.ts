@@ -522,6 +522,41 @@ describe('the options of a checkout (optionsFor)', () => {
     expect(quotes.filter((quote) => quote.type === 'pickup').map((quote) => quote.warehouseId)).toEqual([w2]);
   });
 
+  it('plans a bundle as its components: shipped from where they are, picked up where all of them are', async () => {
+    const kit = (
+      await run(`mutation($input: CreateProductInput!) { createProduct(input: $input) { product { id } } }`, {
+        input: { sku: 'KIT', name: 'Kit', weight_grams: 800 },
+      })
+    ).createProduct.product.id;
+    await run(`mutation($input: SetBundleComponentsInput!) { setBundleComponents(input: $input) { product { id } } }`, {
+      input: {
+        sku: 'KIT',
+        components: [
+          { sku: 'SKU-1', quantity: 2 },
+          { sku: 'SKU-2', quantity: 1 },
+        ],
+      },
+    });
+    const quote = (quantity: number) =>
+      services.shipping.optionsFor(tenant.id, {
+        channelId: world.channelId,
+        currency: 'EUR',
+        destination: { country: 'DE' },
+        subtotal: 0,
+        lines: [{ key: 'k', productId: kit, quantity }],
+      });
+    // One kit: 2 × SKU-1 from w1 (first in priority), 1 × SKU-2 from w2; w2 has both components.
+    const one = await quote(1);
+    expect(one.find((q) => q.methodId === standard)!.groups).toEqual([
+      { warehouseId: w1, lineKeys: ['k'] },
+      { warehouseId: w2, lineKeys: ['k'] },
+    ]);
+    expect(one.find((q) => q.methodId === express)!.amount).toBe(700); // the kit's own 800 g
+    expect(one.filter((q) => q.type === 'pickup').map((q) => q.warehouseId)).toEqual([w2]);
+    // Four kits need 4 × SKU-2: there are 3.
+    expect(await quote(4)).toEqual([]);
+  });
+
   it('offers nothing for items out of stock, unknown products, another currency or no lines', async () => {
     expect(await options([{ key: 'd', product: 3, quantity: 1 }], 0)).toEqual([]);
     expect(await options([{ key: 'a', product: 0, quantity: 16 }], 0)).toEqual([]);
