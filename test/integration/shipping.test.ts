@@ -352,7 +352,7 @@ describe('shipping methods over GraphQL', () => {
 
   it('refuses a bad input and an unknown channel, and writes nothing', async () => {
     const before = await methodRows();
-    await graphqlError(
+    const refused = await graphqlError(
       t,
       tenant.key,
       'VALIDATION_ERROR',
@@ -368,6 +368,7 @@ describe('shipping methods over GraphQL', () => {
         },
       },
     );
+    expect(refused.extensions?.field).toBe('input.pickup_warehouse_ids[0]');
     await graphqlError(t, tenant.key, 'NOT_FOUND', `query($c: ID!) { shippingMethods(channel_id: $c) { id } }`, {
       c: '0190a0a0-0000-7000-8000-000000000000',
     });
@@ -379,6 +380,51 @@ describe('shipping methods over GraphQL', () => {
       `mutation($input: DeleteShippingMethodInput!) { deleteShippingMethod(input: $input) { id } }`,
       { input: { id: standard } },
     );
+    expect(await methodRows()).toEqual(before);
+  });
+});
+
+describe('shipping method mutations under retries and hostile input', () => {
+  const CREATE = `mutation($input: CreateShippingMethodInput!) { createShippingMethod(input: $input) { shipping_method { id } } }`;
+  const input = {
+    channel_id: '',
+    title: 'Retried',
+    type: 'SHIPPING',
+    countries: ['BE'],
+    rate_kind: 'FLAT',
+    flat_amount: 300,
+    active: false,
+  };
+
+  it('answers the first result again for a repeated idempotency_key, and refuses the key with another input', async () => {
+    const retried = { ...input, channel_id: world.channelId, idempotency_key: 'graphql-shipping-1' };
+    const first = await run(CREATE, { input: retried });
+    const before = await methodCount();
+    const again = await run(CREATE, { input: retried });
+    expect(again.createShippingMethod.shipping_method.id).toBe(first.createShippingMethod.shipping_method.id);
+    expect(await methodCount()).toBe(before);
+    await graphqlError(t, tenant.key, 'CONFLICT', CREATE, { input: { ...retried, flat_amount: 301 } });
+    expect(await methodCount()).toBe(before);
+    await run(`mutation($input: DeleteShippingMethodInput!) { deleteShippingMethod(input: $input) { id } }`, {
+      input: { id: first.createShippingMethod.shipping_method.id },
+    });
+  });
+
+  it('refuses huge lists and long strings with VALIDATION_ERROR and writes nothing', async () => {
+    const before = await methodRows();
+    const valid = { ...input, channel_id: world.channelId };
+    for (const hostile of [
+      { ...valid, countries: Array.from({ length: 5_000 }, (_, n) => `C${n}`) },
+      { ...valid, title: 'x'.repeat(100_000) },
+      { ...valid, pickup_warehouse_ids: Array.from({ length: 1_000 }, () => w1) },
+      {
+        ...valid,
+        rate_kind: 'WEIGHT',
+        weight_brackets: Array.from({ length: 500 }, (_, n) => ({ up_to_grams: n + 1, amount: 1 })),
+      },
+    ]) {
+      await graphqlError(t, tenant.key, 'VALIDATION_ERROR', CREATE, { input: hostile });
+    }
     expect(await methodRows()).toEqual(before);
   });
 });
@@ -474,6 +520,41 @@ describe('the options of a checkout (optionsFor)', () => {
     ]);
     // w2 holds both lines of the first query: its pickup is offered, w1's is not.
     expect(quotes.filter((quote) => quote.type === 'pickup').map((quote) => quote.warehouseId)).toEqual([w2]);
+  });
+
+  it('plans a bundle as its components: shipped from where they are, picked up where all of them are', async () => {
+    const kit = (
+      await run(`mutation($input: CreateProductInput!) { createProduct(input: $input) { product { id } } }`, {
+        input: { sku: 'KIT', name: 'Kit', weight_grams: 800 },
+      })
+    ).createProduct.product.id;
+    await run(`mutation($input: SetBundleComponentsInput!) { setBundleComponents(input: $input) { product { id } } }`, {
+      input: {
+        sku: 'KIT',
+        components: [
+          { sku: 'SKU-1', quantity: 2 },
+          { sku: 'SKU-2', quantity: 1 },
+        ],
+      },
+    });
+    const quote = (quantity: number) =>
+      services.shipping.optionsFor(tenant.id, {
+        channelId: world.channelId,
+        currency: 'EUR',
+        destination: { country: 'DE' },
+        subtotal: 0,
+        lines: [{ key: 'k', productId: kit, quantity }],
+      });
+    // One kit: 2 × SKU-1 from w1 (first in priority), 1 × SKU-2 from w2; w2 has both components.
+    const one = await quote(1);
+    expect(one.find((q) => q.methodId === standard)!.groups).toEqual([
+      { warehouseId: w1, lineKeys: ['k'] },
+      { warehouseId: w2, lineKeys: ['k'] },
+    ]);
+    expect(one.find((q) => q.methodId === express)!.amount).toBe(700); // the kit's own 800 g
+    expect(one.filter((q) => q.type === 'pickup').map((q) => q.warehouseId)).toEqual([w2]);
+    // Four kits need 4 × SKU-2: there are 3.
+    expect(await quote(4)).toEqual([]);
   });
 
   it('offers nothing for items out of stock, unknown products, another currency or no lines', async () => {

@@ -6,12 +6,19 @@
  */
 import type { DbOrTx } from '../../kernel/db';
 import { AppError } from '../../kernel/errors';
+import { bundleComponents } from '../catalog';
 import { planAllocation, resolveChannelTarget } from '../stock';
 import { parcelWeight, shippingCharge } from './rates';
 import * as repository from './shipping.repository';
 import type { FulfillmentOptionQuote, FulfillmentQuery, ShippingMethodRecord } from './shipping.types';
 
-type Line = FulfillmentQuery['lines'][number];
+/** Units of one product the planner must find for a line: the line's product, or a component of its bundle. */
+interface PlannedUnits {
+  key: string;
+  productId: string;
+  sku: string;
+  quantity: number;
+}
 
 /** What the planner answered for the checkout's lines over the channel's warehouses. */
 interface StockPicture {
@@ -19,6 +26,7 @@ interface StockPicture {
   shipment: { warehouseId: string; lineKeys: string[] }[] | null;
   /** `productId:warehouseId` → units available now, over every warehouse of the channel. */
   available: Map<string, number>;
+  planned: PlannedUnits[];
 }
 
 /**
@@ -31,7 +39,7 @@ async function stockPicture(
   db: DbOrTx,
   tenantId: string,
   query: FulfillmentQuery,
-  skus: Map<string, string>,
+  planned: PlannedUnits[],
   warehouses: { warehouseId: string; businessId: string }[],
 ): Promise<StockPicture> {
   const businesses = [...new Set(warehouses.map((warehouse) => warehouse.businessId))];
@@ -41,7 +49,7 @@ async function stockPicture(
     const target = await resolveChannelTarget(db, tenantId, {
       business_id: businessId,
       channel_id: query.channelId,
-      items: query.lines.map((line) => ({ sku: skus.get(line.productId)!, quantity: line.quantity })),
+      items: planned.map((units) => ({ sku: units.sku, quantity: units.quantity })),
       destination: query.destination ? { country: query.destination.country } : null,
     });
     for (const [key, units] of target.availableGuess) available.set(key, units);
@@ -57,7 +65,7 @@ async function stockPicture(
       const groups = new Map<string, string[]>();
       for (const part of parts) {
         const keys = groups.get(part.warehouseId) ?? [];
-        const key = query.lines[part.itemIndex]!.key;
+        const key = planned[part.itemIndex]!.key;
         if (!keys.includes(key)) keys.push(key);
         groups.set(part.warehouseId, keys);
       }
@@ -66,13 +74,40 @@ async function stockPicture(
       if (!(error instanceof AppError && error.key === 'OUT_OF_STOCK')) throw error;
     }
   }
-  return { shipment, available };
+  return { shipment, available, planned };
 }
 
-/** Whether the warehouse has every line available, lines of one product together. */
-function holdsEvery(lines: readonly Line[], warehouseId: string, available: Map<string, number>) {
+/**
+ * What the planner looks for: each line's product, a bundle's components instead of the bundle (a
+ * bundle has no stock of its own: the line's quantity times each component's).
+ */
+async function plannedUnits(
+  db: DbOrTx,
+  tenantId: string,
+  query: FulfillmentQuery,
+  products: Map<string, { sku: string }>,
+): Promise<PlannedUnits[]> {
+  const components = await bundleComponents(db, tenantId, [...products.keys()]);
+  return query.lines.flatMap((line) => {
+    const own = components.filter((component) => component.bundleId === line.productId);
+    if (own.length === 0) {
+      return [
+        { key: line.key, productId: line.productId, sku: products.get(line.productId)!.sku, quantity: line.quantity },
+      ];
+    }
+    return own.map((component) => ({
+      key: line.key,
+      productId: component.componentId,
+      sku: component.sku,
+      quantity: line.quantity * Number(component.quantity),
+    }));
+  });
+}
+
+/** Whether the warehouse has every line available, units of one product together. */
+function holdsEvery(planned: readonly PlannedUnits[], warehouseId: string, available: Map<string, number>) {
   const needed = new Map<string, number>();
-  for (const line of lines) needed.set(line.productId, (needed.get(line.productId) ?? 0) + line.quantity);
+  for (const units of planned) needed.set(units.productId, (needed.get(units.productId) ?? 0) + units.quantity);
   return [...needed].every(([productId, units]) => (available.get(`${productId}:${warehouseId}`) ?? 0) >= units);
 }
 
@@ -106,8 +141,7 @@ export async function fulfillmentOptions(
   );
   const warehouses = await repository.channelWarehouses(db, tenantId, channel.id);
   if (warehouses.length === 0) return [];
-  const skus = new Map(products.map((product) => [product.id, product.sku]));
-  const stock = await stockPicture(db, tenantId, query, skus, warehouses);
+  const stock = await stockPicture(db, tenantId, query, await plannedUnits(db, tenantId, query, byId), warehouses);
   const allKeys = query.lines.map((line) => line.key);
   const quotes: FulfillmentOptionQuote[] = [];
   for (const method of candidates) {
@@ -128,7 +162,7 @@ export async function fulfillmentOptions(
     }
     for (const warehouse of warehouses) {
       if (!method.pickupWarehouseIds.includes(warehouse.warehouseId)) continue;
-      if (!holdsEvery(query.lines, warehouse.warehouseId, stock.available)) continue;
+      if (!holdsEvery(stock.planned, warehouse.warehouseId, stock.available)) continue;
       quotes.push({
         id: `pickup_${method.id}_${warehouse.warehouseId}`,
         methodId: method.id,

@@ -1,12 +1,27 @@
 import type { Resolvers } from '../../__generated__/graphql';
 import { IdempotencyKey, idempotencyOf } from '../../kernel/graphql/idempotency';
-import { withInput } from '../../kernel/validation';
+import { InvalidInput, withInput } from '../../kernel/validation';
 import {
   CreateShippingMethodInput,
   DeleteShippingMethodInput,
   fromGraphQL,
   UpdateShippingMethodInput,
 } from './shipping.schemas';
+
+/** The service names fields as the REST body does; GraphQL's input names them in snake case. */
+const snakeCase = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+async function inGraphQLNames<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof InvalidInput)) throw error;
+    throw new InvalidInput(
+      error.problems.map((problem) => ({ ...problem, field: snakeCase(problem.field) })),
+      error.code,
+    );
+  }
+}
 
 const CreateInput = CreateShippingMethodInput.extend({ idempotency_key: IdempotencyKey });
 const UpdateInput = UpdateShippingMethodInput.extend({ idempotency_key: IdempotencyKey });
@@ -19,19 +34,19 @@ export const shippingResolvers: Resolvers = {
   Mutation: {
     createShippingMethod: (_parent, { input }, { principal, services }) =>
       withInput(CreateInput, input, async (valid) => ({
-        shipping_method: await services.shipping.createMethod(
-          principal,
-          fromGraphQL(valid),
-          idempotencyOf('createShippingMethod', valid),
+        shipping_method: await inGraphQLNames(() =>
+          services.shipping.createMethod(principal, fromGraphQL(valid), idempotencyOf('createShippingMethod', valid)),
         ),
       })),
     updateShippingMethod: (_parent, { input }, { principal, services }) =>
       withInput(UpdateInput, input, async (valid) => ({
-        shipping_method: await services.shipping.replaceMethod(
-          principal,
-          valid.id,
-          fromGraphQL(valid),
-          idempotencyOf('updateShippingMethod', valid),
+        shipping_method: await inGraphQLNames(() =>
+          services.shipping.replaceMethod(
+            principal,
+            valid.id,
+            fromGraphQL(valid),
+            idempotencyOf('updateShippingMethod', valid),
+          ),
         ),
       })),
     deleteShippingMethod: (_parent, { input }, { principal, services }) =>

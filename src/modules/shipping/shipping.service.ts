@@ -45,9 +45,10 @@ export class ShippingService {
   // The face the checkout composes (no scope: the caller's operation checked it)
 
   /**
-   * The fulfillment options that can serve the query's destination and all its items, cheapest
-   * rules first as `fulfillmentOptions` describes; an empty array when nothing can. NOT_FOUND for
-   * an unknown channel.
+   * The fulfillment options that can serve the query's destination and all its items, in the
+   * order and by the rules `fulfillmentOptions` describes; an empty array when nothing can.
+   * NOT_FOUND for an unknown channel; a query that is not well formed (a quantity of 0, an amount
+   * that is not a safe integer) is the caller's bug, a BAD_REQUEST.
    */
   async optionsFor(tenantId: string, query: FulfillmentQuery): Promise<FulfillmentOptionQuote[]> {
     const valid = parseValue(FulfillmentQuerySchema, query);
