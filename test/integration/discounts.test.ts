@@ -328,6 +328,22 @@ describe('discounts over GraphQL', () => {
     });
     expect(deleted.deleteDiscount.id).toBe(made.id);
   });
+
+  it('refuses hostile inputs with VALIDATION_ERROR, changing nothing', async () => {
+    const before = await discountCount();
+    const mutation = `mutation($input: CreateDiscountInput!) { createDiscount(input: $input) { discount { id } } }`;
+    const valid = { title: 'x', kind: 'PERCENT', percent_basis_points: 5, target: 'ITEMS' };
+    const inputs: [Record<string, unknown>, string][] = [
+      [{ ...valid, product_ids: Array.from({ length: 20_000 }, () => tea) }, 'input.product_ids'],
+      [{ ...valid, product_ids: [tea], title: 'x'.repeat(100_000) }, 'input.title'],
+      [{ ...valid, category_ids: ['c'.repeat(10_000)] }, 'input.category_ids[0]'],
+      [{ ...valid, product_ids: [tea], starts_at: 'yesterday' }, 'input.starts_at'],
+    ];
+    for (const [input, field] of inputs) {
+      expect(await graphqlErrorField(t, tenant.key, 'VALIDATION_ERROR', mutation, { input })).toBe(field);
+    }
+    expect(await discountCount()).toBe(before);
+  });
 });
 
 describe('evaluate', () => {
@@ -496,6 +512,25 @@ describe('evaluate', () => {
     expect(worse.applied.map((a) => a.automatic)).toEqual([true]);
     expect(worse.rejected[0]!.reason).toBe('not_combinable');
     expect((await evaluate(query([], lines))).applied).toEqual([]);
+  });
+
+  it('keeps a channel’s discount to its channel, and the earlier of two equal ones wins', async () => {
+    await discount({ code: 'PROMO-ONLY', channelId: promoChannel });
+    const elsewhere = await evaluate(query(['PROMO-ONLY'], [line('a', 1000)]));
+    expect(elsewhere.rejected).toEqual([
+      { code: 'PROMO-ONLY', reason: 'not_applicable', message: 'The code PROMO-ONLY does not apply to these items.' },
+    ]);
+    const first = await discount({
+      code: 'EQUAL-A',
+      kind: 'FIXED',
+      percentBasisPoints: null,
+      amount: 100,
+      currency: 'EUR',
+    });
+    await discount({ code: 'EQUAL-B', kind: 'FIXED', percentBasisPoints: null, amount: 100, currency: 'EUR' });
+    const tie = await evaluate(query(['EQUAL-B', 'EQUAL-A'], [line('a', 1000)]));
+    expect(tie.applied.map((a) => a.discountId)).toEqual([first]);
+    expect(tie.rejected.map((r) => [r.code, r.reason])).toEqual([['EQUAL-B', 'not_combinable']]);
   });
 
   it('refuses a query with amounts that are not safe non-negative integers', async () => {
