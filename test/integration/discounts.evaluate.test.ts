@@ -50,7 +50,12 @@ describe('evaluate', () => {
     const big = await evaluate(query(['FIVE'], [line('a', 3000)]));
     expect(big.applied[0]!.amount).toBe(500);
     const dollars = await evaluate(query(['FIVE'], [line('a', 3000)], { currency: 'USD' }));
-    expect(dollars).toMatchObject({ applied: [], rejected: [{ code: 'FIVE', reason: 'not_applicable' }] });
+    expect(dollars).toEqual({
+      applied: [],
+      rejected: [
+        { code: 'FIVE', reason: 'not_applicable', message: 'The code FIVE is valid for payments in EUR only.' },
+      ],
+    });
   });
 
   it('takes an item discount off the matching lines only, by product and by category', async () => {
@@ -184,7 +189,7 @@ describe('evaluate', () => {
     await discount({ code: 'PROMO-ONLY', channelId: promoChannel });
     const elsewhere = await evaluate(query(['PROMO-ONLY'], [line('a', 1000)]));
     expect(elsewhere.rejected).toEqual([
-      { code: 'PROMO-ONLY', reason: 'not_applicable', message: 'The code PROMO-ONLY does not apply to these items.' },
+      { code: 'PROMO-ONLY', reason: 'not_applicable', message: 'The code PROMO-ONLY is not valid in this shop.' },
     ]);
     const first = await discount({
       code: 'EQUAL-A',
