@@ -204,11 +204,14 @@ describe('evaluate', () => {
     expect(tie.rejected.map((r) => [r.code, r.reason])).toEqual([['EQUAL-B', 'not_combinable']]);
   });
 
-  it('refuses a query with amounts that are not safe non-negative integers', async () => {
+  it('refuses a query with amounts that are not safe non-negative integers, or a line key twice', async () => {
     for (const amount of [1.5, -1, 2 ** 53]) {
       await expect(evaluate(query([], [line('a', amount)]))).rejects.toMatchObject({
         problems: expect.arrayContaining([expect.objectContaining({ field: 'lines[0].amount' })]),
       });
     }
+    await expect(evaluate(query([], [line('a', 1), line('a', 2)]))).rejects.toMatchObject({
+      problems: [{ field: 'lines', message: 'has each line key once' }],
+    });
   });
 });
