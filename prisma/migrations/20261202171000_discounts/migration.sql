@@ -14,8 +14,8 @@ CREATE TABLE "discounts" (
     "amount" INTEGER,
     "currency" TEXT,
     "target" TEXT NOT NULL,
-    "product_ids" UUID[] NOT NULL DEFAULT '{}',
-    "category_ids" TEXT[] NOT NULL DEFAULT '{}',
+    "product_ids" UUID[] DEFAULT '{}',
+    "category_ids" TEXT[] DEFAULT '{}',
     "minimum_subtotal" INTEGER,
     "starts_at" TIMESTAMPTZ(3),
     "ends_at" TIMESTAMPTZ(3),
@@ -30,6 +30,8 @@ CREATE TABLE "discounts" (
     CONSTRAINT "discounts_kind_check" CHECK (
         ("kind" = 'PERCENT' AND "percent_basis_points" BETWEEN 1 AND 10000 AND "amount" IS NULL AND "currency" IS NULL)
         OR ("kind" = 'FIXED' AND "percent_basis_points" IS NULL AND "amount" >= 1 AND "currency" ~ '^[A-Z]{3}$')),
+    -- Lists are never null (Prisma's list columns are nullable in the schema).
+    CONSTRAINT "discounts_lists_check" CHECK ("product_ids" IS NOT NULL AND "category_ids" IS NOT NULL),
     CONSTRAINT "discounts_target_check" CHECK (
         ("target" = 'ORDER' AND cardinality("product_ids") = 0 AND cardinality("category_ids") = 0)
         OR ("target" = 'ITEMS' AND cardinality("product_ids") + cardinality("category_ids") > 0)),

@@ -175,7 +175,10 @@ export const DiscountQueryInput = z.object({
         amount: z.number().int().min(0).refine(Number.isSafeInteger, 'is not a safe integer'),
       }),
     )
-    .max(MAX_LINES_PER_QUERY),
+    .max(MAX_LINES_PER_QUERY)
+    .refine((lines) => new Set(lines.map((line) => line.key)).size === lines.length, {
+      message: 'has each line key once',
+    }),
   now: z.date(),
 });
 

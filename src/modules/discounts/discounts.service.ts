@@ -73,6 +73,8 @@ export class DiscountsService {
    * rows (in id order: no deadlock between two orders), counts their uses, and throws
    * DiscountLimitReached when one more would exceed a limit overall or for the buyer (by e-mail;
    * without one, only the overall limit counts). A discount deleted meanwhile is not counted.
+   * The transaction must be READ COMMITTED (the default): each count then sees the uses committed
+   * by the transactions that held the locks before it.
    */
   async recordUsage(tx: Tx, tenantId: string, usage: DiscountUsageInput): Promise<void> {
     const ids = [...new Set(usage.discountIds.map((id) => id.toLowerCase()).filter(isUuid))].sort();

@@ -46,16 +46,34 @@ function take(discount: DiscountRecord, lines: readonly Line[], left: Map<string
   return { amount, allocations: matching.map((line, index) => ({ lineKey: line.key, amount: shares[index]! })) };
 }
 
-const sentence: Record<RejectionReason, (code: string, discount?: DiscountRecord) => string> = {
-  unknown: (code) => `The code ${code} is not a discount of this shop.`,
-  expired: (code) => `The code ${code} has expired.`,
-  not_started: (code) => `The code ${code} is not valid yet.`,
-  minimum_not_met: (code, discount) =>
-    `The code ${code} needs a subtotal of at least ${discount!.minimumSubtotal} (minor units).`,
-  usage_limit_reached: (code) => `The code ${code} has been used as often as it may be.`,
-  not_combinable: (code) => `The code ${code} cannot be combined with a better discount applied.`,
-  not_applicable: (code) => `The code ${code} does not apply to these items.`,
-};
+/** The sentence of a rejection, for the buyer. */
+function sentence(code: string, reason: RejectionReason, discount: DiscountRecord | undefined, query: DiscountQuery) {
+  switch (reason) {
+    case 'unknown':
+      return `The code ${code} is not a discount of this shop.`;
+    case 'expired':
+      return `The code ${code} has expired.`;
+    case 'not_started':
+      return `The code ${code} is not valid yet.`;
+    case 'minimum_not_met':
+      return (
+        `The code ${code} needs a subtotal of at least ${discount!.minimumSubtotal} ` +
+        `(in minor units of ${query.currency}).`
+      );
+    case 'usage_limit_reached':
+      return `The code ${code} has been used as often as it may be.`;
+    case 'not_combinable':
+      return `The code ${code} cannot be combined with a better discount applied.`;
+    case 'not_applicable':
+      if (discount!.channelId !== null && discount!.channelId !== query.channelId.toLowerCase()) {
+        return `The code ${code} is not valid in this shop.`;
+      }
+      if (discount!.kind === 'FIXED' && discount!.currency !== query.currency.toUpperCase()) {
+        return `The code ${code} is valid for payments in ${discount!.currency} only.`;
+      }
+      return `The code ${code} does not apply to these items.`;
+  }
+}
 
 /** Why the discount does not apply to the query, or null when it does. */
 function refusal(
@@ -90,7 +108,7 @@ export function evaluateDiscounts(
 ): DiscountEvaluation {
   const rejected: RejectedCode[] = [];
   const reject = (code: string, reason: RejectionReason, discount?: DiscountRecord) =>
-    rejected.push({ code, reason, message: sentence[reason](code, discount) });
+    rejected.push({ code, reason, message: sentence(code, reason, discount, query) });
   const byCode = new Map(candidates.flatMap((d) => (d.code === null ? [] : [[d.code.toLowerCase(), d] as const])));
   const subtotal = query.lines.reduce((sum, line) => sum + line.amount, 0);
 
