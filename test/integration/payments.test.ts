@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { writeTransaction } from '../../src/kernel/db';
 import { placeOrder, type PlaceOrderInput } from '../../src/modules/orders';
 import type { AuthorizeResult } from '../../src/modules/payments';
-import { startSecondProcess, startTestApp } from '../helpers/app';
+import { createKey, startSecondProcess, startTestApp } from '../helpers/app';
 import { sql } from '../helpers/db';
 import { addStock, createStockWorld, expectStockInvariants, levels, type StockWorld } from './orders.fixtures';
 import { graphql, graphqlData, graphqlError } from './stock.fixtures';
@@ -247,7 +247,6 @@ describe('the manual handler', () => {
 
   it('needs orders:write', async () => {
     const orderId = await placeOrderPaidWith(await authorize(null, 'manual'), 'manual');
-    const { createKey } = await import('../helpers/app');
     const reader = await createKey(t.rest, world.tenant.id, ['orders:read']);
     await graphqlError(t, reader, 'FORBIDDEN', MARK_PAID, { input: { order_id: orderId } });
     expect(await orderPaymentStatus(orderId)).toBe('PENDING');

@@ -74,3 +74,26 @@ CREATE TABLE "payment_actions" (
 CREATE INDEX "payment_actions_tenant_id_checkout_id_idx" ON "payment_actions"("tenant_id", "checkout_id");
 ALTER TABLE "payment_actions" ADD CONSTRAINT "payment_actions_tenant_id_fkey"
     FOREIGN KEY ("tenant_id") REFERENCES "tenants"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- Outbox of order events to the sales channel's webhook (the broadcasts module delivers and writes it).
+CREATE TABLE "order_event_deliveries" (
+    "id" UUID NOT NULL,
+    "tenant_id" UUID NOT NULL,
+    "channel_id" UUID NOT NULL,
+    "order_id" UUID NOT NULL,
+    "type" TEXT NOT NULL,
+    "data" JSONB NOT NULL,
+    "status" "broadcast_status" NOT NULL DEFAULT 'PENDING',
+    "attempts" INTEGER NOT NULL DEFAULT 0,
+    "next_attempt_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "claimed_until" TIMESTAMPTZ(3),
+    "last_message" TEXT,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "order_event_deliveries_pkey" PRIMARY KEY ("id")
+);
+CREATE INDEX "order_event_deliveries_status_next_attempt_at_idx" ON "order_event_deliveries"("status", "next_attempt_at");
+CREATE INDEX "order_event_deliveries_tenant_id_order_id_idx" ON "order_event_deliveries"("tenant_id", "order_id");
+ALTER TABLE "order_event_deliveries" ADD CONSTRAINT "order_event_deliveries_tenant_id_fkey"
+    FOREIGN KEY ("tenant_id") REFERENCES "tenants"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -14,6 +14,7 @@ import type { SetSalesChannelWebhookInput } from './broadcasts.schemas';
 import type { z } from 'zod';
 import { postWebhook, WebhookAddressError, WebhookPrivateAddressError, WebhookTimeoutError } from './webhook-post';
 import type { ClaimedDelivery, DeliverySubject, UnreadableDelivery } from './broadcasts.repository';
+import * as orderEvents from './order-events.repository';
 
 /** Deliveries one worker pass claims. */
 const BATCH = 50;
@@ -162,6 +163,30 @@ export class BroadcastService {
     const failures = outcomes.filter((outcome) => outcome !== undefined);
     if (report) failures.forEach(report);
     else if (failures.length > 0) throw new AggregateError(failures, `${failures.length} deliveries failed`);
+    return claimed.length + (await this.deliverDueOrderEvents());
+  }
+
+  /** One pass over the order events due: posted signed like stock broadcasts, retried with the same backoff. */
+  private async deliverDueOrderEvents(): Promise<number> {
+    const claimed = await orderEvents.claimDueOrderEvents(this.db, BATCH, this.config.timeoutMs + 30_000);
+    await Promise.all(
+      claimed.map(async (event) => {
+        const body = JSON.stringify({
+          type: event.type,
+          delivery_id: event.id,
+          order_id: event.orderId,
+          channel_id: event.channelId,
+          ...event.data,
+          created_at: event.createdAt.getTime(),
+        });
+        const { accepted, message, final } = await this.send(event, body);
+        const next = final
+          ? ({ status: 'FAILING', retryInMs: null } as const)
+          : afterAttempt(this.config, event.attempts, accepted);
+        // Should the record fail, the claim runs out and a later pass tries again.
+        await orderEvents.recordOrderEventAttempt(this.db, event.id, { ...next, message }).catch(() => undefined);
+      }),
+    );
     return claimed.length;
   }
 
@@ -209,8 +234,15 @@ export class BroadcastService {
    * One attempt: whether the channel accepted it (2xx), and what to tell the tenant about it;
    * `final` when it was refused before anything was sent (a private address), which retries cannot change.
    */
-  private async post(delivery: ClaimedDelivery): Promise<{ accepted: boolean; message: string; final?: boolean }> {
-    const body = broadcastBody(delivery);
+  private post(delivery: ClaimedDelivery) {
+    return this.send(delivery, broadcastBody(delivery));
+  }
+
+  /** Posts a signed body to a channel's webhook (see `post`). */
+  private async send(
+    delivery: { id: string; attempts: number; url: string; secret: string },
+    body: string,
+  ): Promise<{ accepted: boolean; message: string; final?: boolean }> {
     const headers = {
       'content-type': 'application/json',
       'x-delivery-id': delivery.id,

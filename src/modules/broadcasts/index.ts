@@ -4,6 +4,7 @@ import type { Db, Tx } from '../../kernel/db';
 import { METRICS_PREFIX, scrapeQuery } from '../../kernel/metrics';
 import type { Module } from '../context';
 import * as repository from './broadcasts.repository';
+import * as orderEvents from './order-events.repository';
 import * as stockEvents from './stock-events.repository';
 import { startBroadcastWorker } from './broadcast-worker';
 import { broadcastResolvers } from './broadcasts.resolvers';
@@ -56,8 +57,15 @@ export const broadcastsModule: Module = {
 };
 
 /**
- * Housekeeping: deletes deliveries done (PROCESSED or FAILING) more than
+ * Order events (placed, paid, shipped, canceled, refunded) to the webhook of the order's channel,
+ * queued in the caller's transaction.
+ */
+export { ORDER_EVENT_TYPES, queueOrderEvent, type OrderEvent, type OrderEventType } from './order-events.repository';
+
+/**
+ * Housekeeping: deletes deliveries (stock broadcasts and order events) done (PROCESSED or FAILING) more than
  * BROADCAST_DELIVERY_RETENTION_DAYS ago, in batches. Returns how many.
  */
-export const deleteFinishedDeliveries = (db: Db, days: number, options: { stopping?: () => boolean } = {}) =>
-  deleteInBatches((limit) => repository.deleteFinishedDeliveries(db, days, limit), options);
+export const deleteFinishedDeliveries = async (db: Db, days: number, options: { stopping?: () => boolean } = {}) =>
+  (await deleteInBatches((limit) => repository.deleteFinishedDeliveries(db, days, limit), options)) +
+  (await deleteInBatches((limit) => orderEvents.deleteFinishedOrderEvents(db, days, limit), options));

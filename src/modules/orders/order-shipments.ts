@@ -1,16 +1,21 @@
 /** Whole-order writes: shipping everything allocated, shipments of some units, and cancelling. */
-import type { Db } from '../../kernel/db';
+import type { Db, Tx } from '../../kernel/db';
 import { AppError, invalidState } from '../../kernel/errors';
 import type { Idempotency } from '../../kernel/idempotency';
 import { uuidv7 } from '../../kernel/ids';
 import { invalidInput } from '../../kernel/validation';
 import type { Principal } from '../../kernel/principal';
+import { queueOrderEvent } from '../broadcasts';
 import * as stock from '../stock';
 import { itemReferenceProblems } from '../stock';
 import { changeOrder, loadOrder, orderChange } from './order-changes';
 import type { OrderMoneySteps } from './order-money-steps';
 import * as repository from './orders.repository';
 import type { OrderRecord, OrderStatus } from './orders.repository';
+
+/** An order with money shipped (all of it, or part): its channel's webhook hears `order.shipped`. */
+const announceShipped = (tx: Tx, tenantId: string, orderId: string, status: OrderStatus) =>
+  queueOrderEvent(tx, tenantId, { orderId, type: 'order.shipped', data: { status } });
 
 /**
  * Ships every ALLOCATED item: its units leave the warehouse (`quantity` and `quantity_committed`
@@ -27,6 +32,7 @@ export async function shipOrder(db: Db, principal: Principal, id: string, idempo
     await repository.setItemStates(tx, tenantId, holders.orderItemIds, 'SHIPPED', { shipped: true });
     const waiting = order.items.some((item) => item.state === 'BACKORDERED');
     await repository.setOrderStatus(tx, tenantId, order.id, waiting ? 'PARTIALLY_SHIPPED' : 'SHIPPED');
+    if (order.money !== null) await announceShipped(tx, tenantId, order.id, waiting ? 'PARTIALLY_SHIPPED' : 'SHIPPED');
   });
   return order;
 }
@@ -99,6 +105,8 @@ export async function createShipment(
       const [current] = await repository.findOrders(tx, tenantId, [order.id]);
       const waiting = current!.items.some((item) => item.state === 'ALLOCATED' || item.state === 'BACKORDERED');
       await repository.setOrderStatus(tx, tenantId, order.id, waiting ? 'PARTIALLY_SHIPPED' : 'SHIPPED');
+      if (order.money !== null)
+        await announceShipped(tx, tenantId, order.id, waiting ? 'PARTIALLY_SHIPPED' : 'SHIPPED');
       return ids;
     },
   );

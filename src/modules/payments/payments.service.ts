@@ -11,6 +11,7 @@ import { badRequest, invalidState, notFound } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import type { Principal } from '../../kernel/principal';
 import { requireScope } from '../../kernel/scopes';
+import { queueOrderEvent } from '../broadcasts';
 import { loadOrder, lockOrderForPayment, setPaymentStatus, type OrderMoneySteps, type OrderRecord } from '../orders';
 import { cardNumberRefused, looksLikeCardNumber } from './card-numbers';
 import { paymentHandlers, type HandlerContext, type PaymentHandler } from './handlers';
@@ -108,6 +109,10 @@ export class PaymentService implements PaymentsFace {
       status: RECORD_STATUS_OF[record.outcome],
     });
     await setPaymentStatus(tx, tenantId, record.orderId, ORDER_STATUS_OF[record.outcome]);
+    const data = { payment_status: ORDER_STATUS_OF[record.outcome], total: record.amount, currency: record.currency };
+    await queueOrderEvent(tx, tenantId, { orderId: record.orderId, type: 'order.placed', data });
+    if (record.outcome === 'captured')
+      await queueOrderEvent(tx, tenantId, { orderId: record.orderId, type: 'order.paid', data });
   }
 
   /** Drops an authorization whose completion failed: nothing was recorded for it. */
@@ -148,8 +153,7 @@ export class PaymentService implements PaymentsFace {
         throw invalidState(`the order's payment is ${payment.status}; markOrderPaid needs PENDING`, 'order_id');
       if (payment.handler !== 'manual')
         throw invalidState(`the order is paid through "${payment.handler}": capture it instead`, 'order_id');
-      await repository.setPaymentState(tx, principal.tenantId, payment.id, 'CAPTURED', 0);
-      await setPaymentStatus(tx, principal.tenantId, orderId, 'PAID');
+      await this.paid(tx, principal.tenantId, payment);
     });
   }
 
@@ -159,9 +163,15 @@ export class PaymentService implements PaymentsFace {
       if (payment.status !== 'AUTHORIZED')
         throw invalidState(`the order's payment is ${payment.status}; capturing needs AUTHORIZED`, 'order_id');
       await this.handler(payment.handler).capture(this.context(principal.tenantId), payment.reference, payment.amount);
-      await repository.setPaymentState(tx, principal.tenantId, payment.id, 'CAPTURED', 0);
-      await setPaymentStatus(tx, principal.tenantId, orderId, 'PAID');
+      await this.paid(tx, principal.tenantId, payment);
     });
+  }
+
+  private async paid(tx: Tx, tenantId: string, payment: PaymentRecord) {
+    await repository.setPaymentState(tx, tenantId, payment.id, 'CAPTURED', 0);
+    await setPaymentStatus(tx, tenantId, payment.orderId, 'PAID');
+    const data = { payment_status: 'PAID', total: payment.amount, currency: payment.currency };
+    await queueOrderEvent(tx, tenantId, { orderId: payment.orderId, type: 'order.paid', data });
   }
 
   /** Refunds `amount` (default: all that is left) of a captured payment through its handler. */
@@ -185,6 +195,12 @@ export class PaymentService implements PaymentsFace {
         } else if (payment.status === 'CAPTURED' || payment.status === 'PARTIALLY_REFUNDED') {
           await this.refund(tx, tenantId, payment, null, 'cancel', 'id');
         }
+        const current = payment ? await repository.paymentOfOrder(tx, tenantId, order.id) : undefined;
+        await queueOrderEvent(tx, tenantId, {
+          orderId: order.id,
+          type: 'order.canceled',
+          data: { payment: current?.status ?? null, refunded_amount: current?.refundedAmount ?? 0 },
+        });
       },
       refundReturn: async (tx, tenantId, order, amount) => {
         const payment = await repository.paymentOfOrder(tx, tenantId, order.id, true);
@@ -217,6 +233,11 @@ export class PaymentService implements PaymentsFace {
     const whole = refunded === payment.amount;
     await repository.setPaymentState(tx, tenantId, payment.id, whole ? 'REFUNDED' : 'PARTIALLY_REFUNDED', refunded);
     if (whole) await setPaymentStatus(tx, tenantId, payment.orderId, 'REFUNDED');
+    await queueOrderEvent(tx, tenantId, {
+      orderId: payment.orderId,
+      type: 'order.refunded',
+      data: { amount, refunded_amount: refunded, currency: payment.currency, reason },
+    });
   }
 
   /** A change of an order's payment under its row lock; answers the order as it is after. */
