@@ -6,6 +6,7 @@
 import { authModule } from './auth';
 import { broadcastsModule } from './broadcasts';
 import { catalogModule } from './catalog';
+import { consoleModule } from './console';
 import type { Module } from './context';
 import { demoModule } from './demo';
 import { edgeModule } from './edge';
@@ -44,4 +45,5 @@ export const modules: readonly Module[] = [
   housekeepingModule,
   referenceModule,
   demoModule,
+  consoleModule,
 ];
