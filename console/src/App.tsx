@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useToken } from './api';
+import { setToken } from './api';
 import { beginSignIn, clientIdFromPage, completeSignIn, refresh, signOut, type Session } from './auth';
 import { EdgeArea } from './areas/Edge';
 import { StockArea } from './areas/Stock';
@@ -28,9 +28,7 @@ export function App() {
   }, []);
 
   useEffect(() => {
-    if (!session) return;
-    useToken(session.accessToken);
-    if (!session.refreshToken) return;
+    if (!session?.refreshToken) return;
     // Renews a minute before the access token expires; a refused refresh ends the session.
     const timer = setTimeout(
       () =>
@@ -70,6 +68,8 @@ export function App() {
       </main>
     );
 
+  // Set before the areas render: their first requests go out from their own effects, which run before this one's.
+  setToken(session.accessToken);
   const can: Can = (scope) => session.scopes.has('*') || session.scopes.has(scope);
   const visible = AREAS.filter((entry) => can(entry.scope));
   const current = visible.find((entry) => entry.id === area) ?? visible[0];
@@ -90,7 +90,7 @@ export function App() {
           type="button"
           onClick={() => {
             void signOut(session).finally(() => {
-              useToken('');
+              setToken('');
               setSession(null);
             });
           }}

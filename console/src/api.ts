@@ -14,7 +14,7 @@ export class ApiError extends Error {
 }
 
 let currentToken = '';
-export const useToken = (token: string) => {
+export const setToken = (token: string) => {
   currentToken = token;
 };
 

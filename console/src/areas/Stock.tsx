@@ -97,16 +97,19 @@ function Products({ onPick }: { onPick: (sku: string) => void }) {
 }
 
 function ProductStock({ sku, can, onChange }: { sku: string; can: Can; onChange: () => void }) {
+  const [cursor, setCursor] = useState<Cursor>({});
   const { data, error } = useLoad(
     () =>
       gql<{ inventory: Connection<StockLine> }>(
-        `query($sku: String) { inventory(sku: $sku, first: 100) { edges { node {
-          id ids quantity quantity_available quantity_reserved quantity_committed quantity_unavailable
-          quantity_safety quantity_sellable warehouse { id name } position { code }
-        } } ${PAGE_INFO} } }`,
-        { sku },
+        `query($sku: String, $first: Int, $after: String, $last: Int, $before: String) {
+          inventory(sku: $sku, first: $first, after: $after, last: $last, before: $before) { edges { node {
+            id ids quantity quantity_available quantity_reserved quantity_committed quantity_unavailable
+            quantity_safety quantity_sellable warehouse { id name } position { code }
+          } } ${PAGE_INFO} }
+        }`,
+        { sku, ...pageArgs(cursor) },
       ),
-    [sku],
+    [sku, cursor],
   );
   const writer = can('inventory:write');
   const lines = data?.inventory.edges.map((edge) => edge.node) ?? [];
@@ -153,6 +156,7 @@ function ProductStock({ sku, can, onChange }: { sku: string; can: Can; onChange:
           </tbody>
         </table>
       )}
+      <Pager info={data?.inventory.pageInfo} onPage={setCursor} label="Stock levels" />
       {writer && <ReceiveForm sku={sku} onChange={onChange} />}
     </Section>
   );
@@ -189,7 +193,7 @@ function ReceiveForm({ sku, onChange }: { sku: string; onChange: () => void }) {
   const { data, error: loadError } = useLoad(
     () =>
       gql<{ warehouses: Connection<{ id: string; name: string; business: { id: string } }> }>(
-        `{ warehouses(first: 100) { edges { node { id name business { id } } } ${PAGE_INFO} } }`,
+        `{ warehouses(first: 50) { edges { node { id name business { id } } } ${PAGE_INFO} } }`,
       ),
     [],
   );
