@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import process from 'node:process';
 
 const root = join(import.meta.dirname, '..');
 const sources = join(root, 'console');

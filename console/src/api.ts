@@ -35,7 +35,10 @@ export async function gql<T = Record<string, unknown>>(query: string, variables?
     headers: { authorization: `Bearer ${currentToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({ query, variables }),
   });
-  const answer = (await response.json()) as { data?: T; errors?: { message: string; extensions?: { code?: string } }[] };
+  const answer = (await response.json()) as {
+    data?: T;
+    errors?: { message: string; extensions?: { code?: string } }[];
+  };
   const error = answer.errors?.[0];
   if (error) throw new ApiError(error.message, response.status, error.extensions?.code);
   if (!response.ok || !answer.data) throw new ApiError(`HTTP ${response.status}`, response.status);

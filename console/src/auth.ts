@@ -28,7 +28,7 @@ function base64Url(data: Uint8Array) {
   return btoa(text).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 }
 
-/** The console's client id: from `?client_id=` (the link `npm run admin -- quickstart` prints), else the last one used. */
+/** The console's client id: from `?client_id=` (the link the shop's operator shares), else the last one used. */
 export function clientIdFromPage(): string {
   const fromQuery = new URLSearchParams(location.search).get('client_id');
   if (fromQuery) localStorage.setItem(CLIENT, fromQuery);

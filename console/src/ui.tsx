@@ -18,9 +18,12 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   const [round, setRound] = useState(0);
   useEffect(() => {
     let live = true;
-    setError(null);
     load().then(
-      (value) => live && setData(value),
+      (value) => {
+        if (!live) return;
+        setError(null);
+        setData(value);
+      },
       (failure: unknown) => live && setError(failure),
     );
     return () => {

@@ -96,8 +96,9 @@ describe.skipIf(!chromiumPresent)('operators console in Chromium', { timeout: 90
   async function expectAccessible(page: Page) {
     await page.evaluate(axeSource);
     const violations = await page.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } })
-        .axe;
+      const axe = (
+        globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }
+      ).axe;
       return (await axe.run()).violations.map(({ id, impact }) => ({ id, impact }));
     });
     expect(violations.filter((entry) => ['serious', 'critical'].includes(entry.impact))).toEqual([]);

@@ -142,8 +142,8 @@ function Purge({ keys }: { keys: string[] }) {
         <label htmlFor="purge-tag">Tags (comma-separated)</label>
         <input id="purge-tag" value={tag} onChange={(event) => setTag(event.target.value)} />
         <label className="check">
-          <input type="checkbox" checked={soft} onChange={(event) => setSoft(event.target.checked)} /> Soft (serve
-          stale while refetching)
+          <input type="checkbox" checked={soft} onChange={(event) => setSoft(event.target.checked)} /> Soft (serve stale
+          while refetching)
         </label>
         <button type="submit" disabled={busy}>
           Purge

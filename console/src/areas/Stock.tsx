@@ -62,7 +62,9 @@ function Products({ onPick }: { onPick: (sku: string) => void }) {
     () =>
       gql<{ products: Connection<{ id: string; sku: string; name: string }> }>(
         `query($first: Int, $after: String, $last: Int, $before: String) {
-          products(first: $first, after: $after, last: $last, before: $before) { edges { node { id sku name } } ${PAGE_INFO} }
+          products(first: $first, after: $after, last: $last, before: $before) {
+            edges { node { id sku name } } ${PAGE_INFO}
+          }
         }`,
         pageArgs(cursor),
       ),
@@ -148,9 +150,7 @@ function ProductStock({ sku, can, onChange }: { sku: string; can: Can; onChange:
                   {line.quantity_sellable}
                   {line.quantity_sellable <= 0 && <span className="badge"> low stock</span>}
                 </td>
-                {writer && (
-                  <td>{line.ids.length === 1 && <CountForm line={line} sku={sku} onChange={onChange} />}</td>
-                )}
+                {writer && <td>{line.ids.length === 1 && <CountForm line={line} sku={sku} onChange={onChange} />}</td>}
               </tr>
             ))}
           </tbody>
