@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { setToken } from './api';
 import { beginSignIn, clientIdFromPage, completeSignIn, refresh, signOut, type Session } from './auth';
 import { EdgeArea } from './areas/Edge';
+import { OrdersArea } from './areas/Orders';
 import { StockArea } from './areas/Stock';
 import { ErrorMessage } from './ui';
 
@@ -10,6 +11,7 @@ export type Can = (scope: string) => boolean;
 
 const AREAS = [
   { id: 'stock', title: 'Stock', scope: 'inventory:read', View: StockArea },
+  { id: 'orders', title: 'Orders', scope: 'orders:read', View: OrdersArea },
   { id: 'edge', title: 'Edge', scope: 'proxies:read', View: EdgeArea },
 ] as const;
 

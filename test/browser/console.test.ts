@@ -26,13 +26,22 @@ const service = chromiumPresent ? await startListeningApp() : undefined;
 const screenshots = join(tmpdir(), 'commerce-platform-screenshots');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-const WRITER_SCOPES = ['inventory:read', 'inventory:write', 'catalog:read', 'proxies:read', 'proxies:write'];
-const READER_SCOPES = ['inventory:read', 'catalog:read', 'proxies:read'];
+const WRITER_SCOPES = [
+  'inventory:read',
+  'inventory:write',
+  'catalog:read',
+  'orders:read',
+  'orders:write',
+  'proxies:read',
+  'proxies:write',
+];
+const READER_SCOPES = ['inventory:read', 'catalog:read', 'orders:read', 'proxies:read'];
 
 describe.skipIf(!chromiumPresent)('operators console in Chromium', { timeout: 90_000 }, () => {
   let browser: Browser;
   let tenant: Tenant;
   let catalog: Catalog;
+  let channelId: string;
   let writer: TestClient;
   let reader: TestClient;
   const app = () => service as unknown as TestApp;
@@ -42,6 +51,13 @@ describe.skipIf(!chromiumPresent)('operators console in Chromium', { timeout: 90
     mkdirSync(screenshots, { recursive: true });
     tenant = await createTenant(rest, 'Acme');
     catalog = await createCatalog(app(), tenant.key, { products: 3 });
+    const channel = await graphqlData<{ createSalesChannel: { sales_channel: { id: string } } }>(
+      app(),
+      tenant.key,
+      'mutation($input: CreateSalesChannelInput!) { createSalesChannel(input: $input) { sales_channel { id } } }',
+      { input: { name: 'Web shop' } },
+    );
+    channelId = channel.createSalesChannel.sales_channel.id;
     const redirect = [`${origin}/console/`];
     writer = await createOAuthClient(rest, tenant.id, {
       name: 'Console',
@@ -165,12 +181,6 @@ describe.skipIf(!chromiumPresent)('operators console in Chromium', { timeout: 90
       },
     });
     expect(received.status).toBe(201);
-    const channel = await graphqlData<{ createSalesChannel: { sales_channel: { id: string } } }>(
-      app(),
-      tenant.key,
-      'mutation($input: CreateSalesChannelInput!) { createSalesChannel(input: $input) { sales_channel { id } } }',
-      { input: { name: 'Web shop' } },
-    );
     await graphqlData(
       app(),
       tenant.key,
@@ -179,7 +189,7 @@ describe.skipIf(!chromiumPresent)('operators console in Chromium', { timeout: 90
         input: {
           business_id: catalog.businessId,
           warehouse_id: catalog.warehouseIds[0],
-          channel_id: channel.createSalesChannel.sales_channel.id,
+          channel_id: channelId,
           customer: { name: 'Ada Lovelace' },
           items: [{ sku: 'SKU-2', quantity: 2 }],
           expires_at: Date.now() + 3_600_000,
@@ -198,6 +208,48 @@ describe.skipIf(!chromiumPresent)('operators console in Chromium', { timeout: 90
       '{ reservations(status: ACTIVE) { edges { node { id } } } }',
     );
     expect(left.reservations.edges).toEqual([]);
+    await page.context().close();
+  });
+
+  it('lists orders and ships one', async () => {
+    const received = await service!.rest.post('/api/inventory/items', {
+      token: tenant.key,
+      body: {
+        data: [{ sku: 'SKU-3', warehouseId: catalog.warehouseIds[0], businessId: catalog.businessId, quantity: 6 }],
+      },
+    });
+    expect(received.status).toBe(201);
+    const placed = await graphqlData<{ createOrder: { order: { id: string } } }>(
+      app(),
+      tenant.key,
+      'mutation($input: CreateOrderInput!) { createOrder(input: $input) { order { id } } }',
+      {
+        input: {
+          business_id: catalog.businessId,
+          warehouse_id: catalog.warehouseIds[0],
+          channel_id: channelId,
+          items: [{ sku: 'SKU-3', quantity: 2 }],
+        },
+      },
+    );
+    const orderId = placed.createOrder.order.id;
+    const page = await signIn(writer);
+    await page.getByRole('link', { name: 'Orders' }).click();
+    await page.getByRole('button', { name: orderId.slice(0, 8) }).click();
+    await page.getByRole('button', { name: 'Ship order' }).click();
+    await expect
+      .poll(() => page.locator('table.order-list td[data-field=status]').allTextContents())
+      .toEqual(['SHIPPED']);
+    expect(await page.getByRole('button', { name: 'Ship order' }).count()).toBe(0);
+    const order = await graphqlData<{ order: { status: string } }>(
+      app(),
+      tenant.key,
+      'query($id: ID!) { order(id: $id) { status } }',
+      { id: orderId },
+    );
+    expect(order.order.status).toBe('SHIPPED');
+    await expectAccessible(page);
+    await screenshot(page, 'orders');
     await page.context().close();
   });
 
