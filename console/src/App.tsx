@@ -3,6 +3,7 @@ import { setToken } from './api';
 import { beginSignIn, clientIdFromPage, completeSignIn, refresh, signOut, type Session } from './auth';
 import { EdgeArea } from './areas/Edge';
 import { OrdersArea } from './areas/Orders';
+import { SearchArea } from './areas/Search';
 import { StockArea } from './areas/Stock';
 import { ErrorMessage } from './ui';
 
@@ -13,6 +14,7 @@ const AREAS = [
   { id: 'stock', title: 'Stock', scope: 'inventory:read', View: StockArea },
   { id: 'orders', title: 'Orders', scope: 'orders:read', View: OrdersArea },
   { id: 'edge', title: 'Edge', scope: 'proxies:read', View: EdgeArea },
+  { id: 'search', title: 'Search', scope: 'indexes:read', View: SearchArea },
 ] as const;
 
 // The code in the address bar is exchanged once, however often the app mounts.

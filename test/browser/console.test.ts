@@ -34,6 +34,9 @@ const WRITER_SCOPES = [
   'orders:write',
   'proxies:read',
   'proxies:write',
+  'indexes:read',
+  'indexes:write',
+  'search',
 ];
 const READER_SCOPES = ['inventory:read', 'catalog:read', 'orders:read', 'proxies:read'];
 
@@ -271,6 +274,46 @@ describe.skipIf(!chromiumPresent)('operators console in Chromium', { timeout: 90
     await expect.poll(() => page.locator('form.purge [role=alert]').textContent()).toMatch(/^Bad request: /);
     await expectAccessible(page);
     await screenshot(page, 'edge');
+    await page.context().close();
+  });
+
+  it('adds a synonym and the preview finds the product with it', async () => {
+    const index = await service!.rest.post('/api/instant/indexes', {
+      token: tenant.key,
+      body: {
+        data: {
+          name: 'Products',
+          alias: 'products',
+          fields: [{ from: 'name', type: 'STRING' }],
+          search_fields: ['name'],
+        },
+      },
+    });
+    expect(index.status).toBe(201);
+    const documents = await service!.rest.put('/api/instant/indexes/products/documents', {
+      token: tenant.key,
+      body: { data: [{ id: 'p1', name: 'Desk lamp' }] },
+    });
+    expect(documents.status).toBe(204);
+    const page = await signIn(writer);
+    await page.getByRole('link', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'products' }).click();
+    await page.fill('#preview-q', 'luminaire');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.waitForSelector('[role=status]:text("0 matches")');
+
+    await page.fill('#synonym-root', 'luminaire');
+    await page.fill('#synonym-words', 'lamp');
+    await page.getByRole('button', { name: 'Add synonym' }).click();
+    await page.waitForSelector('ul.synonyms li:text("luminaire → lamp")');
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Preview' }).click();
+        return page.locator('ol.hits li').allTextContents();
+      })
+      .toEqual(['Desk lamp']);
+    await expectAccessible(page);
+    await screenshot(page, 'search');
     await page.context().close();
   });
 
