@@ -138,6 +138,8 @@ describe.skipIf(!chromiumPresent)('operators console in Chromium', { timeout: 90
     const bare = await fetch(`${service!.origin}/console`, { redirect: 'manual' });
     expect(bare.status).toBe(301);
     expect(bare.headers.get('location')).toBe('/console/');
+    // The build's stamp stays on disk.
+    expect((await fetch(`${service!.origin}/console/.stamp`)).status).toBe(404);
   });
 
   it('signs in, receives and counts stock, and shows the level and the ledger change', async () => {
