@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import boundaries from 'eslint-plugin-boundaries';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -11,6 +12,7 @@ export default tseslint.config(
       'clients/typescript/src/__generated__/',
       'clients/typescript/dist/',
       '.data/',
+      'console/dist/',
     ],
   },
   js.configs.recommended,
@@ -84,6 +86,34 @@ export default tseslint.config(
         YogaGraphiQL: 'readonly',
       },
     },
+  },
+  {
+    // The operators' console: a React app run by the browser (see docs/guides/console.md).
+    files: ['console/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    languageOptions: {
+      parserOptions: { ecmaFeatures: { jsx: true } },
+      globals: Object.fromEntries(
+        [
+          'addEventListener',
+          'atob',
+          'btoa',
+          'clearTimeout',
+          'crypto',
+          'document',
+          'fetch',
+          'history',
+          'localStorage',
+          'location',
+          'removeEventListener',
+          'sessionStorage',
+          'setTimeout',
+          'TextEncoder',
+          'URLSearchParams',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+    rules: reactHooks.configs.recommended.rules,
   },
   {
     // Tests and benchmarks read responses of any shape; src/ is held to the stricter rules.

@@ -2,7 +2,8 @@
 // inputs changed since its last run (a content hash is kept beside its output):
 //
 // - the Prisma client (src/__generated__/prisma), the one generated file the running service
-//   imports: `node scripts/generate.mjs --service` (npm install's prepare, and npm start);
+//   imports, and the operators' console (console/dist, see scripts/build-console.mjs):
+//   `node scripts/generate.mjs --service` (npm install's prepare, and npm start);
 // - the GraphQL resolver types (src/__generated__/graphql.ts), and the TypeScript client's REST
 //   types and GraphQL documents (clients/typescript/src/__generated__), which type-checking, tests
 //   and the client's build need: `node scripts/generate.mjs` makes both groups (pretest, prebuild).
@@ -14,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { buildConsole } from './build-console.mjs';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
@@ -115,9 +117,13 @@ async function generatePrismaClient() {
   });
 }
 
-/** The Prisma client, when its schema or the installed Prisma changed: all the service needs. */
+/**
+ * The Prisma client, when its schema or the installed Prisma changed, and the console's static
+ * files, when its sources changed: all the service needs.
+ */
 export async function generateForService() {
   await generatePrismaClient();
+  await whileLocked(buildConsole);
 }
 
 /** Everything: the Prisma client, then the types and the client's files (codegen loads the modules, which import the Prisma client). */

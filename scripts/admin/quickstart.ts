@@ -2,6 +2,7 @@
 // lines to paste into a shell to try each interface with them. Running it again keeps the tenant
 // and issues another key (a key is shown once only, so an earlier one cannot be shown again).
 import { callService, ServiceError, type Connection } from './connection';
+import { ensureConsoleClient } from './console-client';
 
 export const QUICKSTART_TENANT = 'Quickstart';
 
@@ -46,6 +47,7 @@ export async function quickstart(connection: Connection): Promise<string> {
   });
   if (issued.status !== 201) throw answerError('issue the API key', issued);
   const key = issued.body.data.key as string;
+  const consoleClient = await ensureConsoleClient(connection, tenant.id);
   // Proxy keys are unique across tenants: one named after this tenant is free.
   const proxyKey = `quickstart-${tenant.id.replace(/-/g, '').slice(-8)}`;
   const graphqlBody = JSON.stringify({ query: '{ products(first: 5) { edges { node { id sku name } } } }' });
@@ -72,6 +74,10 @@ export async function quickstart(connection: Connection): Promise<string> {
     `# Edge: a proxy to https://example.com, then a page through it (X-Cache: MISS, then HIT)`,
     `curl -s -X POST "$BASE/api/storage/edge/proxies" -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' -d '${proxyBody}'`,
     `curl -s -D - -o /dev/null "$BASE/edge/${proxyKey}/"`,
+    '',
+    `Console: ${consoleClient.url}`,
+    `         signs in a user of the tenant; make one with`,
+    `         echo 'a long password' | npm run admin -- user:create --tenant ${tenant.id} --email you@example.com`,
     '',
     `Demo data (a shop with 1,000 products and a search page): npm run seed`,
     `API reference: ${baseUrl}/docs   GraphiQL: ${baseUrl}/graphql`,

@@ -4,6 +4,7 @@
 // step looks first and makes only what is missing, so a second run changes nothing.
 import { randomBytes } from 'node:crypto';
 import { callService, ServiceError, type Connection, type ServiceAnswer } from '../admin/connection';
+import { ensureConsoleClient } from '../admin/console-client';
 import { answerError, findTenantByName } from '../admin/quickstart';
 import { demoProducts, type DemoProduct } from './products';
 
@@ -381,6 +382,9 @@ async function accounts(connection: Connection, report: DemoShopReport, state: S
     'OAuth client',
     `${client!.client_id}${secret ? ` secret ${secret} (shown once)` : ' (its secret was shown when it was made)'}`,
   );
+
+  const consoleClient = await ensureConsoleClient(connection, state.tenantId);
+  report.note(consoleClient.created, 'console', `${consoleClient.url} (sign in as the user below)`);
 
   const users = await admin('GET', `/users?filter[email][eq]=${encodeURIComponent(DEMO.email)}`);
   if (users.status !== 200) throw answerError('find the user', users);

@@ -7,6 +7,7 @@ import { authModule } from './auth';
 import { broadcastsModule } from './broadcasts';
 import { catalogModule } from './catalog';
 import { checkoutModule } from './checkout';
+import { consoleModule } from './console';
 import type { Module } from './context';
 import { demoModule } from './demo';
 import { discountsModule } from './discounts';
@@ -52,4 +53,5 @@ export const modules: readonly Module[] = [
   housekeepingModule,
   referenceModule,
   demoModule,
+  consoleModule,
 ];

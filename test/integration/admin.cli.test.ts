@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../helpers/admin-cli';
-import { createKey, createTenant, type Tenant } from '../helpers/app';
+import { createKey, createTenant, TEST_MASTER_KEY, type Tenant } from '../helpers/app';
 import { sql } from '../helpers/db';
 import { clientToken, createOAuthClient, createUser, startListeningApp, type TestClient } from '../helpers/oauth';
 
@@ -220,6 +220,17 @@ describe('quickstart', () => {
     const key = /^export KEY=(cpk_\S+)$/m.exec(first.stdout)![1]!;
     const tenantId = /^Tenant +Quickstart (\S+) \(created\)$/m.exec(first.stdout)![1]!;
     expect((await rest.get('/api/instant/indexes', { token: key })).status).toBe(200);
+    // The console's public client, registered once for the tenant, with the console as its redirect URI.
+    const consoleUrl = new RegExp(`^Console: ${origin}/console/\\?client_id=(\\S+)$`, 'm');
+    const consoleClientId = consoleUrl.exec(first.stdout)![1]!;
+    const consoleClient = await rest.get(`/api/admin/tenants/${tenantId}/oauth-clients/${consoleClientId}`, {
+      token: TEST_MASTER_KEY,
+    });
+    expect(consoleClient.body.data).toMatchObject({
+      name: 'Console',
+      is_confidential: false,
+      redirect_uris: [`${origin}/console/`],
+    });
 
     // Each curl line, pasted into a shell after the two exports (the edge page needs the internet).
     const curls = first.stdout.split('\n').filter((line) => line.startsWith('curl ') && !line.includes('$BASE/edge/'));
@@ -238,6 +249,7 @@ describe('quickstart', () => {
     expect(second.status, second.stderr).toBe(0);
     expect(second.stdout).toContain(`Quickstart ${tenantId} (already there: kept)`);
     const secondKey = /^export KEY=(cpk_\S+)$/m.exec(second.stdout)![1]!;
+    expect(consoleUrl.exec(second.stdout)![1]).toBe(consoleClientId);
     expect(secondKey).not.toBe(key);
     expect((await rest.get('/api/instant/indexes', { token: key })).status).toBe(200);
     expect((await rest.get('/api/instant/indexes', { token: secondKey })).status).toBe(200);

@@ -62,6 +62,9 @@ describe('npm run seed', () => {
     expect(first.stdout).toMatch(/^Seeded in [\d.]+ s: /m);
     expect(first.stdout).toContain(`demo page        ${origin}/demo/demo-shop`);
     const key = /^API key +(cpk_\S+) \(created\)$/m.exec(first.stdout)![1]!;
+    expect(first.stdout).toMatch(
+      new RegExp(`^console +${origin}/console/\\?client_id=\\S+ \\(sign in as the user below\\)`, 'm'),
+    );
     const after = await counts();
     expect(after).toMatchObject({
       tenants: 1,
@@ -74,7 +77,8 @@ describe('npm run seed', () => {
       search_indexes: 1,
       search_documents: 1000,
       proxies: 1,
-      oauth_clients: 1,
+      // the demo storefront's client and the console's
+      oauth_clients: 2,
       users: 1,
     });
     expect(after.inventory_items).toBeGreaterThan(2000);
