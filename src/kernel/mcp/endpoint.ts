@@ -91,7 +91,9 @@ const MAX_NAMED_PROBLEMS = 5;
  */
 function invalidArgumentsMessage(name: string, error: Parameters<typeof fieldProblems>[0]): string {
   const problems = fieldProblems(error);
-  const named = problems.slice(0, MAX_NAMED_PROBLEMS).map((problem) => `${problem.field || '(arguments)'} ${problem.message}`);
+  const named = problems
+    .slice(0, MAX_NAMED_PROBLEMS)
+    .map((problem) => `${problem.field || '(arguments)'} ${problem.message}`);
   if (problems.length > MAX_NAMED_PROBLEMS) named.push(`and ${problems.length - MAX_NAMED_PROBLEMS} more`);
   return `Invalid arguments for tool ${name}: ${named.join('; ')}`;
 }
