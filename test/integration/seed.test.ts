@@ -104,12 +104,40 @@ describe('npm run seed', () => {
     expect(catalog.products[0].variants[0].availability.available).toBe(true);
     // The key it printed works.
     expect((await callService(service, 'GET', '/api/instant/indexes/demo-products', { token: key })).status).toBe(200);
+    // It ends with the shell lines the guides go on from: the key and the shop's ids.
+    const exports = first.stdout.trimEnd().split('\n').slice(-7);
+    expect(
+      exports.every((line) => /^export [A-Z_]+=\S+$/.test(line)),
+      exports.join('\n'),
+    ).toBe(true);
+    const exported = Object.fromEntries(
+      exports.map((line) => line.slice('export '.length).split('=') as [string, string]),
+    );
+    expect(Object.keys(exported)).toEqual([
+      'BASE',
+      'KEY',
+      'TENANT_ID',
+      'BUSINESS_ID',
+      'CHANNEL_ID',
+      'WAREHOUSE_ID',
+      'PROXY_KEY',
+    ]);
+    expect(exported).toMatchObject({ BASE: origin, KEY: key, PROXY_KEY: 'demo-shop' });
+    const channel = await callService(service, 'POST', '/graphql', {
+      token: key,
+      body: { query: `{ salesChannel(id: "${exported.CHANNEL_ID}") { warehouses { id business { id } } } }` },
+    });
+    expect(channel.body.data.salesChannel.warehouses[0], JSON.stringify(channel.body)).toEqual({
+      id: exported.WAREHOUSE_ID,
+      business: { id: exported.BUSINESS_ID },
+    });
 
     const second = await seed();
     expect(second.status, second.stderr + second.stdout).toBe(0);
     expect(second.stdout).toMatch(/^Nothing changed: the demo shop was already complete/m);
     expect(second.stdout).not.toContain('(created)');
     expect(second.stdout).toContain(`API key          ${key}`);
+    expect(second.stdout.trimEnd().split('\n').slice(-7)).toEqual(exports);
     expect(await counts()).toEqual(after);
   });
 
