@@ -189,6 +189,47 @@ describe('an agent with an API key and nothing else', () => {
   });
 });
 
+describe('the 2026-07-28 revision', () => {
+  it('answers server/discover statelessly, and a pinned client searches without meta', async () => {
+    const _meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const discovered = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'server/discover',
+        authorization: `Bearer ${shop.tenant.key}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta } }),
+    });
+    expect(discovered.status).toBe(200);
+    expect(discovered.headers.get('mcp-session-id')).toBeNull();
+    const body = (await discovered.json()) as { result: Record<string, unknown> };
+    expect(body.result).toMatchObject({
+      supportedVersions: expect.arrayContaining(['2026-07-28']),
+      capabilities: { tools: {} },
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'commerce-platform-api' } },
+    });
+
+    const client = new Client(
+      { name: 'agent-usable-pinned', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { authorization: `Bearer ${shop.tenant.key}` } },
+      }),
+    );
+    const result = await client.callTool({ name: 'search_catalog', arguments: { catalog: { query: 'lamp' } } });
+    expect(UcpSearchResponse.parse(result.structuredContent).products.map((product) => product.id)).toEqual(['P1']);
+    await client.close();
+  });
+});
+
 describe('hostile arguments', () => {
   it('are refused as documented and change nothing', async () => {
     const client = await connect(shop.tenant.key);
