@@ -65,6 +65,12 @@ async function main(): Promise<number> {
       ? `Nothing changed: the demo shop was already complete (checked in ${seconds} s).`
       : `Seeded in ${seconds} s: ${report.changes.length} change(s) (${[...new Set(report.changes)].join(', ')}).`,
   );
+  // Last, for `eval "$(npm run -s seed | grep '^export ')"`: the demo shop is a tenant of its own,
+  // which the quickstart's key does not see, so the guides use these from here on.
+  console.log('');
+  console.log(`export BASE=${connection.baseUrl}`);
+  console.log(`export KEY=${report.state.apiKey}`);
+  for (const [name, value] of Object.entries(report.ids)) console.log(`export ${name}=${value}`);
   return 0;
 }
 

@@ -28,6 +28,8 @@ export interface SeedState {
 
 export interface SeedReport {
   lines: string[];
+  /** The shop's ids, as the shell variables the guides use (`TENANT_ID`, `BUSINESS_ID`, …). */
+  ids: Record<string, string>;
   /** What this run made or changed; empty when everything was there. */
   changes: string[];
   state: SeedState;
@@ -81,7 +83,7 @@ class DemoShop {
     this.lines.push(`${what.padEnd(16)} ${detail}${made ? ' (created)' : ''}`);
   }
 
-  async catalog(): Promise<{ businessId: string; warehouses: { id: string; name: string }[] }> {
+  async catalog(): Promise<{ businessId: string; channelId: string; warehouses: { id: string; name: string }[] }> {
     const { businesses } = await this.graphql('{ businesses(first: 100) { edges { node { id name } } } }');
     let business = businesses.edges.map((e: any) => e.node).find((b: any) => b.name === DEMO.business);
     if (!business) {
@@ -142,7 +144,7 @@ class DemoShop {
     );
 
     await this.products_();
-    return { businessId: business.id, warehouses: list };
+    return { businessId: business.id, channelId: channel.id, warehouses: list };
   }
 
   /** The products whose SKUs the catalog lacks, created with several aliases per operation. */
@@ -448,7 +450,7 @@ export async function seedDemoShop(
   };
 
   const shop = new DemoShop(connection, apiKey, demoProducts(productCount));
-  const { businessId, warehouses } = await shop.catalog();
+  const { businessId, channelId, warehouses } = await shop.catalog();
   await shop.stock(businessId, warehouses);
   await shop.searchIndex();
   await shop.searchEngine();
@@ -456,5 +458,12 @@ export async function seedDemoShop(
   await accounts(connection, shop, state);
   lines.push(...shop.lines);
   changes.push(...shop.changes);
-  return { lines, changes, state };
+  const ids = {
+    TENANT_ID: tenant.id,
+    BUSINESS_ID: businessId,
+    CHANNEL_ID: channelId,
+    WAREHOUSE_ID: warehouses[0]!.id,
+    PROXY_KEY: DEMO.proxyKey,
+  };
+  return { lines, ids, changes, state };
 }

@@ -253,7 +253,7 @@ describe('statelessness', () => {
         }),
       );
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(8);
+      expect(tools).toHaveLength(9);
       const reserved = await client.callTool({ name: 'reserve_items', arguments: reserveArgs() });
       expect(reserved.isError ?? false).toBe(false);
       const id = (reserved.structuredContent as { reservation: { id: string } }).reservation.id;

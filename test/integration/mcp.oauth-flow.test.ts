@@ -165,12 +165,20 @@ async function useTools(provider: AgentProvider) {
     ['release_reservation', { reservation_id: unknownId }, 'NOT_FOUND'],
     ['get_order_status', { order_id: unknownId }, 'NOT_FOUND'],
   ];
-  expect(calls.map(([name]) => name).sort()).toEqual(tools.map((tool) => tool.name).sort());
+  expect([...calls.map(([name]) => name), 'list_locations'].sort()).toEqual(tools.map((tool) => tool.name).sort());
   for (const [name, args, says] of calls) {
     const result = await client.callTool({ name, arguments: args });
     expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBe(true);
     expect(JSON.stringify(result.content)).toContain(says);
   }
+  // The one operation with an answer on an empty tenant: nothing to list, no defaults.
+  const locations = await client.callTool({ name: 'list_locations', arguments: {} });
+  expect(locations.structuredContent).toMatchObject({
+    businesses: [],
+    warehouses: [],
+    sales_channels: [],
+    defaults: { business_id: null, channel_id: null },
+  });
   await client.close();
 }
 

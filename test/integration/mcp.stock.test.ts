@@ -87,6 +87,7 @@ describe('tools/list', () => {
         'search_catalog',
         'lookup_catalog',
         'get_product',
+        'list_locations',
         'check_availability',
         'reserve_items',
         'extend_reservation',

@@ -3,6 +3,7 @@
  * the second finds everything in place, changes nothing and says so. Counts are read from the
  * database, so that nothing the second run might add goes unseen.
  */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin, type AdminRun } from '../helpers/admin-cli';
 import { TEST_MASTER_KEY } from '../helpers/app';
@@ -108,13 +109,75 @@ describe('npm run seed', () => {
     expect(catalog.products[0].variants[0].availability.available).toBe(true);
     // The key it printed works.
     expect((await callService(service, 'GET', '/api/instant/indexes/demo-products', { token: key })).status).toBe(200);
+    // It ends with the shell lines the guides go on from: the key and the shop's ids.
+    const exports = first.stdout.trimEnd().split('\n').slice(-7);
+    expect(
+      exports.every((line) => /^export [A-Z_]+=\S+$/.test(line)),
+      exports.join('\n'),
+    ).toBe(true);
+    const exported = Object.fromEntries(
+      exports.map((line) => line.slice('export '.length).split('=') as [string, string]),
+    );
+    expect(Object.keys(exported)).toEqual([
+      'BASE',
+      'KEY',
+      'TENANT_ID',
+      'BUSINESS_ID',
+      'CHANNEL_ID',
+      'WAREHOUSE_ID',
+      'PROXY_KEY',
+    ]);
+    expect(exported).toMatchObject({ BASE: origin, KEY: key, PROXY_KEY: 'demo-shop' });
+    const channel = await callService(service, 'POST', '/graphql', {
+      token: key,
+      body: { query: `{ salesChannel(id: "${exported.CHANNEL_ID}") { warehouses { id business { id } } } }` },
+    });
+    expect(channel.body.data.salesChannel.warehouses[0], JSON.stringify(channel.body)).toEqual({
+      id: exported.WAREHOUSE_ID,
+      business: { id: exported.BUSINESS_ID },
+    });
 
     const second = await seed();
     expect(second.status, second.stderr + second.stdout).toBe(0);
     expect(second.stdout).toMatch(/^Nothing changed: the demo shop was already complete/m);
     expect(second.stdout).not.toContain('(created)');
     expect(second.stdout).toContain(`API key          ${key}`);
+    expect(second.stdout.trimEnd().split('\n').slice(-7)).toEqual(exports);
     expect(await counts()).toEqual(after);
+
+    // The agents guide's five minutes on the seeded shop: with the official client and the exported
+    // key, a search without a profile, then a reservation naming neither business nor channel.
+    const client = new Client({ name: 'five-minute-agent', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${exported.BASE}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${exported.KEY}` } },
+      }),
+    );
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      return result.structuredContent as any;
+    };
+    const found = await call('search_catalog', { catalog: { query: 'headphones', pagination: { limit: 3 } } });
+    const product = found.products.find((p: any) => p.variants[0].availability.available);
+    const sku = product.variants[0].id as string;
+    expect((await call('check_availability', { skus: [sku] })).items[0].sellable).toBeGreaterThan(2);
+    expect((await call('list_locations', {})).defaults).toEqual({
+      business_id: exported.BUSINESS_ID,
+      channel_id: exported.CHANNEL_ID,
+    });
+    const { reservation } = await call('reserve_items', {
+      items: [{ sku, quantity: 2 }],
+      customer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      idempotency_key: `agent-${sku}-1`,
+    });
+    expect(reservation).toMatchObject({
+      status: 'ACTIVE',
+      business_id: exported.BUSINESS_ID,
+      channel_id: exported.CHANNEL_ID,
+      items: [{ sku, quantity: 2 }],
+    });
+    await client.close();
   });
 
   it('refuses a command line it cannot use, without a stack trace', async () => {

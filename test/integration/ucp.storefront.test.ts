@@ -379,6 +379,7 @@ describe('the public MCP endpoint', () => {
       client.callTool({ name: 'search_catalog', arguments: { catalog: { query: 'lamp' } } }),
     ).rejects.toMatchObject({
       code: -32602,
+      message: expect.stringContaining('Invalid arguments for tool search_catalog: meta is required'),
     });
     await expect(
       client.callTool({

@@ -23,6 +23,7 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import { AppError } from '../errors';
+import { fieldProblems, safeParseInput } from '../validation';
 import type { McpTool, McpToolResult } from './tool';
 
 /** An HTTP answer given instead of serving the request (refused authentication, a missing scope). */
@@ -78,6 +79,23 @@ export function exceedsElements(value: unknown, limit: number): boolean {
     pending.push(...members);
   }
   return false;
+}
+
+/** Most problems one refusal's message names; `error.data.issues` holds them all. */
+const MAX_NAMED_PROBLEMS = 5;
+
+/**
+ * The message of refused arguments, naming each wrong argument and why (`Invalid arguments for
+ * tool reserve_items: items[0].quantity must be a whole number from 1 to 1000000`): what a client
+ * shows its user or model, which often never reads `error.data`.
+ */
+function invalidArgumentsMessage(name: string, error: Parameters<typeof fieldProblems>[0]): string {
+  const problems = fieldProblems(error);
+  const named = problems
+    .slice(0, MAX_NAMED_PROBLEMS)
+    .map((problem) => `${problem.field || '(arguments)'} ${problem.message}`);
+  if (problems.length > MAX_NAMED_PROBLEMS) named.push(`and ${problems.length - MAX_NAMED_PROBLEMS} more`);
+  return `Invalid arguments for tool ${name}: ${named.join('; ')}`;
 }
 
 const contextOf = <C>(authInfo: AuthInfo | undefined): C => authInfo?.extra?.context as C;
@@ -153,10 +171,10 @@ function buildServer<C>(options: McpEndpointOptions<C>, context: C): McpServer {
         `Invalid arguments for tool ${name}: more than ${MAX_TOOL_INPUT_ELEMENTS} array elements and object members`,
       );
     }
-    const parsed = tool.input.safeParse(args);
+    const parsed = safeParseInput(tool.input, args);
     if (!parsed.success) {
       report('invalid_params');
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${name}`, {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, invalidArgumentsMessage(name, parsed.error), {
         issues: parsed.error.issues.map((issue) => ({
           path: issue.path.map(String).join('.'),
           message: issue.message,

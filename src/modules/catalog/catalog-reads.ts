@@ -21,6 +21,13 @@ export const warehousesByIds = (db: DbOrTx, tenantId: string, ids: readonly stri
 export const positionsByIds = (db: DbOrTx, tenantId: string, ids: readonly string[]) =>
   repository.positionsByIds(db, tenantId, ids);
 
+/**
+ * The tenant's first `limit` businesses, warehouses and sales channels (with the warehouses each
+ * sells from, by priority), oldest first: where its stock is and through what it sells.
+ */
+export const firstLocations = (db: DbOrTx, tenantId: string, limit: number) =>
+  repository.firstLocations(db, tenantId, limit);
+
 /** One business, warehouse or sales channel of the tenant, or null (the id must be a UUID). */
 export const findBusiness = (db: DbOrTx, tenantId: string, id: string) => repository.findBusiness(db, tenantId, id);
 export const findWarehouse = (db: DbOrTx, tenantId: string, id: string) => repository.findWarehouse(db, tenantId, id);

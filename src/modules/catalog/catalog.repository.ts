@@ -21,6 +21,18 @@ export const findPosition = (db: DbOrTx, tenantId: string, id: string) =>
 export const findSalesChannel = (db: DbOrTx, tenantId: string, id: string) =>
   db.salesChannel.findFirst({ where: { tenantId, id } });
 
+/** The tenant's first `limit` businesses, warehouses and sales channels (with their warehouses), oldest first. */
+export const firstLocations = async (db: DbOrTx, tenantId: string, limit: number) => ({
+  businesses: await db.business.findMany({ where: { tenantId }, orderBy: { id: 'asc' }, take: limit }),
+  warehouses: await db.warehouse.findMany({ where: { tenantId }, orderBy: { id: 'asc' }, take: limit }),
+  channels: await db.salesChannel.findMany({
+    where: { tenantId },
+    orderBy: { id: 'asc' },
+    take: limit,
+    include: { warehouses: { orderBy: { priority: 'asc' }, select: { warehouseId: true } } },
+  }),
+});
+
 export const productsByIds = (db: DbOrTx, tenantId: string, ids: readonly string[]) =>
   db.product.findMany({ where: { tenantId, id: { in: [...ids] } } });
 export const businessesByIds = (db: DbOrTx, tenantId: string, ids: readonly string[]) =>

@@ -52,6 +52,7 @@ export {
   findBusiness,
   findSalesChannel,
   findWarehouse,
+  firstLocations,
   positionsByCodes,
   positionsByIds,
   productsBySkus,

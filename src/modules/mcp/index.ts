@@ -4,7 +4,7 @@ import { hasScope, type Scope } from '../../kernel/scopes';
 import type { Module, Services } from '../context';
 import { authenticateMcp, MCP_PATH, resourceMetadataUrl, type McpContext } from './mcp-auth';
 import { clientIdOf, createMcpMetrics, toolCallRecorder, type McpMetrics } from './mcp-observability';
-import { catalogTools, tenantCatalog } from '../ucp';
+import { tenantCatalog, tenantCatalogTools } from '../ucp';
 import { stockTools } from './stock-tools';
 
 declare module '../context' {
@@ -21,7 +21,7 @@ declare module '../context' {
  * the stock operations.
  */
 const tools = (): McpTool<McpContext>[] => [
-  ...catalogTools.map((tool): McpTool<McpContext> => ({
+  ...tenantCatalogTools.map((tool): McpTool<McpContext> => ({
     ...tool,
     call: (args, { services, principal }) => tool.call(args, tenantCatalog(services, principal.tenantId)),
   })),

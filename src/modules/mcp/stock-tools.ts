@@ -25,6 +25,7 @@ import {
 } from '../reservations';
 import { InventoryArguments, SkuList } from '../stock';
 import type { Services } from '../context';
+import { defaultTarget, listLocations } from './location-tools';
 import type { McpContext } from './mcp-auth';
 
 /** Most inventory groups read for one availability check (positions × warehouses of its SKUs). */
@@ -165,8 +166,12 @@ const checkAvailability = defineMcpTool({
 
 const { shape: reservation } = CreateReservationInput;
 const reserveItemsInput = z.object({
-  business_id: reservation.business_id,
-  channel_id: reservation.channel_id.describe('The sales channel the reservation is for.'),
+  business_id: reservation.business_id
+    .optional()
+    .describe("The business whose stock is held; omitted: the tenant's only business (see list_locations)."),
+  channel_id: reservation.channel_id
+    .optional()
+    .describe("The sales channel the reservation is for; omitted: the tenant's only sales channel."),
   warehouse_id: reservation.warehouse_id.describe("Omitted: the units come from the channel's warehouses."),
   items: reservation.items,
   customer: reservation.customer,
@@ -182,16 +187,19 @@ const reserveItems = defineMcpTool({
   title: 'Reserve items',
   description:
     'Holds units of SKUs for a customer until the reservation expires, all or none (OUT_OF_STOCK when a SKU is ' +
-    'short). Requires an idempotency_key: a repeated call with the same key and arguments returns the same ' +
-    'reservation; the same key with other arguments is refused.',
+    'short). business_id and channel_id may be left out when the tenant has only one of each. Requires an ' +
+    'idempotency_key: a repeated call with the same key and arguments returns the same reservation; the same ' +
+    'key with other arguments is refused.',
   scopes: ['inventory:write'],
   input: reserveItemsInput,
   output: z.object({ reservation: ReservationOutput }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async call(args, { principal, services }) {
     const { idempotency_key: key, expires_in_seconds: seconds, ...rest } = args;
+    const target = await defaultTarget(services, principal.tenantId, rest);
     const input = parseValue(CreateReservationInput, {
       ...rest,
+      ...target,
       expires_at: expiresAt(seconds ?? DEFAULT_RESERVATION_SECONDS),
     });
     const record = await services.reservations.createReservation(
@@ -282,6 +290,7 @@ const getOrderStatus = defineMcpTool({
 
 /** In the order `tools/list` gives them. */
 export const stockTools: McpTool<McpContext>[] = [
+  listLocations,
   checkAvailability,
   reserveItems,
   extendReservation,

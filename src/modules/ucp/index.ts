@@ -23,7 +23,7 @@ declare module '../context' {
   }
 }
 
-export { catalogTools } from './catalog-tools';
+export { catalogTools, tenantCatalogTools } from './catalog-tools';
 export type { CatalogToolContext } from './catalog-core';
 export { UCP_VERSION } from './ucp.schemas';
 

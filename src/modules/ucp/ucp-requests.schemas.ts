@@ -97,12 +97,31 @@ export const UcpRequestMeta = z.looseObject({
   'ucp-agent': z.looseObject({ profile: z.string().min(1).max(2000) }),
 });
 
+/**
+ * `meta` on the tenant's authenticated `/mcp`: optional, and so is the profile in it. The caller is
+ * known by its credential; without a profile the tenant's own catalog settings apply.
+ */
+export const TenantRequestMeta = z
+  .looseObject({
+    'ucp-agent': z.looseObject({ profile: z.string().min(1).max(2000).optional() }).optional(),
+  })
+  .optional()
+  .describe('Optional here: `{"ucp-agent": {"profile": "<your platform profile URL>"}}`, if you have one.');
+
 export type UcpSearchRequestData = z.output<typeof UcpSearchRequest>;
 export type UcpLookupRequestData = z.output<typeof UcpLookupRequest>;
 export type UcpGetProductRequestData = z.output<typeof UcpGetProductRequest>;
 export type UcpFiltersData = z.output<typeof UcpSearchFilters>;
 
-/** The arguments of the three MCP tools. */
-export const SearchCatalogArguments = z.object({ meta: UcpRequestMeta, catalog: UcpSearchRequest });
-export const LookupCatalogArguments = z.object({ meta: UcpRequestMeta, catalog: UcpLookupRequest });
-export const GetProductArguments = z.object({ meta: UcpRequestMeta, catalog: UcpGetProductRequest });
+/** The arguments of the three MCP tools, with the `meta` the endpoint asks for. */
+export const catalogArguments = (meta: typeof UcpRequestMeta | typeof TenantRequestMeta) => ({
+  search: z.object({ meta, catalog: UcpSearchRequest }),
+  lookup: z.object({ meta, catalog: UcpLookupRequest }),
+  product: z.object({ meta, catalog: UcpGetProductRequest }),
+});
+
+/** The arguments of the three MCP tools on the public storefront (the profile required). */
+const storefront = catalogArguments(UcpRequestMeta);
+export const SearchCatalogArguments = storefront.search;
+export const LookupCatalogArguments = storefront.lookup;
+export const GetProductArguments = storefront.product;
