@@ -67,6 +67,9 @@ function authorization(credential: string): string | undefined {
 }
 
 const ENTITIES = [
+  'shipping',
+  'discount',
+  'checkout',
   'preference',
   'reservation',
   'announcement',
@@ -278,6 +281,9 @@ beforeAll(async () => {
     announcement: [] as string[],
     supply: [] as string[],
     preference: [] as string[],
+    shipping: [] as string[],
+    discount: [] as string[],
+    checkout: [] as string[],
   };
   for (const world of [a, b]) {
     const key = world.tenant.key;
@@ -338,7 +344,34 @@ beforeAll(async () => {
         },
       },
     );
+    const shipping = await graphqlData(
+      t,
+      key,
+      'mutation($i: CreateShippingMethodInput!) { createShippingMethod(input: $i) { shipping_method { id } } }',
+      { i: { channel_id: world.channelId, title: 'Standard', type: 'SHIPPING', countries: ['DE'], rate_kind: 'FLAT' } },
+    );
+    const discount = await graphqlData(
+      t,
+      key,
+      'mutation($i: CreateDiscountInput!) { createDiscount(input: $i) { discount { id } } }',
+      { i: { code: 'FUZZ10', title: 'Ten off', kind: 'PERCENT', percent_basis_points: 1000, target: 'ORDER' } },
+    );
+    const checkout = await graphqlData(
+      t,
+      key,
+      'mutation($i: CreateCheckoutInput!) { createCheckout(input: $i) { checkout { id } } }',
+      {
+        i: {
+          business_id: world.catalog.businessId,
+          channel_id: world.channelId,
+          line_items: [{ sku: 'SKU-1', quantity: 1 }],
+        },
+      },
+    );
     if (world === a) {
+      ids.shipping.push(shipping.createShippingMethod.shipping_method.id);
+      ids.discount.push(discount.createDiscount.discount.id);
+      ids.checkout.push(checkout.createCheckout.checkout.id);
       ids.preference.push(...preference.createItemPreferences.preferences.map((p) => p.id));
       ids.order.push(order.createOrder.order.id);
       ids.reservation.push(reservation.createReservation.reservation.id);
@@ -360,6 +393,9 @@ beforeAll(async () => {
     announcement: ids.announcement,
     supply: ids.supply,
     preference: ids.preference,
+    shipping: ids.shipping,
+    discount: ids.discount,
+    checkout: ids.checkout,
     id: [...ids.order, ...ids.reservation, ...ids.announcement, ...ids.supply, a.catalog.businessId],
   });
 });

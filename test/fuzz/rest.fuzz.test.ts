@@ -66,6 +66,7 @@ let spareKeyId: string;
 let spareClient: TestClient;
 let spareUser: { id: string };
 let taxZoneId: string;
+let discountId: string;
 
 const CREDENTIALS = [
   'valid',
@@ -118,7 +119,11 @@ const existing = (operation: Operation): Record<string, string[]> => ({
   key: ['shop'],
   alias: ['products'],
   // Tenant A's tax zone under /api/tax-zones; elsewhere the documents of its products index.
-  id: operation.template.startsWith('/api/tax-zones/') ? [taxZoneId] : ['1', '2'],
+  id: operation.template.startsWith('/api/tax-zones/')
+    ? [taxZoneId]
+    : operation.template.startsWith('/api/discounts/')
+      ? [discountId]
+      : ['1', '2'],
 });
 
 /** Percent-encodings a URL parser must survive. */
@@ -341,6 +346,21 @@ async function seed(tenant: Tenant, prefix: string) {
     ],
   });
   if (prefix !== '') return;
+  // Tenant A's discount: its code, or a new one when a request deleted or renamed it.
+  const discounts = await t.app.inject({
+    method: 'GET',
+    url: '/api/discounts',
+    headers: { authorization: `Bearer ${tenant.key}` },
+  });
+  const found: { id: string }[] = discounts.json().data;
+  if (found.length > 0) {
+    discountId = found[0]!.id;
+  } else {
+    const discount = { code: 'FUZZ10', title: 'Ten off', kind: 'PERCENT', percentBasisPoints: 1000, target: 'ORDER' };
+    const made = await send('POST', '/api/discounts', { data: discount });
+    expect(made.statusCode, made.body).toBe(201);
+    discountId = made.json().data.id;
+  }
   // The tenant's first tax zone: one a request replaced or renamed serves as well as a new one.
   const listed = await t.app.inject({
     method: 'GET',
