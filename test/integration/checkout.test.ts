@@ -27,6 +27,7 @@ let world: CheckoutWorld;
 
 const buyer = { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' };
 const destination = { country: 'fr', postal_code: '75001' };
+const payment = { handler: 'manual' };
 const total = (checkout: { totals: { type: string; amount: number }[] }) =>
   Object.fromEntries(checkout.totals.map((entry) => [entry.type, entry.amount]));
 
@@ -51,6 +52,7 @@ describe('a cart', () => {
     expect(cart.messages.map((m: { code: string; path: string }) => [m.code, m.path])).toEqual([
       ['missing', '$.buyer.email'],
       ['missing', '$.destination'],
+      ['missing', '$.payment'],
     ]);
     expect(cart.line_items[0]).toMatchObject({ item: { sku: 'SKU-1', price: 1000 }, quantity: 2, held: true });
     // No destination: no tax zone, no tax yet.
@@ -70,6 +72,7 @@ describe('totals and messages', () => {
       ],
       buyer,
       destination,
+      payment,
     });
     expect(checkout.status).toBe('ready_for_complete');
     expect(checkout.messages).toEqual([]);
@@ -96,6 +99,7 @@ describe('totals and messages', () => {
       ],
       buyer,
       destination,
+      payment,
     });
     expect(checkout.status).toBe('incomplete');
     expect(
@@ -142,6 +146,7 @@ describe('update (a full replace)', () => {
       ],
       buyer,
       destination,
+      payment,
     });
     const holds = async () =>
       (
@@ -166,7 +171,13 @@ describe('update (a full replace)', () => {
     expect(second.status).toBe('incomplete');
     expect(second.expires_at).toBeGreaterThanOrEqual(first.expires_at);
     await expectHoldMatches(second);
-    const third = await update({ id: first.id, line_items: [{ sku: 'SKU-2', quantity: 3 }], buyer, destination });
+    const third = await update({
+      id: first.id,
+      line_items: [{ sku: 'SKU-2', quantity: 3 }],
+      buyer,
+      destination,
+      payment,
+    });
     expect(third.status).toBe('ready_for_complete');
     expect(await holds()).toHaveLength(1);
     await expectHoldMatches(third);
@@ -176,7 +187,7 @@ describe('update (a full replace)', () => {
 
 describe('complete', () => {
   it('places the order with its money from the hold in one transaction', async () => {
-    const checkout = await create({ line_items: [{ sku: 'SKU-1', quantity: 2 }], buyer, destination });
+    const checkout = await create({ line_items: [{ sku: 'SKU-1', quantity: 2 }], buyer, destination, payment });
     const before = await levels(t, world, 'SKU-1');
     const done = await checkoutCall(t, world.tenant.key, COMPLETE, { id: checkout.id });
     expect(done.status).toBe('completed');
@@ -220,7 +231,7 @@ describe('complete', () => {
   });
 
   it('sends a checkout whose hold expired back to its lines, holding them again', async () => {
-    const checkout = await create({ line_items: [{ sku: 'SKU-2', quantity: 1 }], buyer, destination });
+    const checkout = await create({ line_items: [{ sku: 'SKU-2', quantity: 1 }], buyer, destination, payment });
     await sql(t.databaseUrl, `UPDATE reservations SET expires_at = now() - interval '1 second' WHERE notes = $1`, [
       `checkout ${checkout.id}`,
     ]);
@@ -256,7 +267,7 @@ describe('cancel and expiry', () => {
   });
 
   it('an expired checkout reads canceled with a message, and its hold no longer counts', async () => {
-    const checkout = await create({ line_items: [{ sku: 'SKU-1', quantity: 1 }], buyer, destination });
+    const checkout = await create({ line_items: [{ sku: 'SKU-1', quantity: 1 }], buyer, destination, payment });
     await sql(t.databaseUrl, `UPDATE checkouts SET expires_at = now() - interval '1 second' WHERE id = $1`, [
       checkout.id,
     ]);
