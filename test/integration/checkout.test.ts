@@ -317,3 +317,29 @@ describe('idempotency and scopes', () => {
     expect(cart.status).toBe('incomplete');
   });
 });
+
+describe('payment', () => {
+  it('a declined payment keeps the checkout open with a message on $.payment and its hold; a good token completes it', async () => {
+    await graphqlData(
+      t,
+      world.tenant.key,
+      `mutation($input: SetPaymentSettingsInput!) { setPaymentSettings(input: $input) { settings { sandbox_enabled } } }`,
+      { input: { sandbox_enabled: true } },
+    );
+    const lines = [{ sku: 'SKU-2', quantity: 1 }];
+    const decline = { handler: 'sandbox', token: 'tok_sandbox_decline' };
+    const checkout = await create({ line_items: lines, buyer, destination, payment: decline });
+    const declined = await checkoutCall(t, world.tenant.key, COMPLETE, { id: checkout.id });
+    expect(declined.status).toBe('incomplete');
+    expect(declined.order).toBeNull();
+    expect(declined.messages).toEqual([expect.objectContaining({ code: 'payment_declined', path: '$.payment' })]);
+    expect(await heldUnits(t, checkout.id)).toEqual({ 'SKU-2': 1 });
+    const success = { handler: 'sandbox', token: 'tok_sandbox_success' };
+    const fixed = await update({ id: checkout.id, line_items: lines, buyer, destination, payment: success });
+    expect(fixed.status).toBe('ready_for_complete');
+    const done = await checkoutCall(t, world.tenant.key, COMPLETE, { id: checkout.id });
+    expect(done.status).toBe('completed');
+    const [order] = await sql(t.databaseUrl, 'SELECT payment_status FROM orders WHERE id = $1', [done.order.id]);
+    expect(order).toEqual({ payment_status: 'PAID' });
+  });
+});
