@@ -343,3 +343,41 @@ describe('payment', () => {
     expect(order).toEqual({ payment_status: 'PAID' });
   });
 });
+
+describe('discount usage limit at completion', () => {
+  it('a code used up by another order meanwhile keeps the checkout open with a message, its hold kept and no order', async () => {
+    const made = await t.rest.post('/api/discounts', {
+      token: world.tenant.key,
+      body: {
+        data: {
+          code: 'ONCE10',
+          title: 'Once',
+          kind: 'PERCENT',
+          percentBasisPoints: 1000,
+          target: 'ORDER',
+          usageLimit: 1,
+        },
+      },
+    });
+    expect(made.status, made.rawBody).toBe(201);
+    const lines = [{ sku: 'SKU-1', quantity: 1 }];
+    const input = { line_items: lines, buyer, destination, payment, discount_codes: ['once10'] };
+    const first = await create(input);
+    const second = await create({ ...input, buyer: { ...buyer, email: 'grace@example.com' } });
+    expect(total(second).discount).toBe(100);
+    expect((await checkoutCall(t, world.tenant.key, COMPLETE, { id: first.id })).status).toBe('completed');
+    const ordersBefore = await sql(t.databaseUrl, 'SELECT count(*)::int AS n FROM orders');
+    const refused = await checkoutCall(t, world.tenant.key, COMPLETE, { id: second.id });
+    expect(refused.status).not.toBe('completed');
+    expect(refused.order).toBeNull();
+    expect(refused.messages).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ code: 'discount_code_usage_limit_reached', path: '$.discounts.codes[0]' }),
+      ]),
+    );
+    expect(await sql(t.databaseUrl, 'SELECT count(*)::int AS n FROM orders')).toEqual(ordersBefore);
+    expect(await heldUnits(t, second.id)).toEqual({ 'SKU-1': 1 });
+    const [usage] = await sql(t.databaseUrl, 'SELECT count(*)::int AS n FROM discount_usages');
+    expect(usage).toEqual({ n: 1 });
+  });
+});
