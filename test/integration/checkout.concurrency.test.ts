@@ -55,6 +55,7 @@ describe('200 concurrent buyers of the last 10 units', () => {
             line_items: [{ sku: 'SKU-1', quantity: 1 }],
             buyer: buyer(n),
             destination,
+            payment: { handler: 'manual' },
           },
         });
         expect(created.body.errors, created.rawBody).toBeUndefined();
@@ -91,6 +92,7 @@ describe('200 concurrent buyers of the last 10 units', () => {
       line_items: [{ sku: 'SKU-1', quantity: 2 }],
       buyer: buyer(1),
       destination,
+      payment: { handler: 'manual' },
     });
     const answers = await Promise.all(
       Array.from({ length: 5 }, () => graphql(t, world.tenant.key, COMPLETE, { input: { id: checkout.id } })),
@@ -116,6 +118,7 @@ describe('a process killed during completions', () => {
           line_items: [{ sku: 'SKU-1', quantity: 1 }],
           buyer: buyer(n),
           destination,
+          payment: { handler: 'manual' },
         }),
       );
     }

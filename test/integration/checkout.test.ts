@@ -27,6 +27,7 @@ let world: CheckoutWorld;
 
 const buyer = { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' };
 const destination = { country: 'fr', postal_code: '75001' };
+const payment = { handler: 'manual' };
 const total = (checkout: { totals: { type: string; amount: number }[] }) =>
   Object.fromEntries(checkout.totals.map((entry) => [entry.type, entry.amount]));
 
@@ -51,6 +52,7 @@ describe('a cart', () => {
     expect(cart.messages.map((m: { code: string; path: string }) => [m.code, m.path])).toEqual([
       ['missing', '$.buyer.email'],
       ['missing', '$.destination'],
+      ['missing', '$.payment'],
     ]);
     expect(cart.line_items[0]).toMatchObject({ item: { sku: 'SKU-1', price: 1000 }, quantity: 2, held: true });
     // No destination: no tax zone, no tax yet.
@@ -70,6 +72,7 @@ describe('totals and messages', () => {
       ],
       buyer,
       destination,
+      payment,
     });
     expect(checkout.status).toBe('ready_for_complete');
     expect(checkout.messages).toEqual([]);
@@ -96,6 +99,7 @@ describe('totals and messages', () => {
       ],
       buyer,
       destination,
+      payment,
     });
     expect(checkout.status).toBe('incomplete');
     expect(
@@ -142,6 +146,7 @@ describe('update (a full replace)', () => {
       ],
       buyer,
       destination,
+      payment,
     });
     const holds = async () =>
       (
@@ -166,7 +171,13 @@ describe('update (a full replace)', () => {
     expect(second.status).toBe('incomplete');
     expect(second.expires_at).toBeGreaterThanOrEqual(first.expires_at);
     await expectHoldMatches(second);
-    const third = await update({ id: first.id, line_items: [{ sku: 'SKU-2', quantity: 3 }], buyer, destination });
+    const third = await update({
+      id: first.id,
+      line_items: [{ sku: 'SKU-2', quantity: 3 }],
+      buyer,
+      destination,
+      payment,
+    });
     expect(third.status).toBe('ready_for_complete');
     expect(await holds()).toHaveLength(1);
     await expectHoldMatches(third);
@@ -176,7 +187,7 @@ describe('update (a full replace)', () => {
 
 describe('complete', () => {
   it('places the order with its money from the hold in one transaction', async () => {
-    const checkout = await create({ line_items: [{ sku: 'SKU-1', quantity: 2 }], buyer, destination });
+    const checkout = await create({ line_items: [{ sku: 'SKU-1', quantity: 2 }], buyer, destination, payment });
     const before = await levels(t, world, 'SKU-1');
     const done = await checkoutCall(t, world.tenant.key, COMPLETE, { id: checkout.id });
     expect(done.status).toBe('completed');
@@ -220,7 +231,7 @@ describe('complete', () => {
   });
 
   it('sends a checkout whose hold expired back to its lines, holding them again', async () => {
-    const checkout = await create({ line_items: [{ sku: 'SKU-2', quantity: 1 }], buyer, destination });
+    const checkout = await create({ line_items: [{ sku: 'SKU-2', quantity: 1 }], buyer, destination, payment });
     await sql(t.databaseUrl, `UPDATE reservations SET expires_at = now() - interval '1 second' WHERE notes = $1`, [
       `checkout ${checkout.id}`,
     ]);
@@ -256,7 +267,7 @@ describe('cancel and expiry', () => {
   });
 
   it('an expired checkout reads canceled with a message, and its hold no longer counts', async () => {
-    const checkout = await create({ line_items: [{ sku: 'SKU-1', quantity: 1 }], buyer, destination });
+    const checkout = await create({ line_items: [{ sku: 'SKU-1', quantity: 1 }], buyer, destination, payment });
     await sql(t.databaseUrl, `UPDATE checkouts SET expires_at = now() - interval '1 second' WHERE id = $1`, [
       checkout.id,
     ]);
@@ -304,5 +315,69 @@ describe('idempotency and scopes', () => {
     const writer = await createKey(t.rest, world.tenant.id, ['checkout:write']);
     const cart = await create({ line_items: [{ sku: 'SKU-1', quantity: 1 }] }, writer);
     expect(cart.status).toBe('incomplete');
+  });
+});
+
+describe('payment', () => {
+  it('a declined payment keeps the checkout open with a message on $.payment and its hold; a good token completes it', async () => {
+    await graphqlData(
+      t,
+      world.tenant.key,
+      `mutation($input: SetPaymentSettingsInput!) { setPaymentSettings(input: $input) { settings { sandbox_enabled } } }`,
+      { input: { sandbox_enabled: true } },
+    );
+    const lines = [{ sku: 'SKU-2', quantity: 1 }];
+    const decline = { handler: 'sandbox', token: 'tok_sandbox_decline' };
+    const checkout = await create({ line_items: lines, buyer, destination, payment: decline });
+    const declined = await checkoutCall(t, world.tenant.key, COMPLETE, { id: checkout.id });
+    expect(declined.status).toBe('incomplete');
+    expect(declined.order).toBeNull();
+    expect(declined.messages).toEqual([expect.objectContaining({ code: 'payment_declined', path: '$.payment' })]);
+    expect(await heldUnits(t, checkout.id)).toEqual({ 'SKU-2': 1 });
+    const success = { handler: 'sandbox', token: 'tok_sandbox_success' };
+    const fixed = await update({ id: checkout.id, line_items: lines, buyer, destination, payment: success });
+    expect(fixed.status).toBe('ready_for_complete');
+    const done = await checkoutCall(t, world.tenant.key, COMPLETE, { id: checkout.id });
+    expect(done.status).toBe('completed');
+    const [order] = await sql(t.databaseUrl, 'SELECT payment_status FROM orders WHERE id = $1', [done.order.id]);
+    expect(order).toEqual({ payment_status: 'PAID' });
+  });
+});
+
+describe('discount usage limit at completion', () => {
+  it('a code used up by another order meanwhile keeps the checkout open with a message, its hold kept and no order', async () => {
+    const made = await t.rest.post('/api/discounts', {
+      token: world.tenant.key,
+      body: {
+        data: {
+          code: 'ONCE10',
+          title: 'Once',
+          kind: 'PERCENT',
+          percentBasisPoints: 1000,
+          target: 'ORDER',
+          usageLimit: 1,
+        },
+      },
+    });
+    expect(made.status, made.rawBody).toBe(201);
+    const lines = [{ sku: 'SKU-1', quantity: 1 }];
+    const input = { line_items: lines, buyer, destination, payment, discount_codes: ['once10'] };
+    const first = await create(input);
+    const second = await create({ ...input, buyer: { ...buyer, email: 'grace@example.com' } });
+    expect(total(second).discount).toBe(100);
+    expect((await checkoutCall(t, world.tenant.key, COMPLETE, { id: first.id })).status).toBe('completed');
+    const ordersBefore = await sql(t.databaseUrl, 'SELECT count(*)::int AS n FROM orders');
+    const refused = await checkoutCall(t, world.tenant.key, COMPLETE, { id: second.id });
+    expect(refused.status).not.toBe('completed');
+    expect(refused.order).toBeNull();
+    expect(refused.messages).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ code: 'discount_code_usage_limit_reached', path: '$.discounts.codes[0]' }),
+      ]),
+    );
+    expect(await sql(t.databaseUrl, 'SELECT count(*)::int AS n FROM orders')).toEqual(ordersBefore);
+    expect(await heldUnits(t, second.id)).toEqual({ 'SKU-1': 1 });
+    const [usage] = await sql(t.databaseUrl, 'SELECT count(*)::int AS n FROM discount_usages');
+    expect(usage).toEqual({ n: 1 });
   });
 });

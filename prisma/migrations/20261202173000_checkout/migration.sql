@@ -15,6 +15,9 @@ CREATE TABLE "checkouts" (
     "lines" JSONB NOT NULL DEFAULT '[]',
     "discount_codes" JSONB NOT NULL DEFAULT '[]',
     "fulfillment_option_id" TEXT,
+    -- The fulfillment options offered at the last change, and the discounts applied then.
+    "fulfillment_options" JSONB NOT NULL DEFAULT '[]',
+    "applied_discounts" JSONB NOT NULL DEFAULT '[]',
     "payment" JSONB,
     "totals" JSONB NOT NULL,
     "tax_lines" JSONB NOT NULL DEFAULT '[]',

@@ -70,6 +70,7 @@ export function missingMessages(input: {
   destination: CheckoutDestination | null;
   fulfillmentRequired: boolean;
   fulfillmentOptionId: string | null;
+  payment: { handler: string } | null;
 }): CheckoutMessage[] {
   const messages: CheckoutMessage[] = [];
   if (input.lines.length === 0)
@@ -84,6 +85,8 @@ export function missingMessages(input: {
     messages.push(
       error('missing', '$.fulfillment.selected_option_id', 'No fulfillment option is chosen.', 'requires_buyer_input'),
     );
+  if (!input.payment)
+    messages.push(error('missing', '$.payment', 'No payment handler is chosen.', 'requires_buyer_input'));
   return messages;
 }
 

@@ -26,8 +26,29 @@ export interface CheckoutView {
   totals: { type: string; amount: number }[];
   tax_lines: { name: string; rate_basis_points: number; amount: number }[];
   messages: CheckoutMessage[];
-  discounts: { codes: string[] };
-  fulfillment: { selected_option_id: string | null };
+  discounts: {
+    codes: string[];
+    applied: {
+      discount_id: string;
+      code: string | null;
+      title: string;
+      amount: number;
+      automatic: boolean;
+      allocations: { line_item_id: string; amount: number }[];
+    }[];
+  };
+  fulfillment: {
+    selected_option_id: string | null;
+    options: {
+      id: string;
+      method_id: string;
+      type: string;
+      title: string;
+      amount: number;
+      warehouse_id: string | null;
+      groups: { warehouse_id: string; line_item_ids: string[] }[];
+    }[];
+  };
   payment: { handler: string } | null;
   order: { id: string } | null;
   continue_url: string | null;
@@ -85,8 +106,29 @@ export function toView(checkout: CheckoutRecord): CheckoutView {
       amount: line.amount,
     })),
     messages: checkout.messages,
-    discounts: { codes: checkout.discountCodes },
-    fulfillment: { selected_option_id: checkout.fulfillmentOptionId },
+    discounts: {
+      codes: checkout.discountCodes,
+      applied: checkout.appliedDiscounts.map((discount) => ({
+        discount_id: discount.discountId,
+        code: discount.code,
+        title: discount.title,
+        amount: discount.amount,
+        automatic: discount.automatic,
+        allocations: discount.allocations.map((part) => ({ line_item_id: part.lineKey, amount: part.amount })),
+      })),
+    },
+    fulfillment: {
+      selected_option_id: checkout.fulfillmentOptionId,
+      options: checkout.fulfillmentOptions.map((option) => ({
+        id: option.id,
+        method_id: option.methodId,
+        type: option.type,
+        title: option.title,
+        amount: option.amount,
+        warehouse_id: option.warehouseId,
+        groups: option.groups.map((group) => ({ warehouse_id: group.warehouseId, line_item_ids: group.lineKeys })),
+      })),
+    },
     payment: checkout.payment && { handler: checkout.payment.handler },
     order: checkout.orderId ? { id: checkout.orderId } : null,
     continue_url: checkout.continueUrl,

@@ -9,7 +9,7 @@
  * changes of one checkout never both land: the second is a CONFLICT to send again.
  */
 import { writeTransaction } from '../../kernel/db';
-import { AppError, conflict, invalidState, notFound } from '../../kernel/errors';
+import { conflict, invalidState, notFound } from '../../kernel/errors';
 import { runIdempotent, type Idempotency } from '../../kernel/idempotency';
 import { uuidv7 } from '../../kernel/ids';
 import type { Principal } from '../../kernel/principal';
@@ -17,7 +17,8 @@ import { requireScope } from '../../kernel/scopes';
 import { invalidInput } from '../../kernel/validation';
 import { productsBySkus } from '../catalog';
 import type { Services } from '../context';
-import { placeOrder } from '../orders';
+import { completeInProgress } from './checkout-completion';
+import { applyDiscounts, chooseFulfillment } from './checkout-composition';
 import { applyHolds, planHolds, releaseHolds } from './checkout-holds';
 import { lineMessage, missingMessages, priceCheckout, statusOf } from './checkout-totals';
 import { toView, type CheckoutView } from './checkout-view';
@@ -97,10 +98,10 @@ export class CheckoutService {
   }
 
   /**
-   * Turns a ready checkout into an order in one transaction: the order with its money and the
-   * lines' held units committed to it (the holds become the order's). A hold that ended
-   * meanwhile sends the checkout back to its lines' messages (its lines are held again if they
-   * can be) and answers it unchanged otherwise.
+   * Turns a ready checkout into an order (see checkout-completion: payment authorized, then one
+   * transaction). A declined payment, a discount at its limit or a hold that ended answer the
+   * checkout open again with a message; a handler that needs the buyer answers it in
+   * `requires_escalation` (complete again once the buyer acted at `continue_url`).
    */
   async completeCheckout(principal: Principal, id: string, idempotency?: Idempotency) {
     requireScope(principal, 'checkout:write');
@@ -108,7 +109,7 @@ export class CheckoutService {
       const { tenantId } = principal;
       const { db } = this.services;
       const current = await this.load(tenantId, id);
-      if (current.status !== 'ready_for_complete') {
+      if (current.status !== 'ready_for_complete' && current.status !== 'requires_escalation') {
         const first = current.messages.find((message) => message.type === 'error');
         const why = first ? `: ${first.content}` : '';
         throw invalidState(`checkout "${id}" is ${current.status} and cannot be completed${why}`, first?.path ?? 'id');
@@ -117,52 +118,20 @@ export class CheckoutService {
       if (!(await repository.updateCheckout(db, tenantId, id, current.version, inProgress)))
         throw conflict(`checkout "${id}" changed meanwhile; send the request again`);
       const version = current.version + 1;
-      const orderId = uuidv7();
+      let done;
       try {
-        await writeTransaction(db, async (tx) => {
-          const locked = await repository.lockCheckout(tx, tenantId, id);
-          if (locked?.status !== 'complete_in_progress' || locked.version !== version)
-            throw conflict(`checkout "${id}" changed meanwhile; send the request again`);
-          await placeOrder(tx, tenantId, {
-            orderId,
-            checkoutId: id,
-            actor: principal.actor,
-            buyer: {
-              email: current.buyer?.email ?? null,
-              name: buyerName(current) ?? null,
-              phone: current.buyer?.phoneNumber ?? null,
-            },
-            currency: current.currency,
-            taxInclusive: current.taxInclusive,
-            totals: current.totals,
-            taxLines: current.taxLines,
-            discounts: [],
-            paymentStatus: 'PENDING',
-            fulfillment: null,
-            destination: current.destination && { ...current.destination },
-            lines: current.lines.map((line) => ({
-              productId: line.productId!,
-              quantity: line.quantity,
-              unitPrice: line.unitPrice!,
-              discount: line.discount,
-              tax: line.tax,
-              holds: [{ reservationId: line.holdId!, quantity: line.quantity }],
-            })),
-          });
-          const completed = { ...inProgress, status: 'completed' as const, orderId, messages: [] };
-          if (!(await repository.updateCheckout(tx, tenantId, id, version, completed)))
-            throw conflict(`checkout "${id}" changed meanwhile; send the request again`);
-        });
+        done = await completeInProgress(this.services, principal, inProgress, version);
       } catch (error) {
-        const back = { ...current };
-        const reverted = await repository.updateCheckout(db, tenantId, id, version, back);
-        // A hold that ended (expired, released): the lines are held again where they still can be.
-        if (reverted && error instanceof AppError && (error.key === 'INVALID_STATE' || error.key === 'NOT_FOUND')) {
-          const again = await this.load(tenantId, id);
-          await this.apply(principal, { ...again, current: again }, choicesOf(again));
-          return toView(await this.load(tenantId, id));
-        }
+        await repository.updateCheckout(db, tenantId, id, version, { ...current, status: 'ready_for_complete' });
         throw error;
+      }
+      if (done.outcome === 'open') {
+        const messages = done.message ? [...current.messages, done.message] : current.messages;
+        const back = { ...current, status: statusOf(messages), messages, continueUrl: null };
+        if ((await repository.updateCheckout(db, tenantId, id, version, back)) && done.reapply) {
+          const again = await this.load(tenantId, id);
+          await this.apply(principal, { ...again, current: again }, choicesOf(again), done.message);
+        }
       }
       return toView(await this.load(tenantId, id));
     });
@@ -243,6 +212,8 @@ export class CheckoutService {
     principal: Principal,
     keys: { id: string; businessId: string; channelId: string; current: CheckoutRecord | null },
     choices: CheckoutChoices,
+    /** Why the checkout is applied again (a completion that could not be made), shown with the rest. */
+    because: CheckoutMessage | null = null,
   ): Promise<CheckoutView> {
     const { tenantId } = principal;
     const { db, pricing, reservations } = this.services;
@@ -262,8 +233,6 @@ export class CheckoutService {
       if (!price) messages.push(lineMessage.noPrice(index, line.sku!));
       return { ...line, unitPrice: price?.amount ?? null, taxClass: price?.taxClass ?? line.taxClass };
     });
-    const expiresAt = new Date(Date.now() + this.ttlMs);
-    const plan = planHolds(current?.lines ?? [], lines, (line) => line.productId !== null && line.unitPrice !== null);
     const buyer = choices.buyer
       ? {
           email: choices.buyer.email ?? null,
@@ -280,6 +249,26 @@ export class CheckoutService {
           postalCode: choices.destination.postal_code ?? null,
         }
       : null;
+    const discounted = await applyDiscounts(this.services, tenantId, {
+      channelId: keys.channelId,
+      currency: priced.currency,
+      codes: choices.discount_codes ?? [],
+      buyerEmail: buyer?.email ?? null,
+      lines,
+    });
+    const fulfillment = await chooseFulfillment(this.services, tenantId, {
+      channelId: keys.channelId,
+      currency: priced.currency,
+      destination,
+      lines: discounted.lines,
+      chosenId: choices.fulfillment_option_id ?? null,
+    });
+    const expiresAt = new Date(Date.now() + this.ttlMs);
+    const plan = planHolds(
+      current?.lines ?? [],
+      discounted.lines,
+      (line) => line.productId !== null && line.unitPrice !== null,
+    );
     const base = {
       status: 'incomplete' as const,
       currency: priced.currency,
@@ -288,7 +277,9 @@ export class CheckoutService {
       destination,
       lines: plan.lines,
       discountCodes: choices.discount_codes ?? [],
-      fulfillmentOptionId: choices.fulfillment_option_id ?? null,
+      fulfillmentOptionId: fulfillment.chosen?.id ?? null,
+      fulfillmentOptions: fulfillment.options,
+      appliedDiscounts: discounted.applied,
       payment: choices.payment ? { handler: choices.payment.handler, token: choices.payment.token ?? null } : null,
       totals: { subtotal: 0, discount: 0, fulfillment: 0, tax: 0, total: 0 },
       taxLines: [],
@@ -331,17 +322,21 @@ export class CheckoutService {
       lines: held.lines,
       destination,
       taxInclusive: priced.taxInclusive,
-      fulfillment: 0,
+      fulfillment: fulfillment.chosen?.amount ?? 0,
     });
     const all = [
+      ...(because ? [because] : []),
       ...messages,
+      ...discounted.messages,
+      ...fulfillment.messages,
       ...held.messages,
       ...missingMessages({
         lines: held.lines,
         buyer,
         destination,
-        fulfillmentRequired: false,
+        fulfillmentRequired: fulfillment.options.length > 0,
         fulfillmentOptionId: base.fulfillmentOptionId,
+        payment: base.payment,
       }),
     ];
     const outcome = {
@@ -402,7 +397,6 @@ export class CheckoutService {
 
 const buyerNameOf = (buyer: NonNullable<CheckoutRecord['buyer']>) =>
   buyer.fullName ?? ([buyer.firstName, buyer.lastName].filter(Boolean).join(' ') || null);
-const buyerName = (checkout: CheckoutRecord) => (checkout.buyer ? buyerNameOf(checkout.buyer) : null);
 
 /** A checkout's choices as an update would send them, to apply them again. */
 function choicesOf(checkout: CheckoutRecord): CheckoutChoices {

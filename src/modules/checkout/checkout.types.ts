@@ -3,7 +3,9 @@
  * messages with a JSONPath `path`). A cart is a checkout that has no buyer yet: the same entity,
  * the same operations; the buyer's details, destination and choices complete it.
  */
+import type { AppliedDiscount } from '../discounts';
 import type { TaxClass } from '../pricing';
+import type { FulfillmentOptionQuote } from '../shipping';
 
 export const CHECKOUT_STATUSES = [
   'incomplete',
@@ -82,6 +84,10 @@ export interface CheckoutRecord {
   lines: CheckoutLine[];
   discountCodes: string[];
   fulfillmentOptionId: string | null;
+  /** The options offered at the last change (the shipping module's quotes). */
+  fulfillmentOptions: FulfillmentOptionQuote[];
+  /** The discounts applied at the last change. */
+  appliedDiscounts: AppliedDiscount[];
   payment: { handler: string; token: string | null } | null;
   totals: CheckoutTotals;
   taxLines: { name: string; rateBasisPoints: number; amount: number }[];
