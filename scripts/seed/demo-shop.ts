@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { callService, ServiceError, type Connection, type ServiceAnswer } from '../admin/connection';
 import { answerError, findTenantByName } from '../admin/quickstart';
 import { demoProducts, type DemoProduct } from './products';
+import { seedSelling } from './selling';
 
 export const DEMO = {
   tenant: 'Demo shop',
@@ -443,12 +444,14 @@ export async function seedDemoShop(
     userPassword: previous?.tenantId === tenant.id ? previous.userPassword : undefined,
   };
 
-  const shop = new DemoShop(connection, apiKey, demoProducts(productCount));
+  const products = demoProducts(productCount);
+  const shop = new DemoShop(connection, apiKey, products);
   const { businessId, warehouses } = await shop.catalog();
   await shop.stock(businessId, warehouses);
   await shop.searchIndex();
   await shop.searchEngine();
   await shop.agentsCatalog();
+  await seedSelling(connection, apiKey, products, DEMO.channel, DEMO.warehouses[0], shop);
   await accounts(connection, shop, state);
   lines.push(...shop.lines);
   changes.push(...shop.changes);
