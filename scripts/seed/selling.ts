@@ -89,8 +89,8 @@ export async function seedSelling(
           name: DEMO_SELLING.taxZone,
           country: DEMO_SELLING.country,
           rates: [
-            { taxClass: 'STANDARD', name: 'VAT 21%', rateBasisPoints: 2100 },
-            { taxClass: 'REDUCED', name: 'VAT 9%', rateBasisPoints: 900 },
+            { taxClass: 'standard', name: 'VAT 21%', rateBasisPoints: 2100 },
+            { taxClass: 'reduced', name: 'VAT 9%', rateBasisPoints: 900 },
           ],
         },
       },
