@@ -80,7 +80,7 @@ export async function seedSelling(
 
   // Tax zone.
   const { taxZones } = await graphql('{ taxZones(first: 100) { edges { node { id name } } } }');
-  let zone = taxZones.edges.map((e: any) => e.node).find((z: any) => z.name === DEMO_SELLING.taxZone);
+  const zone = taxZones.edges.map((e: any) => e.node).find((z: any) => z.name === DEMO_SELLING.taxZone);
   if (!zone) {
     const made = await callService(connection.baseUrl, 'POST', '/api/tax-zones', {
       token: apiKey,
@@ -142,7 +142,7 @@ export async function seedSelling(
   const { discounts } = await graphql('query($c: String) { discounts(first: 1, code: $c) { edges { node { id } } } }', {
     c: DEMO_SELLING.code,
   });
-  let discount = discounts.edges[0]?.node;
+  const discount = discounts.edges[0]?.node;
   if (!discount) {
     const made = await graphql('mutation($i: CreateDiscountInput!) { createDiscount(input: $i) { discount { id } } }', {
       i: {
