@@ -7,6 +7,7 @@ import { callService, ServiceError, type Connection, type ServiceAnswer } from '
 import { ensureConsoleClient } from '../admin/console-client';
 import { answerError, findTenantByName } from '../admin/quickstart';
 import { demoProducts, type DemoProduct } from './products';
+import { seedSelling } from './selling';
 
 export const DEMO = {
   tenant: 'Demo shop',
@@ -449,12 +450,14 @@ export async function seedDemoShop(
     userPassword: previous?.tenantId === tenant.id ? previous.userPassword : undefined,
   };
 
-  const shop = new DemoShop(connection, apiKey, demoProducts(productCount));
+  const products = demoProducts(productCount);
+  const shop = new DemoShop(connection, apiKey, products);
   const { businessId, channelId, warehouses } = await shop.catalog();
   await shop.stock(businessId, warehouses);
   await shop.searchIndex();
   await shop.searchEngine();
   await shop.agentsCatalog();
+  await seedSelling(connection, apiKey, products, DEMO.channel, DEMO.warehouses[0], shop);
   await accounts(connection, shop, state);
   lines.push(...shop.lines);
   changes.push(...shop.changes);

@@ -42,6 +42,10 @@ async function counts() {
     'proxies',
     'oauth_clients',
     'users',
+    'prices',
+    'tax_zones',
+    'shipping_methods',
+    'discounts',
   ];
   const result: Record<string, number> = {};
   for (const table of tables) {
@@ -81,7 +85,13 @@ describe('npm run seed', () => {
       // the demo storefront's client and the console's
       oauth_clients: 2,
       users: 1,
+      prices: 1000,
+      tax_zones: 1,
+      shipping_methods: 2,
+      discounts: 1,
     });
+    const [sandbox] = await sql<{ on: boolean }>(databaseUrl, 'SELECT sandbox_enabled AS on FROM payment_settings');
+    expect(sandbox?.on).toBe(true);
     expect(after.inventory_items).toBeGreaterThan(2000);
 
     // The public search engine answers without a token: facets, sorts from the settings, typos.
