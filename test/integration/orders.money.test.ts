@@ -111,6 +111,39 @@ describe('placeOrder', () => {
     const [reservation] = await sql(t.databaseUrl, 'SELECT status, order_id FROM reservations WHERE id = $1', [id]);
     expect(reservation).toEqual({ status: 'CONVERTED', order_id: orderId });
     await expectStockInvariants(t, world.tenant.id);
+
+    // GraphQL shows the same money.
+    const read = await graphqlData<{ order: { money: unknown; items: unknown[] } }>(
+      t,
+      world.tenant.key,
+      `query($id: ID!) { order(id: $id) {
+        money { checkout_id buyer_email buyer_name currency tax_inclusive payment_status fulfillment_title
+                totals { type amount } tax_lines { name rate_basis_points amount } discounts { code title amount } }
+        items { sku unit_price discount tax } } }`,
+      { id: orderId },
+    );
+    expect(read.order.money).toEqual({
+      checkout_id: null,
+      buyer_email: 'ada@example.com',
+      buyer_name: 'Ada Lovelace',
+      currency: 'EUR',
+      tax_inclusive: false,
+      payment_status: 'PENDING',
+      fulfillment_title: 'Standard',
+      totals: [
+        { type: 'subtotal', amount: 3500 },
+        { type: 'discount', amount: 300 },
+        { type: 'fulfillment', amount: 500 },
+        { type: 'tax', amount: 740 },
+        { type: 'total', amount: 4440 },
+      ],
+      tax_lines: [{ name: 'VAT 20 %', rate_basis_points: 2000, amount: 740 }],
+      discounts: [{ code: 'TEN', title: '10 % off', amount: 300 }],
+    });
+    expect(read.order.items).toEqual([
+      { sku: 'SKU-1', unit_price: 1000, discount: 300, tax: 540 },
+      { sku: 'SKU-2', unit_price: 250, discount: 0, tax: 100 },
+    ]);
   });
 
   it('refuses totals that do not add up and writes nothing', async () => {
@@ -171,5 +204,12 @@ describe('placeOrder', () => {
     const order = await loadOrder(t.db, world.tenant.id, data.createOrder.order.id);
     expect(order.money).toBeNull();
     expect(order.items[0]).toMatchObject({ unitPrice: null, discount: null, tax: null });
+    const read = await graphqlData<{ order: { money: unknown; items: { unit_price: unknown }[] } }>(
+      t,
+      world.tenant.key,
+      'query($id: ID!) { order(id: $id) { money { currency } items { unit_price } } }',
+      { id: data.createOrder.order.id },
+    );
+    expect(read.order).toEqual({ money: null, items: [{ unit_price: null }] });
   });
 });

@@ -134,6 +134,31 @@ export const orderResolvers: Resolvers = {
     items: async (parent, _args, context) => (await full(parent, context)).items,
     created_at: async (parent, _args, context) => (await full(parent, context)).createdAt.getTime(),
     updated_at: async (parent, _args, context) => (await full(parent, context)).updatedAt.getTime(),
+    money: async (parent, _args, context) => {
+      const money = (await full(parent, context)).money;
+      if (!money) return null;
+      const { totals } = money;
+      return {
+        checkout_id: money.checkoutId,
+        buyer_email: money.buyer.email,
+        buyer_name: money.buyer.name,
+        buyer_phone: money.buyer.phone,
+        currency: money.currency,
+        tax_inclusive: money.taxInclusive,
+        totals: (['subtotal', 'discount', 'fulfillment', 'tax', 'total'] as const).map((type) => ({
+          type,
+          amount: totals[type],
+        })),
+        tax_lines: money.taxLines.map((line) => ({
+          name: line.name,
+          rate_basis_points: line.rateBasisPoints,
+          amount: line.amount,
+        })),
+        discounts: money.discounts.map(({ code, title, amount }) => ({ code, title, amount })),
+        payment_status: money.paymentStatus,
+        fulfillment_title: money.fulfillment?.title ?? null,
+      };
+    },
   },
   StockMutation: {
     // The order's `{type, id}` reference; the Order resolvers load the rest.
@@ -142,6 +167,7 @@ export const orderResolvers: Resolvers = {
   OrderItem: {
     product: async (item, _args, context) => (await productLoader(context).load(item.productId))!,
     shipped_at: (item) => item.shippedAt,
+    unit_price: (item) => item.unitPrice,
     allocations: (item, _args, context) => itemAllocationsLoader(context).load(item.id),
   },
   OrderItemAllocation: {
