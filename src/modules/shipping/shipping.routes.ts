@@ -1,6 +1,6 @@
 /** REST writes of the back office: shipping methods of sales channels (and their list). */
 import { list, single } from '../../kernel/envelope';
-import { requestFingerprint } from '../../kernel/idempotency';
+import { IdempotencyHeaders, idempotencyOf } from '../../kernel/rest/idempotency-header';
 import { pageBlock } from '../../kernel/rest/page-links';
 import { listEnvelope, pageArguments, pageQuery, singleEnvelope, z } from '../../kernel/rest/schemas';
 import { underField } from '../../kernel/validation';
@@ -10,26 +10,6 @@ import { shippingMethodView } from './shipping.service';
 
 const tag = 'Shipping';
 const methodsPath = '/api/shipping-methods';
-
-const IdempotencyHeaders = z.object({
-  'Idempotency-Key': z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[\x21-\x7e]+$/)
-    .optional()
-    .openapi({
-      description:
-        'Makes the write safe to retry: for 24 hours, a request with the same key and the same body gets the first ' +
-        'successful response again without applying twice; the same key with another body is a 422. Keys are per ' +
-        'tenant.',
-    }),
-});
-
-const idempotencyOf = (headers: z.output<typeof IdempotencyHeaders>, operation: string, body: unknown) => {
-  const key = headers['Idempotency-Key'];
-  return key === undefined ? undefined : { key, fingerprint: requestFingerprint(operation, body) };
-};
 
 const MethodParams = z.object({ id: z.string().min(1).max(64).openapi({ description: 'Id of the shipping method.' }) });
 
